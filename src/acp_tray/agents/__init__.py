@@ -1,0 +1,1 @@
+"""Hosting agents: the only package that holds a connection to an agent."""

@@ -1,0 +1,17 @@
+"""The environment an agent process starts with.
+
+The SDK trims the environment to a handful of variables (HOME, PATH, ...). Agents need more of
+the user's session than that (API keys, locale, proxy, XDG and display variables), so an agent
+gets the daemon's full environment with the agent's configured `env` laid over it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+
+def agent_environment(configured: Mapping[str, str], base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.update(configured)
+    return env

@@ -1,0 +1,109 @@
+"""A message-level transport in front of the SDK's `Connection` for newline-delimited JSON-RPC.
+
+The SDK's own stdio framing (0.12.x) has traps this transport closes:
+- a line that is valid JSON but not an object (e.g. `42`) kills its receive loop, and so does
+  an object that is not a JSON-RPC message it can route (unhashable `id`, non-object `error`);
+- an over-long line is buffered without bound.
+Here every line is bounded, and anything that is not a routable JSON-RPC object is reported to
+`on_drop` and skipped; the next valid message is delivered as usual. Sending reuses the SDK's
+`MessageSender`, so the framing on the way out is the SDK's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from acp.task import MessageSender, TaskSupervisor
+
+DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
+
+DropHandler = Callable[[str, bytes], None]
+
+
+def jsonrpc_problem(message: object) -> str | None:
+    """Why `message` cannot be routed as JSON-RPC 2.0, or None when it can."""
+    if not isinstance(message, dict):
+        return "not a JSON object"
+    msg_id = message.get("id")
+    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, (str, int))):
+        return "id must be a string, a number or null"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "method must be a string"
+        return None
+    if "id" not in message:
+        return "neither a request, a notification nor a response"
+    if "error" in message and not isinstance(message["error"], dict):
+        return "error must be an object"
+    if "result" not in message and "error" not in message:
+        return "response without result or error"
+    return None
+
+
+class LineTransport:
+    """SDK `Transport` over an agent's stdout/stdin: bounded lines, JSON-RPC objects only."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        on_drop: DropHandler,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self._reader = reader
+        self._on_drop = on_drop
+        self._max_line_bytes = max_line_bytes
+        self._tasks = TaskSupervisor(source="acp_tray.LineTransport")
+        self._sender = MessageSender(writer, self._tasks)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._sender.send(message)
+
+    async def close(self) -> None:
+        await self._sender.close()
+        await self._tasks.shutdown()
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            line = await self._next_line()
+            if line is None:
+                return None
+            stripped = line.strip()
+            if not stripped:
+                continue
+            try:
+                message = json.loads(stripped)
+            except (ValueError, RecursionError) as exc:
+                self._on_drop(f"not JSON ({type(exc).__name__})", stripped)
+                continue
+            problem = jsonrpc_problem(message)
+            if problem is not None:
+                self._on_drop(problem, stripped)
+                continue
+            assert isinstance(message, dict)
+            return message
+
+    async def _next_line(self) -> bytes | None:
+        """The next complete line, or None at end of stream. Over-long lines are dropped whole."""
+        discarding = False
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                if discarding or not exc.partial:
+                    return None
+                return exc.partial
+            except asyncio.LimitOverrunError as exc:
+                if not discarding:
+                    self._on_drop(f"line longer than {self._max_line_bytes} bytes", b"")
+                discarding = True
+                await self._reader.readexactly(exc.consumed)
+                continue
+            if discarding:
+                discarding = False  # the tail of the over-long line
+                continue
+            return line

@@ -1,0 +1,53 @@
+"""Domain events: what the hosting layer reports, in arrival order, to presentation.
+
+Events flow one way (agents -> presentation -> notifiers). Nothing here can reach an agent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+
+from acp_tray.protocol.notice import Notice
+
+
+def now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NoticeReceived:
+    agent: str
+    session_id: str
+    notice: Notice
+    time: datetime = field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NoticeMalformed:
+    agent: str
+    session_id: str | None
+    field: str
+    reason: str
+    raw: object
+    time: datetime = field(default_factory=now)
+
+
+class AgentState(str, Enum):
+    STARTING = "starting"
+    CONNECTED = "connected"
+    FAILED = "failed"  # could not start or handshake failed
+    EXITED = "exited"
+    STOPPED = "stopped"  # stopped by acp-tray
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AgentStatus:
+    agent: str
+    state: AgentState
+    detail: str = ""
+    time: datetime = field(default_factory=now)
+
+
+Event = NoticeReceived | NoticeMalformed | AgentStatus

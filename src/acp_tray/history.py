@@ -1,0 +1,123 @@
+"""The local history: every notice and malformed notice, one JSON object a line, bounded and rotated.
+
+Local retention only: nothing in here is ever sent to an agent. Rotation is the standard
+library's `RotatingFileHandler`; a write that fails (disk full, permissions) is reported once
+as a warning and presentation goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+import logging
+import logging.handlers
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from acp_tray.events import NoticeMalformed, NoticeReceived
+from acp_tray.protocol.notice import Notice
+
+MAX_BYTES = 2 * 1024 * 1024
+BACKUPS = 3
+RAW_LIMIT = 4000
+
+log = logging.getLogger(__name__)
+
+
+def record_of(event: NoticeReceived | NoticeMalformed) -> dict[str, Any]:
+    """The history record of an event: the agent's strings exactly as sent."""
+    if isinstance(event, NoticeReceived):
+        notice = event.notice
+        return {
+            "time": event.time.isoformat(timespec="milliseconds"),
+            "agent": event.agent,
+            "session_id": event.session_id,
+            "kind": "notice",
+            "severity": notice.severity,
+            "title": notice.title,
+            "description": notice.description,
+            "meta": notice.meta,
+            "reason": None,
+        }
+    raw = json.dumps(event.raw, default=repr)
+    update = event.raw.get("update") if isinstance(event.raw, dict) else None
+    fields = update if isinstance(update, dict) else {}
+    return {
+        "time": event.time.isoformat(timespec="milliseconds"),
+        "agent": event.agent,
+        "session_id": event.session_id,
+        "kind": "malformed",
+        "severity": fields.get("severity") if isinstance(fields.get("severity"), str) else None,
+        "title": fields.get("title") if isinstance(fields.get("title"), str) else None,
+        "description": None,
+        "meta": None,
+        "field": event.field,
+        "reason": event.reason,
+        "raw": raw if len(raw) <= RAW_LIMIT else raw[:RAW_LIMIT] + "…",
+    }
+
+
+class _QuietRotatingHandler(logging.handlers.RotatingFileHandler):
+    """Reports a failed write once (no traceback) instead of on every record."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (stdlib name)
+        if not self.failed:
+            self.failed = True
+            log.warning("cannot write the history file %s; notices are still presented", self.baseFilename)
+
+
+class HistoryWriter:
+    def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._handler = _QuietRotatingHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+        self._handler.setFormatter(logging.Formatter("%(message)s"))
+
+    def append(self, event: NoticeReceived | NoticeMalformed) -> None:
+        line = json.dumps(record_of(event), ensure_ascii=True, separators=(",", ":"))
+        self._handler.emit(logging.LogRecord("acp_tray.history", logging.INFO, "", 0, line, None, None))
+
+    def close(self) -> None:
+        self._handler.close()
+
+
+def history_files(path: Path, backups: int = BACKUPS) -> list[Path]:
+    """The history file and its rotated copies, oldest first."""
+    rotated = [path.with_name(f"{path.name}.{i}") for i in range(backups, 0, -1)]
+    return [p for p in [*rotated, path] if p.exists()]
+
+
+def read_history(path: Path) -> Iterator[dict[str, Any] | str]:
+    """Records oldest first; a line that is not a record is yielded as the raw string."""
+    for file in history_files(path):
+        with file.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    yield line
+                    continue
+                yield record if isinstance(record, dict) else line
+
+
+def event_of(record: dict[str, Any]) -> NoticeReceived | NoticeMalformed | None:
+    """Rebuild the event a record was written from (for showing history), or None if unreadable."""
+    try:
+        time = datetime.fromisoformat(record["time"])
+        agent = str(record["agent"])
+        session_id = record.get("session_id")
+        if record.get("kind") == "notice":
+            notice = Notice(str(record["severity"]), str(record["title"]), record.get("description"), record.get("meta"))
+            return NoticeReceived(agent, str(session_id), notice, time)
+        if record.get("kind") == "malformed":
+            field = str(record.get("field", "?"))
+            return NoticeMalformed(agent, session_id, field, str(record.get("reason", "")), record.get("raw"), time)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None

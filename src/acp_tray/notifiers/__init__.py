@@ -1,0 +1,1 @@
+"""Adapters that show presentations to the person: console now, desktop backends later."""

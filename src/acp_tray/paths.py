@@ -1,0 +1,21 @@
+"""Where acp-tray keeps its files (platformdirs: XDG on Linux, the native places elsewhere)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+
+APP = "acp-tray"
+
+
+def config_file() -> Path:
+    return Path(platformdirs.user_config_dir(APP)) / "config.toml"
+
+
+def state_dir() -> Path:
+    return Path(platformdirs.user_state_dir(APP))
+
+
+def history_file() -> Path:
+    return state_dir() / "history.jsonl"

@@ -1,0 +1,1 @@
+"""The preferences file: its model, loading and validation."""

@@ -1,0 +1,1 @@
+"""Presentation policy: pure functions over events (no threads, no I/O)."""

@@ -1,0 +1,26 @@
+"""Untrusted text (titles, descriptions, agent names) made safe to show as one plain line.
+
+Control characters and bidi overrides are removed, line breaks and tabs become spaces, lone
+surrogates become U+FFFD, and the length is bounded with an ellipsis.
+"""
+
+from __future__ import annotations
+
+import re
+
+TITLE_LIMIT = 200
+DESCRIPTION_LIMIT = 1000
+NAME_LIMIT = 64
+
+_WHITESPACE = re.compile(r"[\t\n\r\v\f\u0085\u2028\u2029]+")
+# C0/C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width no-break
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def plain_line(text: str, limit: int) -> str:
+    text = _SURROGATE.sub("\ufffd", text[: limit * 4])
+    text = _INVISIBLE.sub("", _WHITESPACE.sub(" ", text)).strip()
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return text

@@ -1,0 +1,110 @@
+"""The session notice (`sessionUpdate: "notice"`), parsed by the same rules in ACP v1 and v2.
+
+Rules (session-notices RFD and `$defs/Notice` in both schemas):
+- `severity`: required, non-null string; open set (`_`-prefixed = extension, other unknown = future ACP).
+- `title`: required, non-null, non-empty string.
+- `description`, `_meta`: omitted and null mean absent; a wrong-typed value is treated as absent
+  (`x-deserialize-default-on-error`).
+A notice has no identity: two identical notices are two independent events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+KNOWN_SEVERITIES = ("info", "warning", "error")
+
+
+class SeverityKind(str, Enum):
+    """How a severity string is classified; only the three known values carry salience."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    EXTENSION = "extension"  # `_`-prefixed: implementation-specific
+    FUTURE = "future"  # any other unknown value: reserved for future ACP severities
+
+
+_KNOWN_KINDS = {
+    "info": SeverityKind.INFO,
+    "warning": SeverityKind.WARNING,
+    "error": SeverityKind.ERROR,
+}
+
+
+def severity_kind(severity: str) -> SeverityKind:
+    """Classify a severity string without ever changing it."""
+    known = _KNOWN_KINDS.get(severity)
+    if known is not None:
+        return known
+    return SeverityKind.EXTENSION if severity.startswith("_") else SeverityKind.FUTURE
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Notice:
+    """One notice as the agent sent it. `eq=False`: equal fields never make two notices one."""
+
+    severity: str
+    title: str
+    description: str | None = None
+    meta: dict[str, Any] | None = None
+
+    @property
+    def kind(self) -> SeverityKind:
+        return severity_kind(self.severity)
+
+    def same_content(self, other: Notice) -> bool:
+        """True when both carry the same fields (for local coalescing, never for identity)."""
+        return (
+            self.severity == other.severity
+            and self.title == other.title
+            and self.description == other.description
+            and self.meta == other.meta
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Why a payload is not a valid notice: the offending field and a readable reason."""
+
+    field: str
+    reason: str
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def parse_notice(payload: dict[str, Any]) -> Notice | Violation:
+    """Parse the fields of a `notice` update (the object that holds `sessionUpdate`)."""
+    severity = payload.get("severity")
+    if type(severity) is not str:
+        if "severity" not in payload:
+            return Violation("severity", "missing (required)")
+        return Violation("severity", f"must be a string, got {_type_name(severity)}")
+    title = payload.get("title")
+    if type(title) is not str:
+        if "title" not in payload:
+            return Violation("title", "missing (required)")
+        return Violation("title", f"must be a string, got {_type_name(title)}")
+    if not title:
+        return Violation("title", "must not be empty")
+    description = payload.get("description")
+    if type(description) is not str:
+        description = None
+    meta = payload.get("_meta")
+    if type(meta) is not dict:
+        meta = None
+    return Notice(severity, title, description, meta)

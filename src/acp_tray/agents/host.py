@@ -27,6 +27,7 @@ from acp_tray.protocol.initialize import initialize_params_v1, new_session_param
 from acp_tray.protocol.version import ProtocolVersion
 
 HANDSHAKE_TIMEOUT = 60.0
+SETTLE_TIMEOUT = 1.0
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
@@ -113,16 +114,24 @@ class AgentHost:
             try:
                 self.session_id = await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
             except (RequestError, ConnectionError, HandshakeError, asyncio.TimeoutError) as exc:
+                if isinstance(exc, ConnectionError):  # it probably exited: learn its code and last words
+                    await self._settle(process, drain, SETTLE_TIMEOUT)
                 self._status(AgentState.FAILED, self._failure_detail(exc, process))
                 return
             self._status(AgentState.CONNECTED, f"session {self.session_id}")
-            code = await process.wait()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(drain), 1.0)
-            self._status(AgentState.EXITED, self._exit_detail(code))
+            await self._settle(process, drain, None)
+            assert process.returncode is not None
+            self._status(AgentState.EXITED, self._exit_detail(process.returncode))
         finally:
             await connection.close()
             drain.cancel()
+
+    @staticmethod
+    async def _settle(process: asyncio.subprocess.Process, drain: asyncio.Task[None], timeout: float | None) -> None:
+        """Wait for the process to exit (up to `timeout`), then briefly for its stderr to drain."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(drain), SETTLE_TIMEOUT)
 
     async def _handshake(self, connection: Connection) -> str:
         init = await connection.send_request("initialize", initialize_params_v1(notices=self._advertise_notices))

@@ -1,0 +1,42 @@
+# acp-tray: the two commands a newcomer needs.
+#   make run   create .venv, install acp-tray, start the daemon on its built-in defaults
+#   make test  create .venv, install with test extras and the interop agent, pass the tests
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(VENV)/.installed $@
+
+tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
+	npm ci --prefix tests/interop --no-audit --no-fund
+
+run: $(VENV)/.installed
+	$(BIN)/acp-tray run
+
+test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/parse_notices.py
+
+clean:
+	rm -rf $(VENV) tests/interop/node_modules build dist src/*.egg-info

@@ -1,0 +1,120 @@
+"""A hostile-on-purpose ACP v1 agent for tests: a real subprocess that follows a script.
+
+It answers `initialize` and `session/new` properly, then plays the steps given as JSON in
+`$SCRIPTED_AGENT_STEPS` (or a file named by `$SCRIPTED_AGENT_STEPS_FILE`):
+
+  {"raw": "text"}            write the text and a newline to stdout, as is (garbage welcome)
+  {"raw_hex": "ff00"}        write these bytes and a newline
+  {"update": {...}}          send a session/update notification with this update
+  {"repeat": N, "update": {...}}  the same N times ({"n"} in a string becomes the index)
+  {"request": M, "params": P}  send a request and wait for its response (logged)
+  {"stderr": N}              write N bytes of chatter to stderr
+  {"env": "NAME"}            send an info notice titled with the value of $NAME
+  {"sleep": S}               sleep S seconds
+  {"exit": CODE}             exit immediately with CODE
+
+Everything it receives is appended as JSON lines to `$SCRIPTED_AGENT_LOG` when set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+LOG = os.environ.get("SCRIPTED_AGENT_LOG")
+_next_id = 1000
+
+
+def log(entry: dict[str, Any]) -> None:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def write(data: bytes) -> None:
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def send(message: dict[str, Any]) -> None:
+    write(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+
+def read() -> dict[str, Any] | None:
+    line = sys.stdin.buffer.readline()
+    if not line:
+        return None
+    message = json.loads(line)
+    log({"received": message})
+    return message
+
+
+def steps() -> list[dict[str, Any]]:
+    if "SCRIPTED_AGENT_STEPS_FILE" in os.environ:
+        with open(os.environ["SCRIPTED_AGENT_STEPS_FILE"], encoding="utf-8") as handle:
+            return json.load(handle)
+    return json.loads(os.environ.get("SCRIPTED_AGENT_STEPS", "[]"))
+
+
+def fill(value: Any, index: int) -> Any:
+    if isinstance(value, str):
+        return value.replace("{n}", str(index))
+    if isinstance(value, dict):
+        return {k: fill(v, index) for k, v in value.items()}
+    return value
+
+
+def play(session_id: str) -> None:
+    global _next_id
+    for step in steps():
+        if "raw" in step:
+            write(step["raw"].encode())
+        elif "raw_hex" in step:
+            write(bytes.fromhex(step["raw_hex"]))
+        elif "update" in step:
+            for index in range(step.get("repeat", 1)):
+                update = fill(step["update"], index)
+                send({"method": "session/update", "params": {"sessionId": session_id, "update": update}})
+        elif "request" in step:
+            _next_id += 1
+            send({"id": _next_id, "method": step["request"], "params": step.get("params", {})})
+            while (message := read()) is not None:
+                if message.get("id") == _next_id and "method" not in message:
+                    log({"response": message})
+                    break
+        elif "stderr" in step:
+            sys.stderr.write("chatter " * (step["stderr"] // 8) + "\n")
+            sys.stderr.flush()
+        elif "env" in step:
+            title = os.environ.get(step["env"], "<unset>")
+            send({"method": "session/update", "params": {
+                "sessionId": session_id,
+                "update": {"sessionUpdate": "notice", "severity": "info", "title": title},
+            }})
+        elif "sleep" in step:
+            time.sleep(step["sleep"])
+        elif "exit" in step:
+            sys.stdout.flush()
+            os._exit(step["exit"])
+
+
+def main() -> int:
+    while (message := read()) is not None:
+        method = message.get("method")
+        if method == "initialize":
+            send({"id": message["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+        elif method == "session/new":
+            send({"id": message["id"], "result": {"sessionId": "scripted-1"}})
+            play("scripted-1")
+        elif method == "session/prompt":
+            send({"id": message["id"], "result": {"stopReason": "end_turn"}})
+        elif "id" in message and method is not None:
+            send({"id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

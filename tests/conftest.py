@@ -1,0 +1,78 @@
+"""Shared test fixtures: isolated XDG dirs, the ACP schemas, and helpers to run agents."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = ROOT / "tests" / "fixtures" / "acp-schema"
+SHARED_SCHEMA_DIR = ROOT.parent / "shared" / "acp-schema"
+SCRIPTED_AGENT = ROOT / "tests" / "agents" / "scripted_agent.py"
+TS_AGENT = ROOT / "tests" / "interop" / "notice_agent.mjs"
+
+
+@cache
+def schema(version: str, unstable: bool = True) -> dict[str, Any]:
+    name = "schema.unstable.json" if unstable else "schema.json"
+    return json.loads((SCHEMA_DIR / version / name).read_text(encoding="utf-8"))
+
+
+def validator_for(version: str, ref: str, unstable: bool = True) -> jsonschema.protocols.Validator:
+    document = schema(version, unstable)
+    return jsonschema.Draft202012Validator({"$defs": document["$defs"], "$ref": f"#/$defs/{ref}"})
+
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own XDG config/state/runtime dirs: real files, never the user's."""
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
+        path = tmp_path / name.lower()
+        path.mkdir(mode=0o700)
+        monkeypatch.setenv(name, str(path))
+    yield tmp_path
+
+
+def scripted_command() -> list[str]:
+    return [sys.executable, str(SCRIPTED_AGENT)]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for running `python -m acp_tray` as a subprocess in a test."""
+    env = dict(os.environ)
+    env.update(extra)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class EventLog:
+    """A sink that records events and lets a test wait for a condition on them."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+        async def loop() -> None:
+            while not predicate():
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(loop(), timeout)

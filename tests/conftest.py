@@ -32,7 +32,6 @@ def validator_for(version: str, ref: str, unstable: bool = True) -> jsonschema.p
     return jsonschema.Draft202012Validator({"$defs": document["$defs"], "$ref": f"#/$defs/{ref}"})
 
 
-
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own XDG config/state/runtime dirs: real files, never the user's."""

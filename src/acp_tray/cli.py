@@ -70,22 +70,24 @@ def cmd_history(args: argparse.Namespace) -> int:
         records = records[-args.limit :]
     for record in records:
         if args.json:
-            print(json.dumps(record, ensure_ascii=False) if isinstance(record, dict) else json.dumps({"unreadable": record}))
+            print(
+                json.dumps(record, ensure_ascii=False)
+                if isinstance(record, dict)
+                else json.dumps({"unreadable": record})
+            )
             continue
         event = event_of(record) if isinstance(record, dict) else None
-        print(format_event(event) if event else f"(unreadable history line) {record[:200]!r}")
+        print(format_event(event) if event else f"(unreadable history line) {str(record)[:200]!r}")
     return 0
-
-
-def cmd_demo_agent(args: argparse.Namespace) -> int:
-    from acp_tray.demo_agent import main as demo_main
-
-    return demo_main(args.demo_args)
 
 
 def _common_options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
-        "-v", "--verbose", action="count", default=0 if default is None else default, help="more log output (-vv: debug)"
+        "-v",
+        "--verbose",
+        action="count",
+        default=0 if default is None else default,
+        help="more log output (-vv: debug)",
     )
     parser.add_argument(
         "--config", metavar="PATH", default=default, help=f"preferences file (default: {paths.config_file()})"
@@ -109,9 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("-n", "--limit", type=int, default=0, help="only the last N records")
     history.set_defaults(func=cmd_history)
 
-    demo = commands.add_parser("demo-agent", help="run the bundled demo ACP agent on stdio", add_help=False)
-    demo.add_argument("demo_args", nargs=argparse.REMAINDER)
-    demo.set_defaults(func=cmd_demo_agent)
+    # listed for --help; `main` hands its arguments to the demo agent's own parser
+    commands.add_parser("demo-agent", help="run the bundled demo ACP agent on stdio (see demo-agent --help)")
     return parser
 
 
@@ -120,11 +121,16 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["demo-agent"]:
+        from acp_tray.demo_agent import main as demo_main
+
+        return demo_main(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     _setup_logging(args.verbose)
     if args.command is None:
-        args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "run"])
+        args = parser.parse_args([*arguments, "run"])
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

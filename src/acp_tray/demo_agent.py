@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 from typing import Any
 
@@ -99,9 +100,11 @@ class DemoAgent:
             task.add_done_callback(self._tasks.discard)
             return {"sessionId": session_id}
         if method == "session/prompt":
-            session_id = params.get("sessionId") if isinstance(params, dict) else None
-            if isinstance(session_id, str):
-                await self._update(session_id, _chunk("Hello from the acp-tray demo agent. I only demonstrate notices."))
+            prompt_session = params.get("sessionId") if isinstance(params, dict) else None
+            if isinstance(prompt_session, str):
+                await self._update(
+                    prompt_session, _chunk("Hello from the acp-tray demo agent. I only demonstrate notices.")
+                )
             return {"stopReason": "end_turn"}
         if is_notification:
             return None  # session/cancel and anything else: nothing to do
@@ -124,10 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds between demo notices (default 1.5, or ${INTERVAL_ENV})",
     )
     args = parser.parse_args(argv)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(args.interval))
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -5,9 +5,10 @@ Events flow one way (agents -> presentation -> notifiers). Nothing here can reac
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 from acp_tray.protocol.notice import Notice
 
@@ -21,7 +22,7 @@ class NoticeReceived:
     agent: str
     session_id: str
     notice: Notice
-    time: datetime = field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=now)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -31,10 +32,10 @@ class NoticeMalformed:
     field: str
     reason: str
     raw: object
-    time: datetime = field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=now)
 
 
-class AgentState(str, Enum):
+class AgentState(StrEnum):
     STARTING = "starting"
     CONNECTED = "connected"
     FAILED = "failed"  # could not start or handshake failed
@@ -47,7 +48,7 @@ class AgentStatus:
     agent: str
     state: AgentState
     detail: str = ""
-    time: datetime = field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=now)
 
 
 Event = NoticeReceived | NoticeMalformed | AgentStatus

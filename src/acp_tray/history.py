@@ -8,10 +8,10 @@ as a warning and presentation goes on.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 import logging
 import logging.handlers
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +113,9 @@ def event_of(record: dict[str, Any]) -> NoticeReceived | NoticeMalformed | None:
         agent = str(record["agent"])
         session_id = record.get("session_id")
         if record.get("kind") == "notice":
-            notice = Notice(str(record["severity"]), str(record["title"]), record.get("description"), record.get("meta"))
+            notice = Notice(
+                str(record["severity"]), str(record["title"]), record.get("description"), record.get("meta")
+            )
             return NoticeReceived(agent, str(session_id), notice, time)
         if record.get("kind") == "malformed":
             field = str(record.get("field", "?"))

@@ -90,10 +90,15 @@ def play(session_id: str) -> None:
             sys.stderr.flush()
         elif "env" in step:
             title = os.environ.get(step["env"], "<unset>")
-            send({"method": "session/update", "params": {
-                "sessionId": session_id,
-                "update": {"sessionUpdate": "notice", "severity": "info", "title": title},
-            }})
+            send(
+                {
+                    "method": "session/update",
+                    "params": {
+                        "sessionId": session_id,
+                        "update": {"sessionUpdate": "notice", "severity": "info", "title": title},
+                    },
+                }
+            )
         elif "sleep" in step:
             time.sleep(step["sleep"])
         elif "exit" in step:

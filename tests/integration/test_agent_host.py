@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import EventLog, scripted_command, validator_for
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
-from tests.conftest import EventLog, scripted_command, validator_for
 
 
 def scripted(steps: list[dict[str, Any]], tmp_path: Path, **env: str) -> AgentSpec:
@@ -93,7 +93,9 @@ async def test_notices_keep_arrival_order_under_a_burst(tmp_path: Path) -> None:
 
 
 async def test_identical_notices_are_all_delivered(tmp_path: Path) -> None:
-    steps = [{"repeat": 3, "update": {"sessionUpdate": "notice", "severity": "error", "title": "Same", "description": "d"}}]
+    steps = [
+        {"repeat": 3, "update": {"sessionUpdate": "notice", "severity": "error", "title": "Same", "description": "d"}}
+    ]
     log = EventLog()
     host = AgentHost("same", scripted(steps, tmp_path), log)
     task = await run_until(host, log, lambda: len(log.of(NoticeReceived)) >= 3)

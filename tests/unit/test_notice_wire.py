@@ -7,11 +7,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from tests.conftest import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
 
 from acp_tray.protocol.notice import Notice, SeverityKind, parse_notice, severity_kind
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
-from tests.conftest import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
 
 VERSIONS = ("v1", "v2")
 
@@ -32,7 +32,11 @@ ACCEPTED: list[tuple[str, dict[str, Any], tuple[str, str, str | None, dict[str, 
     ("description null", notice(severity="info", title="T", description=None), ("info", "T", None, None)),
     ("meta null", notice(severity="info", title="T", _meta=None), ("info", "T", None, None)),
     ("description number -> absent", notice(severity="info", title="T", description=42), ("info", "T", None, None)),
-    ("description object -> absent", notice(severity="info", title="T", description={"a": 1}), ("info", "T", None, None)),
+    (
+        "description object -> absent",
+        notice(severity="info", title="T", description={"a": 1}),
+        ("info", "T", None, None),
+    ),
     ("description bool -> absent", notice(severity="info", title="T", description=True), ("info", "T", None, None)),
     ("meta string -> absent", notice(severity="info", title="T", _meta="x"), ("info", "T", None, None)),
     ("meta array -> absent", notice(severity="info", title="T", _meta=[1]), ("info", "T", None, None)),
@@ -68,9 +72,12 @@ def default_on_error(version: str, update: dict[str, Any]) -> dict[str, Any]:
     defs = schema(version)["$defs"]
     result = copy.deepcopy(update)
     for name, prop in defs["Notice"]["properties"].items():
-        if prop.get("x-deserialize-default-on-error") and name in result:
-            if not jsonschema.Draft202012Validator({"$defs": defs, **prop}).is_valid(result[name]):
-                del result[name]
+        if (
+            prop.get("x-deserialize-default-on-error")
+            and name in result
+            and not jsonschema.Draft202012Validator({"$defs": defs, **prop}).is_valid(result[name])
+        ):
+            del result[name]
     return result
 
 

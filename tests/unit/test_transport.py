@@ -99,7 +99,10 @@ async def test_overlong_line_is_dropped_whole_and_the_next_message_arrives() -> 
     reader = asyncio.StreamReader(limit=limit)
     drops: list[str] = []
     transport = LineTransport(
-        reader, NullWriter(), on_drop=lambda reason, line: drops.append(reason), max_line_bytes=limit  # type: ignore[arg-type]
+        reader,
+        NullWriter(),
+        on_drop=lambda reason, line: drops.append(reason),
+        max_line_bytes=limit,  # type: ignore[arg-type]
     )
     huge = json.dumps({**VALID, "method": "huge", "params": {"x": "y" * 50_000}}).encode() + b"\n"
     # fed in small chunks, as a pipe would deliver it

@@ -67,6 +67,12 @@ class AgentHost:
         self._handshake_timeout = handshake_timeout
         self._log = logging.getLogger(f"acp_tray.agent.{name}")
         self.stderr = StderrTail(name)
+        self._handler: ClientHandler | None = None
+
+    @property
+    def other_updates(self) -> int:
+        """Non-notice session updates received on the current connection (kept raw, not presented)."""
+        return self._handler.other_updates if self._handler is not None else 0
 
     def _status(self, state: AgentState, detail: str = "") -> None:
         self._sink(AgentStatus(self.name, state, detail))
@@ -109,11 +115,12 @@ class AgentHost:
         assert process.stderr is not None
         drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
         transport = LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
-        connection = Connection(ClientHandler(self.name, self._sink, ProtocolVersion.V1), transport)
+        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1)
+        connection = Connection(self._handler, transport)
         try:
             try:
                 self.session_id = await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
-            except (RequestError, ConnectionError, HandshakeError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 if isinstance(exc, ConnectionError):  # it probably exited: learn its code and last words
                     await self._settle(process, drain, SETTLE_TIMEOUT)
                 self._status(AgentState.FAILED, self._failure_detail(exc, process))

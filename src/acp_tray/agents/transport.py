@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
 from acp.task import MessageSender, TaskSupervisor
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -41,6 +42,27 @@ def jsonrpc_problem(message: object) -> str | None:
     if "result" not in message and "error" not in message:
         return "response without result or error"
     return None
+
+
+def decode_line(line: bytes) -> dict[str, Any] | str:
+    """One line to a routable JSON-RPC message, or the reason it is not one.
+
+    pydantic-core's JSON parser is about 3x faster than `json.loads` on notice-sized lines; the
+    rare text it refuses but the standard library accepts (lone surrogate escapes, NaN) falls
+    back to `json.loads`, so nothing valid to Python's parser is lost.
+    """
+    try:
+        message = pydantic_core.from_json(line)
+    except ValueError:
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            return f"not JSON ({type(exc).__name__})"
+    problem = jsonrpc_problem(message)
+    if problem is not None:
+        return problem
+    assert isinstance(message, dict)
+    return message
 
 
 class LineTransport:
@@ -75,16 +97,10 @@ class LineTransport:
             stripped = line.strip()
             if not stripped:
                 continue
-            try:
-                message = json.loads(stripped)
-            except (ValueError, RecursionError) as exc:
-                self._on_drop(f"not JSON ({type(exc).__name__})", stripped)
+            message = decode_line(stripped)
+            if isinstance(message, str):
+                self._on_drop(message, stripped)
                 continue
-            problem = jsonrpc_problem(message)
-            if problem is not None:
-                self._on_drop(problem, stripped)
-                continue
-            assert isinstance(message, dict)
             return message
 
     async def _next_line(self) -> bytes | None:

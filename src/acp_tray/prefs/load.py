@@ -50,7 +50,7 @@ def _key_line(text: str, loc: tuple[str | int, ...]) -> int | None:
                 continue
             path = table + _dotted(key.group(1))
         score = 0
-        for have, want in zip(path, names):
+        for have, want in zip(path, names, strict=False):
             if have != want:
                 break
             score += 1

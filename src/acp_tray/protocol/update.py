@@ -17,8 +17,10 @@ from acp_tray.protocol.version import ProtocolVersion
 NOTICE = "notice"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NoticeUpdate:
+    """A parsed notice and its session (treat as immutable; see `Notice` on why not frozen)."""
+
     session_id: str
     notice: Notice
 

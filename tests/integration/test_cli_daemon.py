@@ -1,0 +1,239 @@
+"""The installed command as a person runs it: `acp-tray run` with a real demo agent, signals, history."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from queue import Empty, Queue
+
+import pytest
+from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command
+
+from acp_tray.demo_agent import DEMO_NOTICES
+
+
+class Daemon:
+    """`python -m acp_tray ...` as a subprocess, its stdout read line by line."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env or cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"),
+            cwd=ROOT,
+        )
+        self.lines: Queue[str] = Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for_line(self, needle: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except Empty:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            self.seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no line with {needle!r}; saw {self.seen!r}; stderr {self.stderr_text()!r}")
+
+    def stderr_text(self) -> str:
+        if self.proc.poll() is None:
+            return "(still running)"
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read()
+
+    def children(self) -> list[int]:
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(pid) for pid in path.read_text().split()]
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 15.0) -> int:
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout)
+
+
+@pytest.fixture
+def daemons() -> Iterator[list[Daemon]]:
+    started: list[Daemon] = []
+    yield started
+    for daemon in started:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait()
+
+
+def alive(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split()[2] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemon], sig: int) -> None:
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    assert "built-in defaults" in daemon.wait_for_line("acp-tray")
+    daemon.wait_for_line("connected")
+    titles = [n["title"] for n in DEMO_NOTICES]
+    lines = [daemon.wait_for_line(title) for title in titles]
+    labels = [line.split()[2] for line in lines]
+    assert labels == ["info", "WARNING", "ERROR", "_demo.tip"]  # severities preserved, in order
+    assert "1,284 files indexed" in lines[0]  # the description is shown
+    agents = daemon.children()
+    assert agents, "the demo agent runs as a real child process"
+    assert daemon.stop(sig) == 0
+    assert not any(alive(pid) for pid in agents), "agents are terminated on shutdown"
+    assert "Traceback" not in daemon.stderr_text()
+
+    history = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "history", "--json"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        check=True,
+    )
+    records = [json.loads(line) for line in history.stdout.splitlines()]
+    assert [r["title"] for r in records] == titles
+    for record, sent in zip(records, DEMO_NOTICES, strict=True):
+        assert record["kind"] == "notice" and record["agent"] == "demo"
+        assert record["severity"] == sent["severity"] and record["description"] == sent["description"]
+        assert record["session_id"] == "demo-session-1" and record["reason"] is None and record["time"]
+    people = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "history"], capture_output=True, text=True, env=cli_env()
+    )
+    assert "demo  WARNING  Using default settings — No project" in people.stdout.splitlines()[1]
+
+
+def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:
+    steps = [
+        {"raw": "garbage line"},
+        {"update": {"sessionUpdate": "_acme.unknown"}},
+        {"update": {"sessionUpdate": "notice", "severity": None, "title": "Malformed one"}},
+        {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Valid one", "description": 42}},
+    ]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[agents.hostile]\n"
+        f"command = {json.dumps(scripted_command())}\n"
+        f'cwd = "{tmp_path}"\n'
+        f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n",
+        encoding="utf-8",
+    )
+    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemons.append(daemon)
+    line = daemon.wait_for_line("Valid one")
+    assert "WARNING" in line and "42" not in line  # wrong-typed description treated as absent
+    assert not any("Malformed one" in seen for seen in daemon.seen)  # never presented
+    assert daemon.stop() == 0
+    stderr = daemon.stderr_text()
+    assert "malformed session/update (update.severity: must be a string, got null)" in stderr
+    assert "skipped a line from the agent (not JSON" in stderr
+    records = [
+        json.loads(line)
+        for line in subprocess.run(
+            [sys.executable, "-m", "acp_tray", "history", "--json"], capture_output=True, text=True, env=cli_env()
+        ).stdout.splitlines()
+    ]
+    assert [(r["kind"], r["title"]) for r in records] == [("malformed", "Malformed one"), ("notice", "Valid one")]
+    assert records[0]["reason"] == "must be a string, got null" and records[0]["field"] == "update.severity"
+
+
+def test_typescript_sdk_agent_notices_reach_the_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:
+    if not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
+        pytest.fail("run `npm ci --prefix tests/interop` first (make test does)")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[agents.ts]\ncommand = ["node", "{TS_AGENT}"]\n', encoding="utf-8")
+    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemons.append(daemon)
+    lines = [daemon.wait_for_line(t) for t in ("TS interop info", "TS interop warning", "TS interop extension")]
+    assert [line.split()[2] for line in lines] == ["info", "WARNING", "_interop.custom"]
+    assert "from the TypeScript SDK" in lines[0]
+    assert daemon.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("[agents.x\ncommand = ['a']\n", ":1: TOML syntax error"),
+        ('[agents.x]\ncommand = ["a"]\ncolour = "red"\n', ":3: agents.x.colour: Extra inputs are not permitted"),
+        ("[agents.x]\ncommand = []\n", ":2: agents.x.command: List should have at least 1 item"),
+        ('\n\n[agents.x]\ncommand = "a b"\n', ":4: agents.x.command: Input should be a valid list"),
+    ],
+)
+def test_bad_preferences_are_reported_with_file_and_line(tmp_path: Path, content: str, expected: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(content, encoding="utf-8")
+    before = config.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "--config", str(config), "run", "--headless"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert f"{config}{expected}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert config.read_bytes() == before  # never rewritten
+
+
+def test_missing_explicit_config_is_an_error_but_missing_default_means_demo(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "run", "--config", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=30,
+    )
+    assert result.returncode == 2 and "nope.toml: no such file" in result.stderr
+
+
+def test_version() -> None:
+    result = subprocess.run([sys.executable, "-m", "acp_tray", "--version"], capture_output=True, text=True, check=True)
+    from acp_tray import __version__
+
+    assert result.stdout.strip() == f"acp-tray {__version__}"
+
+
+def test_demo_agent_subcommand_speaks_acp(tmp_path: Path) -> None:
+    requests = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+        {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+    ]
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "demo-agent", "--interval", "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(stdin)
+    proc.stdin.flush()
+    messages = [json.loads(proc.stdout.readline()) for _ in range(2 + len(DEMO_NOTICES))]
+    proc.stdin.close()
+    assert proc.wait(10) == 0
+    assert messages[0]["result"]["protocolVersion"] == 1
+    updates = [m["params"]["update"] for m in messages[2:]]
+    # no notices capability advertised: the spec's fallback, agent message text
+    assert {u["sessionUpdate"] for u in updates} == {"agent_message_chunk"}
+    assert "[warning] Using default settings" in updates[1]["content"]["text"]

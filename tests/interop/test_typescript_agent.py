@@ -1,0 +1,60 @@
+"""Interop with the reference TypeScript SDK (`@agentclientprotocol/sdk`, pinned in package-lock.json).
+
+The agent decides for itself, from the capabilities we send, whether it may send notices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+from tests.conftest import ROOT, TS_AGENT, EventLog
+
+from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.events import AgentState, AgentStatus, NoticeReceived
+
+
+@pytest.fixture
+def node() -> str:
+    path = shutil.which("node")
+    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
+        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
+    return path
+
+
+async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[None]]:
+    log = EventLog()
+    host = AgentHost("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
+    task = asyncio.create_task(host.run())
+    return host, log, task
+
+
+async def test_notices_from_the_typescript_sdk_agent_are_received_in_order(node: str) -> None:
+    _, log, task = await host_ts_agent(node, advertise=True)
+    await log.wait_for(lambda: len(log.of(NoticeReceived)) >= 3)
+    notices = [e.notice for e in log.of(NoticeReceived)]
+    assert [(n.severity, n.title, n.description) for n in notices] == [
+        ("info", "TS interop info", "from the TypeScript SDK"),
+        ("warning", "TS interop warning", None),
+        ("_interop.custom", "TS interop extension", None),
+    ]
+    assert {e.session_id for e in log.of(NoticeReceived)} == {"ts-session-1"}
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_without_the_capability_the_typescript_agent_sends_no_notices(node: str) -> None:
+    host, log, task = await host_ts_agent(node, advertise=False)
+    await log.wait_for(lambda: any(e.state is AgentState.CONNECTED for e in log.of(AgentStatus)))
+
+    # The agent sends its fallback (an agent_message_chunk) *instead of* notices, right after
+    # session/new; once it has arrived, any notice would already have arrived before it.
+    async def wait_fallback() -> None:
+        while host.other_updates == 0:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(wait_fallback(), 30)
+    assert log.of(NoticeReceived) == []
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)

@@ -1,20 +1,35 @@
-"""The `acp-tray` command line: run the daemon, the demo agent, and read the history."""
+"""The `acp-tray` command line: the daemon, preferences, do-not-disturb, history, the demo agent."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import shlex
+import shutil
 import signal
+import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+import tomlkit
 
 from acp_tray import __version__, paths
 from acp_tray.daemon import Daemon
-from acp_tray.history import HistoryWriter, event_of, read_history
-from acp_tray.notifiers.console import ConsoleNotifier, format_event
-from acp_tray.prefs.load import PreferencesError, load_preferences
+from acp_tray.history import HistoryWriter, read_history
+from acp_tray.notifiers.console import ConsoleNotifier, notice_line
+from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
+from acp_tray.prefs.model import dump
+from acp_tray.prefs.write import set_dnd
+from acp_tray.presentation.clock import SystemClock
+from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
+from acp_tray.protocol.notice import severity_kind
 
 log = logging.getLogger("acp_tray")
 
@@ -34,6 +49,14 @@ def _config_path(args: argparse.Namespace) -> tuple[Path, bool]:
     return paths.config_file(), False
 
 
+def _fail(message: str, code: int = 2) -> int:
+    print(f"acp-tray: {message}", file=sys.stderr)
+    return code
+
+
+# run --------------------------------------------------------------------------------------
+
+
 async def _run_headless(daemon: Daemon) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -47,9 +70,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         loaded = load_preferences(path, explicit=explicit)
     except PreferencesError as exc:
-        print(f"acp-tray: invalid preferences, not starting:\n{exc}", file=sys.stderr)
-        return 2
-    source = str(loaded.source) if loaded.source else f"built-in defaults (no {path})"
+        return _fail(f"invalid preferences, not starting:\n{exc}")
+    if loaded.source is None:
+        source = f"built-in defaults ({path} cannot be written)"
+    else:
+        source = f"{loaded.source}" + (" (created with the defaults; edit it any time)" if loaded.created else "")
     history = HistoryWriter(paths.history_file())
     names = ", ".join(loaded.prefs.agents) or "none"
     print(
@@ -59,9 +84,46 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if not loaded.prefs.agents:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
-    daemon = Daemon(loaded.prefs, history=history, present=ConsoleNotifier().show)
+    console = ConsoleNotifier()
+    daemon = Daemon(
+        loaded.prefs,
+        history=history,
+        surfaces=[console.present],
+        status=console.status,
+        prefs_path=loaded.source,
+    )
     asyncio.run(_run_headless(daemon))
     return 0
+
+
+# history ------------------------------------------------------------------------------------
+
+
+def _history_line(record: dict[str, Any]) -> str:
+    try:
+        time = datetime.fromisoformat(str(record["time"]))
+        agent = str(record["agent"])
+    except (KeyError, ValueError):
+        return f"(unreadable history record) {json.dumps(record)[:200]}"
+    if record.get("kind") == "malformed":
+        reason = plain_line(f"{record.get('field')}: {record.get('reason')}", DESCRIPTION_LIMIT)
+        return f"{time:%H:%M:%S}  {plain_line(agent, 64)}  dropped  malformed notice ({reason})"
+    severity = str(record.get("severity"))
+    notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
+    if record.get("suppressed"):
+        notes.append(f"suppressed: {record['suppressed']}")
+    elif record.get("route"):
+        notes.append(f"route: {record['route']}")
+    description = record.get("description")
+    return notice_line(
+        time,
+        agent,
+        severity,
+        severity_kind(severity),
+        str(record.get("title")),
+        description if isinstance(description, str) else None,
+        suffix=" · ".join(notes),
+    )
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -70,15 +132,103 @@ def cmd_history(args: argparse.Namespace) -> int:
         records = records[-args.limit :]
     for record in records:
         if args.json:
-            print(
-                json.dumps(record, ensure_ascii=False)
-                if isinstance(record, dict)
-                else json.dumps({"unreadable": record})
-            )
-            continue
-        event = event_of(record) if isinstance(record, dict) else None
-        print(format_event(event) if event else f"(unreadable history line) {str(record)[:200]!r}")
+            print(json.dumps(record if isinstance(record, dict) else {"unreadable": record}, ensure_ascii=False))
+        elif isinstance(record, dict):
+            print(_history_line(record))
+        else:
+            print(f"(unreadable history line) {record[:200]!r}")
     return 0
+
+
+# prefs --------------------------------------------------------------------------------------
+
+
+def cmd_prefs(args: argparse.Namespace) -> int:
+    path, explicit = _config_path(args)
+    if args.action == "path":
+        print(path)
+        return 0
+    if args.action == "validate":
+        target = Path(args.file).expanduser() if args.file else path
+        try:
+            read_preferences(target)
+        except PreferencesError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        print(f"{target}: ok")
+        return 0
+    if args.action == "show":
+        try:
+            prefs = load_preferences(path, explicit=explicit).prefs
+        except PreferencesError as exc:
+            return _fail(str(exc), 1)
+        print(tomlkit.dumps(dump(prefs)), end="")
+        return 0
+    return _edit(path, explicit)
+
+
+def _editor_command(path: Path) -> list[str] | None:
+    for variable in ("VISUAL", "EDITOR"):
+        value = os.environ.get(variable, "").strip()
+        if value:
+            return [*shlex.split(value), str(path)]
+    if sys.platform == "darwin":
+        return ["open", "-W", "-t", str(path)]
+    opener = shutil.which("xdg-open")
+    return [opener, str(path)] if opener else None
+
+
+def _edit(path: Path, explicit: bool) -> int:
+    with contextlib.suppress(PreferencesError):  # open a broken file anyway: that is how it gets fixed
+        load_preferences(path, explicit=explicit)  # creates the commented default file on first use
+    if sys.platform == "win32" and not os.environ.get("VISUAL") and not os.environ.get("EDITOR"):
+        os.startfile(path)  # type: ignore[attr-defined]
+        print(f"opened {path} in the default editor; run `acp-tray prefs validate` after saving")
+        return 0
+    command = _editor_command(path)
+    if command is None:
+        return _fail(f"no editor found: set $EDITOR, or edit {path} by hand", 1)
+    try:
+        subprocess.run(command, check=False)
+    except OSError as exc:
+        return _fail(f"could not start {command[0]!r}: {exc}", 1)
+    try:
+        read_preferences(path)
+    except PreferencesError as exc:
+        print(f"{exc}\nThe file is saved as you left it; a running acp-tray keeps its last good settings.")
+        return 1
+    print(f"{path}: ok; a running acp-tray applies it now")
+    return 0
+
+
+# dnd ----------------------------------------------------------------------------------------
+
+
+def cmd_dnd(args: argparse.Namespace) -> int:
+    path, explicit = _config_path(args)
+    clock = SystemClock()
+    try:
+        prefs = load_preferences(path, explicit=explicit).prefs
+        if args.action == "status":
+            state = dnd_state(prefs.dnd, clock.now())
+            print(f"do not disturb: {state.describe()}")
+            return 0
+        if args.action == "off":
+            prefs = set_dnd(path, enabled=False, until=None)
+        elif args.action == "on":
+            prefs = set_dnd(path, enabled=True, until=None)
+        else:
+            spec = " ".join(args.duration)
+            if args.action == "until":
+                spec = f"until {spec}"
+            prefs = set_dnd(path, enabled=True, until=dnd_end(spec, clock.now(), prefs.dnd.morning))
+    except (PreferencesError, DurationError) as exc:
+        return _fail(str(exc), 1)
+    print(f"do not disturb: {dnd_state(prefs.dnd, clock.now()).describe()}")
+    return 0
+
+
+# parser -------------------------------------------------------------------------------------
 
 
 def _common_options(parser: argparse.ArgumentParser, default: object) -> None:
@@ -110,6 +260,26 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--json", action="store_true", help="one JSON object per line")
     history.add_argument("-n", "--limit", type=int, default=0, help="only the last N records")
     history.set_defaults(func=cmd_history)
+
+    prefs = commands.add_parser("prefs", help="the preferences file: path, show, validate, edit", parents=[common])
+    prefs_actions = prefs.add_subparsers(dest="action", metavar="ACTION", required=True)
+    prefs_actions.add_parser("path", help="print where the preferences file is", parents=[common])
+    prefs_actions.add_parser("show", help="print the settings in force, defaults included", parents=[common])
+    validate = prefs_actions.add_parser("validate", help="check a preferences file", parents=[common])
+    validate.add_argument("file", nargs="?", help="file to check (default: the preferences file)")
+    prefs_actions.add_parser("edit", help="open the file in $VISUAL/$EDITOR, then validate it", parents=[common])
+    prefs.set_defaults(func=cmd_prefs)
+
+    dnd = commands.add_parser("dnd", help="do not disturb: on, off, for DURATION, until TIME, status", parents=[common])
+    dnd_actions = dnd.add_subparsers(dest="action", metavar="ACTION", required=True)
+    dnd_actions.add_parser("on", help="until switched off", parents=[common])
+    dnd_actions.add_parser("off", help="switch off (quiet hours still apply)", parents=[common])
+    dnd_actions.add_parser("status", help="is it on, why, and until when", parents=[common])
+    for_ = dnd_actions.add_parser("for", help='e.g. "30m", "1h", "1h30m", "tomorrow"', parents=[common])
+    for_.add_argument("duration", nargs="+")
+    until = dnd_actions.add_parser("until", help='e.g. "tomorrow" or "14:00"', parents=[common])
+    until.add_argument("duration", nargs="+")
+    dnd.set_defaults(func=cmd_dnd)
 
     # listed for --help; `main` hands its arguments to the demo agent's own parser
     commands.add_parser("demo-agent", help="run the bundled demo ACP agent on stdio (see demo-agent --help)")

@@ -11,12 +11,11 @@ import json
 import logging
 import logging.handlers
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
-from acp_tray.protocol.notice import Notice
+from acp_tray.presentation.router import Decision
 
 MAX_BYTES = 2 * 1024 * 1024
 BACKUPS = 3
@@ -25,10 +24,19 @@ RAW_LIMIT = 4000
 log = logging.getLogger(__name__)
 
 
-def record_of(event: NoticeReceived | NoticeMalformed) -> dict[str, Any]:
-    """The history record of an event: the agent's strings exactly as sent."""
+def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
+    """The history record of an event: the agent's strings exactly as sent, and what was decided."""
     if isinstance(event, NoticeReceived):
         notice = event.notice
+        routing: dict[str, Any] = {"route": None, "suppressed": None, "count": 1, "notified": False, "tray": False}
+        if decision is not None:
+            routing = {
+                "route": decision.route,
+                "suppressed": decision.suppressed,
+                "count": decision.count,
+                "notified": decision.notify,
+                "tray": decision.tray,
+            }
         return {
             "time": event.time.isoformat(timespec="milliseconds"),
             "agent": event.agent,
@@ -39,6 +47,7 @@ def record_of(event: NoticeReceived | NoticeMalformed) -> dict[str, Any]:
             "description": notice.description,
             "meta": notice.meta,
             "reason": None,
+            **routing,
         }
     raw = json.dumps(event.raw, default=repr)
     update = event.raw.get("update") if isinstance(event.raw, dict) else None
@@ -76,8 +85,8 @@ class HistoryWriter:
         self._handler = _QuietRotatingHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
         self._handler.setFormatter(logging.Formatter("%(message)s"))
 
-    def append(self, event: NoticeReceived | NoticeMalformed) -> None:
-        line = json.dumps(record_of(event), ensure_ascii=True, separators=(",", ":"))
+    def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> None:
+        line = json.dumps(record_of(event, decision), ensure_ascii=True, separators=(",", ":"))
         self._handler.emit(logging.LogRecord("acp_tray.history", logging.INFO, "", 0, line, None, None))
 
     def close(self) -> None:
@@ -104,22 +113,3 @@ def read_history(path: Path) -> Iterator[dict[str, Any] | str]:
                     yield line
                     continue
                 yield record if isinstance(record, dict) else line
-
-
-def event_of(record: dict[str, Any]) -> NoticeReceived | NoticeMalformed | None:
-    """Rebuild the event a record was written from (for showing history), or None if unreadable."""
-    try:
-        time = datetime.fromisoformat(record["time"])
-        agent = str(record["agent"])
-        session_id = record.get("session_id")
-        if record.get("kind") == "notice":
-            notice = Notice(
-                str(record["severity"]), str(record["title"]), record.get("description"), record.get("meta")
-            )
-            return NoticeReceived(agent, str(session_id), notice, time)
-        if record.get("kind") == "malformed":
-            field = str(record.get("field", "?"))
-            return NoticeMalformed(agent, session_id, field, str(record.get("reason", "")), record.get("raw"), time)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return None

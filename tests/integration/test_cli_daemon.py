@@ -90,7 +90,8 @@ def alive(pid: int) -> bool:
 def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemon], sig: int) -> None:
     daemon = Daemon("run", "--headless")
     daemons.append(daemon)
-    assert "built-in defaults" in daemon.wait_for_line("acp-tray")
+    header = daemon.wait_for_line("acp-tray")
+    assert "config.toml (created with the defaults" in header  # first run writes a commented default file
     daemon.wait_for_line("connected")
     titles = [n["title"] for n in DEMO_NOTICES]
     lines = [daemon.wait_for_line(title) for title in titles]

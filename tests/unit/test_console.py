@@ -7,16 +7,21 @@ from datetime import UTC, datetime
 
 import pytest
 
-from acp_tray.events import AgentState, AgentStatus, NoticeReceived
-from acp_tray.notifiers.console import ConsoleNotifier, format_event
+from acp_tray.events import AgentState, AgentStatus
+from acp_tray.notifiers.console import ConsoleNotifier, notice_line, presentation_line, status_line
+from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import TITLE_LIMIT, plain_line
-from acp_tray.protocol.notice import Notice
+from acp_tray.protocol.notice import severity_kind
 
 T = datetime(2026, 11, 29, 14, 5, 9, tzinfo=UTC)
 
 
 def line_for(severity: str, title: str, description: str | None = None, agent: str = "claude") -> str:
-    return format_event(NoticeReceived(agent, "s", Notice(severity, title, description), T))
+    return notice_line(T, agent, severity, severity_kind(severity), title, description)
+
+
+def presentation(title: str, *, notify: bool = True, count: int = 1) -> Presentation:
+    return Presentation(1, "a", "s", "info", severity_kind("info"), title, None, count, 5, notify, True, T)
 
 
 @pytest.mark.parametrize(
@@ -39,7 +44,7 @@ def test_one_line_no_controls_no_bidi_bounded() -> None:
 
 def test_lone_surrogates_can_be_printed() -> None:
     stream = io.StringIO()
-    ConsoleNotifier(stream).show(NoticeReceived("a", "s", Notice("info", "bad \ud800 surrogate"), T))
+    ConsoleNotifier(stream).present(presentation("bad \ud800 surrogate"))
     stream.getvalue().encode("utf-8")  # would raise if a lone surrogate survived
     assert "bad \ufffd surrogate" in stream.getvalue()
 
@@ -49,7 +54,7 @@ def test_markup_is_shown_literally() -> None:
 
 
 def test_agent_status_line() -> None:
-    line = format_event(AgentStatus("demo", AgentState.EXITED, "exit code 3", T))
+    line = status_line(AgentStatus("demo", AgentState.EXITED, "exit code 3", T))
     assert line == "14:05:09  demo  exited   exit code 3"
 
 
@@ -59,3 +64,12 @@ def test_agent_status_line() -> None:
 )
 def test_plain_line(text: str, limit: int, expected: str) -> None:
     assert plain_line(text, limit) == expected
+
+
+def test_console_prints_only_what_a_native_notification_would_show() -> None:
+    stream = io.StringIO()
+    console = ConsoleNotifier(stream)
+    console.present(presentation("tray only", notify=False))
+    console.present(presentation("popup", count=3))
+    assert stream.getvalue().splitlines() == [presentation_line(presentation("popup", count=3))]
+    assert stream.getvalue().rstrip().endswith("popup  ×3")

@@ -12,11 +12,12 @@ from acp_tray.prefs.load import PreferencesError, load_preferences, parse_prefer
 from acp_tray.prefs.model import DEMO_AGENT_NAME
 
 
-def test_no_file_means_the_bundled_demo_agent(tmp_path: Path) -> None:
-    loaded = load_preferences(tmp_path / "config.toml", explicit=False)
-    assert loaded.source is None
+def test_first_run_writes_the_default_file_with_the_demo_agent(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    loaded = load_preferences(path, explicit=False)
+    assert loaded.source == path and loaded.created
     assert list(loaded.prefs.agents) == [DEMO_AGENT_NAME]
-    assert loaded.prefs.agents[DEMO_AGENT_NAME].command == [sys.executable, "-m", "acp_tray.demo_agent"]
+    assert spec_of(loaded.prefs.agents[DEMO_AGENT_NAME]).command == [sys.executable, "-m", "acp_tray", "demo-agent"]
 
 
 def test_agents_with_cwd_and_env(tmp_path: Path) -> None:

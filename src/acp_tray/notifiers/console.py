@@ -1,16 +1,19 @@
-"""The headless presenter: one readable console line per event.
+"""The headless surface: one readable console line per native notification it stands in for.
 
-Format: `HH:MM:SS  agent  SEVERITY  title — description`. Unknown severities are shown as
-their (sanitised) string with a neutral style: no salience is inferred from them.
+Format: `HH:MM:SS  agent  SEVERITY  title — description  ×3`. Unknown severities are shown as
+their (sanitised) string with a neutral style: no salience is inferred from them. Only
+presentations routed to a native notification are printed; tray-only ones are in the history.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from datetime import datetime
 from typing import TextIO
 
-from acp_tray.events import AgentState, AgentStatus, Event, NoticeMalformed, NoticeReceived
+from acp_tray.events import AgentState, AgentStatus
+from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
 
@@ -38,27 +41,41 @@ def severity_label(severity: str, kind: SeverityKind) -> str:
     return severity.upper() if kind is not SeverityKind.INFO else "info"
 
 
-def format_event(event: Event, *, color: bool = False) -> str:
-    def paint(style: str, text: str) -> str:
-        return f"{style}{text}{_RESET}" if color else text
+def _paint(color: bool, style: str, text: str) -> str:
+    return f"{style}{text}{_RESET}" if color else text
 
-    stamp = paint(_DIM, event.time.strftime("%H:%M:%S"))
-    agent = plain_line(event.agent, NAME_LIMIT)
-    if isinstance(event, NoticeReceived):
-        notice = event.notice
-        kind = notice.kind
-        text = plain_line(notice.title, TITLE_LIMIT)
-        if notice.description:
-            detail = plain_line(notice.description, DESCRIPTION_LIMIT)
-            if detail:
-                text += f" — {detail}"
-        return f"{stamp}  {agent}  {paint(_STYLE[kind], f'{severity_label(notice.severity, kind):<8}')} {text}"
-    if isinstance(event, NoticeMalformed):
-        reason = plain_line(f"{event.field}: {event.reason}", DESCRIPTION_LIMIT)
-        return f"{stamp}  {agent}  {paint(_DIM, 'dropped ')} malformed notice ({reason})"
-    label = _STATE_LABEL[event.state]
+
+def notice_line(
+    time: datetime,
+    agent: str,
+    severity: str,
+    kind: SeverityKind,
+    title: str,
+    description: str | None,
+    *,
+    suffix: str = "",
+    color: bool = False,
+) -> str:
+    text = plain_line(title, TITLE_LIMIT)
+    detail = plain_line(description, DESCRIPTION_LIMIT) if description else ""
+    if detail:
+        text += f" — {detail}"
+    label = _paint(color, _STYLE[kind], f"{severity_label(severity, kind):<8}")
+    stamp = _paint(color, _DIM, time.strftime("%H:%M:%S"))
+    line = f"{stamp}  {plain_line(agent, NAME_LIMIT)}  {label} {text}"
+    return f"{line}  {_paint(color, _DIM, suffix)}" if suffix else line
+
+
+def presentation_line(p: Presentation, *, color: bool = False) -> str:
+    suffix = f"×{p.count}" if p.count > 1 else ""
+    return notice_line(p.time, p.agent, p.severity, p.kind, p.title, p.description, suffix=suffix, color=color)
+
+
+def status_line(event: AgentStatus, *, color: bool = False) -> str:
+    stamp = _paint(color, _DIM, event.time.strftime("%H:%M:%S"))
+    label = _paint(color, _DIM, f"{_STATE_LABEL[event.state]:<8}")
     detail = plain_line(event.detail, DESCRIPTION_LIMIT)
-    return f"{stamp}  {agent}  {paint(_DIM, f'{label:<8}')} {detail}".rstrip()
+    return f"{stamp}  {plain_line(event.agent, NAME_LIMIT)}  {label} {detail}".rstrip()
 
 
 def wants_color(stream: TextIO) -> bool:
@@ -70,8 +87,12 @@ class ConsoleNotifier:
         self._stream = stream if stream is not None else sys.stdout
         self._color = wants_color(self._stream)
 
-    def show(self, event: Event) -> None:
-        print(format_event(event, color=self._color), file=self._stream, flush=True)
+    def present(self, presentation: Presentation) -> None:
+        if presentation.notify:
+            self._print(presentation_line(presentation, color=self._color))
 
+    def status(self, event: AgentStatus) -> None:
+        self._print(status_line(event, color=self._color))
 
-__all__ = ["AgentStatus", "ConsoleNotifier", "format_event"]
+    def _print(self, line: str) -> None:
+        print(line, file=self._stream, flush=True)

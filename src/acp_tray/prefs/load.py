@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acp_tray.prefs.model import Preferences, builtin_defaults
+from acp_tray.prefs.template import DEFAULT_FILE
 
 
 class PreferencesError(Exception):
@@ -21,6 +22,7 @@ class PreferencesError(Exception):
 class Loaded:
     prefs: Preferences
     source: Path | None  # None: built-in defaults (no file)
+    created: bool = False  # the commented default file was written just now (first run)
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -80,14 +82,35 @@ def parse_preferences(text: str, source: Path) -> Preferences:
         raise PreferencesError("\n".join(problems)) from None
 
 
-def load_preferences(path: Path, *, explicit: bool) -> Loaded:
-    """Read `path`. A missing default file means built-in defaults; a missing `--config` file is an error."""
+def read_preferences(path: Path) -> Preferences:
+    """Read and validate `path`; every problem is a `PreferencesError` with file and line."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        if explicit:
-            raise PreferencesError(f"{path}: no such file") from None
-        return Loaded(builtin_defaults(), None)
+        raise PreferencesError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PreferencesError(f"{path}: cannot read: {exc}") from None
-    return Loaded(parse_preferences(text, path), path)
+    return parse_preferences(text, path)
+
+
+def write_default_file(path: Path) -> bool:
+    """First run: create the commented default file. Never touches an existing file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(DEFAULT_FILE)
+    except FileExistsError:
+        return False
+    return True
+
+
+def load_preferences(path: Path, *, explicit: bool) -> Loaded:
+    """Load the preferences. The default file is created on first run (with the demo agent);
+    a missing `--config` file is an error; an unwritable config dir means built-in defaults."""
+    created = False
+    if not explicit and not path.exists():
+        try:
+            created = write_default_file(path)
+        except OSError:
+            return Loaded(builtin_defaults(), None)
+    return Loaded(read_preferences(path), path, created)

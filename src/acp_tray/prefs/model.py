@@ -1,19 +1,104 @@
-"""The preferences model (pydantic v2). Unknown keys are errors, so typos are reported."""
+"""The preferences model (pydantic v2). Unknown keys are errors, so typos are reported.
+
+Every default lives here; `prefs/template.py` is the same defaults as a commented file, and a
+test keeps the two equal.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
+from datetime import datetime, time
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+Route = Literal["notify", "tray", "both", "none"]
+SeverityClass = Literal["info", "warning", "error", "other"]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+MAX_TIMEOUT = 24 * 3600
+
+_CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
-class AgentConfig(BaseModel):
+def _clock_time(value: object) -> object:
+    """Accept "HH:MM" (and TOML local times) for times of day."""
+    if isinstance(value, str):
+        match = _CLOCK.match(value.strip())
+        if not match:
+            raise ValueError(f'expected a time of day like "22:00", got {value!r}')
+        return time(int(match.group(1)), int(match.group(2)))
+    return value
+
+
+def _optional_datetime(value: object) -> object:
+    """`until = ""` means no end; naive times are taken as local time."""
+    if value == "":
+        return None
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.astimezone()
+    return value
+
+
+ClockTime = Annotated[time, BeforeValidator(_clock_time)]
+OptionalDatetime = Annotated[datetime | None, BeforeValidator(_optional_datetime)]
+
+
+class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    command: list[str] = Field(min_length=1, description="Program and arguments, e.g. ['my-agent', '--acp']")
-    cwd: Path | None = Field(default=None, description="Working directory for the agent's session (default: home)")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the agent")
+
+class SeverityPrefs(_Strict):
+    route: Route
+    timeout: int = Field(ge=0, le=MAX_TIMEOUT)
+
+
+class InfoPrefs(SeverityPrefs):
+    route: Route = "both"
+    timeout: int = Field(default=5, ge=0, le=MAX_TIMEOUT)
+
+
+class WarningPrefs(SeverityPrefs):
+    route: Route = "both"
+    timeout: int = Field(default=0, ge=0, le=MAX_TIMEOUT)
+
+
+class ErrorPrefs(SeverityPrefs):
+    route: Route = "both"
+    timeout: int = Field(default=0, ge=0, le=MAX_TIMEOUT)
+
+
+class OtherPrefs(SeverityPrefs):
+    route: Route = "both"
+    timeout: int = Field(default=10, ge=0, le=MAX_TIMEOUT)
+
+
+class SeverityTable(_Strict):
+    info: InfoPrefs = InfoPrefs()
+    warning: WarningPrefs = WarningPrefs()
+    error: ErrorPrefs = ErrorPrefs()
+    other: OtherPrefs = OtherPrefs()
+
+    def of(self, severity_class: SeverityClass) -> SeverityPrefs:
+        prefs: SeverityPrefs = getattr(self, severity_class)
+        return prefs
+
+
+class AgentRoutes(_Strict):
+    info: Route | None = None
+    warning: Route | None = None
+    error: Route | None = None
+    other: Route | None = None
+
+
+class AgentConfig(_Strict):
+    command: list[str] = Field(min_length=1)
+    cwd: Path | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    mute: bool = False
+    route: AgentRoutes = AgentRoutes()
 
     @field_validator("command")
     @classmethod
@@ -22,10 +107,44 @@ class AgentConfig(BaseModel):
             raise ValueError("the program (first item) must not be empty")
         return value
 
+    def launch(self) -> tuple[list[str], Path, dict[str, str]]:
+        """How to start it: `acp-tray ...` runs this very installation, whatever PATH says."""
+        command = list(self.command)
+        if command[0] == "acp-tray":
+            command = [sys.executable, "-m", "acp_tray", *command[1:]]
+        cwd = self.cwd.expanduser() if self.cwd is not None else Path.home()
+        return command, cwd, dict(self.env)
 
-class Preferences(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
+class QuietHours(_Strict):
+    enabled: bool = False
+    days: list[Weekday] = Field(default_factory=lambda: list(WEEKDAYS))
+    start: ClockTime = time(22, 0)
+    end: ClockTime = time(7, 0)
+
+
+class DndPrefs(_Strict):
+    enabled: bool = False
+    until: OptionalDatetime = None
+    allow: list[SeverityClass] = Field(default_factory=list)
+    morning: ClockTime = time(8, 0)
+    quiet_hours: QuietHours = QuietHours()
+
+
+class CoalescePrefs(_Strict):
+    window: float = Field(default=30.0, ge=0, le=24 * 3600)
+
+
+class RateLimitPrefs(_Strict):
+    burst: int = Field(default=5, ge=1, le=1000)
+    per: float = Field(default=10.0, gt=0, le=24 * 3600)
+
+
+class Preferences(_Strict):
+    severity: SeverityTable = SeverityTable()
+    dnd: DndPrefs = DndPrefs()
+    coalesce: CoalescePrefs = CoalescePrefs()
+    rate_limit: RateLimitPrefs = RateLimitPrefs()
     agents: dict[str, AgentConfig] = Field(default_factory=dict)
 
 
@@ -33,5 +152,10 @@ DEMO_AGENT_NAME = "demo"
 
 
 def builtin_defaults() -> Preferences:
-    """What runs when there is no preferences file: the bundled demo agent."""
-    return Preferences(agents={DEMO_AGENT_NAME: AgentConfig(command=[sys.executable, "-m", "acp_tray.demo_agent"])})
+    """What runs when there is no preferences file and none can be written: the demo agent."""
+    return Preferences(agents={DEMO_AGENT_NAME: AgentConfig(command=["acp-tray", "demo-agent"])})
+
+
+def dump(prefs: Preferences) -> dict[str, Any]:
+    """The effective preferences as plain TOML-able data (for `prefs show`)."""
+    return prefs.model_dump(mode="json", exclude_none=True)

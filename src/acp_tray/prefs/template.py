@@ -1,0 +1,73 @@
+"""The preferences file written on first run: every setting present, each explained."""
+
+from __future__ import annotations
+
+DEFAULT_FILE = """\
+# acp-tray preferences.
+# Changes take effect as soon as the file is saved; no restart needed.
+# An invalid file is reported (file, line, reason) and the last good settings stay in force.
+# `acp-tray prefs validate` checks this file; `acp-tray prefs edit` opens it.
+
+# How each notice severity is presented.
+#   route:   "notify" = native desktop notification, "tray" = tray menu only,
+#            "both", or "none" (only kept in the history)
+#   timeout: seconds a native notification stays on screen (0 = until dismissed)
+[severity.info]
+route = "both"
+timeout = 5
+
+[severity.warning]
+route = "both"
+timeout = 0
+
+[severity.error]
+route = "both"
+timeout = 0
+
+# Any other severity: "_"-prefixed extensions and future ACP severities.
+# They get this neutral presentation; nothing is inferred from their name.
+[severity.other]
+route = "both"
+timeout = 10
+
+# Do not disturb: no native notifications (notices still reach the tray and the history).
+[dnd]
+enabled = false      # manual switch (`acp-tray dnd on | off | for 30m | for 1h | until tomorrow`)
+until = ""           # when DND ends, e.g. 2026-11-29T14:00:00+01:00 ("" = until switched off)
+allow = []           # severities that break through DND, e.g. ["error"] (info, warning, error, other)
+morning = "08:00"    # "until tomorrow" ends at this time
+
+# A weekly quiet-hours schedule, in local time. A window may cross midnight:
+# 22:00-07:00 on "fri" runs from Friday 22:00 to Saturday 07:00.
+[dnd.quiet_hours]
+enabled = false
+days = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+start = "22:00"
+end = "07:00"
+
+# Identical notices (same agent, session, severity, title and description) arriving
+# within `window` seconds of the last one are shown once, with a count (x3).
+# Each is still recorded in the history. 0 turns coalescing off.
+[coalesce]
+window = 30
+
+# At most `burst` native notifications per agent every `per` seconds. The rest go to
+# the tray, followed by one summary ("12 more notices from NAME").
+[rate_limit]
+burst = 5
+per = 10
+
+# Agents to host. Each is a table [agents.NAME]:
+#   command = ["program", "arg", ...]   (required; "acp-tray" means this installation)
+#   cwd     = "~/src/project"           (session working directory; default: your home)
+#   env     = { NAME = "value" }        (added to your environment for this agent)
+#   mute    = true                      (keep its notices in the history only)
+#   [agents.NAME.route]                 (per-severity route overrides for this agent)
+#   error = "both"
+[agents.demo]
+command = ["acp-tray", "demo-agent"]
+mute = false
+
+[agents.demo.route]
+# info = "tray"
+"""

@@ -1,0 +1,91 @@
+"""Changes acp-tray makes to the preferences file itself (DND from the CLI or the tray).
+
+The file is edited with `tomlkit`, so the person's comments, ordering and formatting stay; it
+is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
+mode. A file that is not valid TOML is never rewritten: the change is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import Table
+
+from acp_tray.prefs.load import PreferencesError, parse_preferences
+from acp_tray.prefs.model import Preferences
+
+
+def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
+    """The table at `names`, created (as a real [section], not inline) when it is missing."""
+    container: tomlkit.TOMLDocument | Table = document
+    for name in names:
+        if name not in container:
+            container[name] = tomlkit.table()
+        item = container[name]
+        if not isinstance(item, Table):
+            raise PreferencesError(f"[{'.'.join(names)}] must be a table to change it here")
+        container = item
+    assert isinstance(container, Table)
+    return container
+
+
+def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> Preferences:
+    """Apply `change` to the document at `path`, validate the result, then replace the file."""
+    try:
+        original = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        original = ""
+    try:
+        document = tomlkit.parse(original)
+    except TOMLKitError as exc:
+        raise PreferencesError(f"{path}: not changed, the file is not valid TOML ({exc})") from None
+    change(document)
+    text = tomlkit.dumps(document)
+    prefs = parse_preferences(text, path)  # never write a file we could not read back
+    _atomic_write(path, text)
+    return prefs
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences:
+    """Switch manual DND on (optionally until a time) or off."""
+
+    def change(document: tomlkit.TOMLDocument) -> None:
+        dnd = _table(document, "dnd")
+        dnd["enabled"] = enabled
+        dnd["until"] = until.replace(microsecond=0) if until is not None else ""
+
+    return update_file(path, change)
+
+
+def set_quiet_hours(path: Path, *, enabled: bool) -> Preferences:
+    def change(document: tomlkit.TOMLDocument) -> None:
+        _table(document, "dnd", "quiet_hours")["enabled"] = enabled
+
+    return update_file(path, change)

@@ -1,0 +1,96 @@
+"""Flood control: a token bucket per agent for native notifications, and overflow summaries.
+
+When an agent runs out of tokens its notices go to the tray only; the overflow is counted and
+one summary ("12 more notices from NAME") is due as soon as a token is available again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class TokenBucket:
+    capacity: float
+    refill_per_second: float
+    tokens: float
+    updated: float
+
+    def _refill(self, now: float) -> None:
+        elapsed = max(0.0, now - self.updated)
+        self.tokens = min(self.capacity, self.tokens + elapsed * self.refill_per_second)
+        self.updated = now
+
+    def take(self, now: float) -> bool:
+        self._refill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def next_token_at(self, now: float) -> float:
+        self._refill(now)
+        if self.tokens >= 1.0:
+            return now
+        return now + (1.0 - self.tokens) / self.refill_per_second
+
+
+@dataclass
+class Overflow:
+    count: int = 0
+    worst: str = "info"  # the most severe class among the overflow
+
+
+@dataclass(frozen=True)
+class Summary:
+    agent: str
+    count: int
+    severity_class: str
+
+
+_RANK = {"error": 3, "warning": 2, "other": 1, "info": 0}
+
+
+class RateLimiter:
+    def __init__(self, burst: int, per: float) -> None:
+        self._buckets: dict[str, TokenBucket] = {}
+        self._overflow: dict[str, Overflow] = {}
+        self.configure(burst, per)
+
+    def configure(self, burst: int, per: float) -> None:
+        """New limits (hot reload); tokens already spent stay spent."""
+        self._burst = float(burst)
+        self._rate = burst / per
+        for bucket in self._buckets.values():
+            bucket.capacity, bucket.refill_per_second = self._burst, self._rate
+            bucket.tokens = min(bucket.tokens, self._burst)
+
+    def _bucket(self, agent: str, now: float) -> TokenBucket:
+        bucket = self._buckets.get(agent)
+        if bucket is None:
+            bucket = self._buckets[agent] = TokenBucket(self._burst, self._rate, self._burst, now)
+        return bucket
+
+    def allow(self, agent: str, severity_class: str, now: float) -> bool:
+        """Take a token for one native notification; False means: tray only, counted for a summary."""
+        if agent not in self._overflow and self._bucket(agent, now).take(now):
+            return True
+        overflow = self._overflow.setdefault(agent, Overflow())
+        overflow.count += 1
+        if _RANK[severity_class] > _RANK[overflow.worst]:
+            overflow.worst = severity_class
+        return False
+
+    def due(self, now: float) -> list[Summary]:
+        """Summaries whose agent has a token again (each takes that token)."""
+        ready = []
+        for agent, overflow in list(self._overflow.items()):
+            if self._bucket(agent, now).take(now):
+                del self._overflow[agent]
+                ready.append(Summary(agent, overflow.count, overflow.worst))
+        return ready
+
+    def next_due(self, now: float) -> float | None:
+        """When the next summary can be shown (for a timer; no polling)."""
+        times = [self._bucket(agent, now).next_token_at(now) for agent in self._overflow]
+        return min(times) if times else None

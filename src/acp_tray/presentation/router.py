@@ -1,0 +1,154 @@
+"""Routing: from a notice, the preferences and the clock, decide what the person sees.
+
+Order of rules for one notice:
+1. a muted agent: nothing is shown (`suppressed: muted`);
+2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
+3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
+4. do not disturb: no native notification unless the class is allowed (`dnd`);
+5. the agent's rate limit: no native notification over the limit (`rate_limited`).
+A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
+Pure: no I/O, no threads; time comes from the injected clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from acp_tray.events import NoticeReceived
+from acp_tray.prefs.model import Preferences, Route, SeverityClass
+from acp_tray.presentation.clock import Clock
+from acp_tray.presentation.coalesce import Coalescer
+from acp_tray.presentation.dnd import DndState, dnd_state
+from acp_tray.presentation.ratelimit import RateLimiter, Summary
+from acp_tray.protocol.notice import SeverityKind
+
+ACP_TRAY = "acp-tray"
+
+_CLASS_OF: dict[SeverityKind, SeverityClass] = {
+    SeverityKind.INFO: "info",
+    SeverityKind.WARNING: "warning",
+    SeverityKind.ERROR: "error",
+    SeverityKind.EXTENSION: "other",
+    SeverityKind.FUTURE: "other",
+}
+
+
+def severity_class(kind: SeverityKind) -> SeverityClass:
+    return _CLASS_OF[kind]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What was decided for one notice, and why (recorded in the history)."""
+
+    route: Route
+    notify: bool  # show (or update) a native notification now
+    tray: bool  # put (or update) it in the tray list
+    suppressed: str | None  # "muted" | "dnd" | "rate_limited" | "coalesced" | None
+    count: int  # occurrences in its coalesced group, this one included
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """One (possibly coalesced) item for the surfaces. `group` is a local id: repeats share it."""
+
+    group: int
+    agent: str
+    session_id: str
+    severity: str
+    kind: SeverityKind
+    title: str
+    description: str | None
+    count: int
+    timeout: int
+    notify: bool
+    tray: bool
+    time: datetime
+    source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
+
+
+class Router:
+    def __init__(self, prefs: Preferences, clock: Clock) -> None:
+        self.prefs = prefs
+        self._clock = clock
+        self._coalescer = Coalescer()
+        self._limiter = RateLimiter(prefs.rate_limit.burst, prefs.rate_limit.per)
+        self.missed_during_dnd = 0  # native notifications held back by DND, for the tray
+
+    def update_prefs(self, prefs: Preferences) -> None:
+        self.prefs = prefs
+        self._limiter.configure(prefs.rate_limit.burst, prefs.rate_limit.per)
+
+    def dnd(self) -> DndState:
+        return dnd_state(self.prefs.dnd, self._clock.now())
+
+    def route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
+        prefs = self.prefs
+        notice = event.notice
+        cls = severity_class(notice.kind)
+        agent = prefs.agents.get(event.agent)
+        if agent is not None and agent.mute:
+            return Decision("none", False, False, "muted", 1), None
+        route: Route = (getattr(agent.route, cls) if agent is not None else None) or prefs.severity.of(cls).route
+        wants_notify = route in ("notify", "both")
+        tray = route in ("tray", "both")
+        now = self._clock.monotonic()
+        key = (event.agent, event.session_id, notice.severity, notice.title, notice.description)
+        group = self._coalescer.add(key, now, prefs.coalesce.window)
+        suppressed = "coalesced" if group.count > 1 else None
+        if route == "none":
+            return Decision(route, False, False, suppressed, group.count), None
+        notify = wants_notify
+        if notify and cls not in prefs.dnd.allow and self.dnd().active:
+            notify, tray, suppressed = False, True, "dnd"
+            self.missed_during_dnd += 1
+        if notify and not self._limiter.allow(event.agent, cls, now):
+            notify, tray, suppressed = False, True, "rate_limited"
+        decision = Decision(route, notify, tray, suppressed, group.count)
+        presentation = Presentation(
+            group=group.id,
+            agent=event.agent,
+            session_id=event.session_id,
+            severity=notice.severity,
+            kind=notice.kind,
+            title=notice.title,
+            description=notice.description,
+            count=group.count,
+            timeout=prefs.severity.of(cls).timeout,
+            notify=notify,
+            tray=tray,
+            time=event.time,
+            source=ACP_TRAY if event.agent == ACP_TRAY else "agent",
+        )
+        return decision, presentation
+
+    def summaries(self) -> list[Presentation]:
+        """Overflow summaries now due (rate limit): one per flooded agent, when a token is back."""
+        return [self._summary(s) for s in self._limiter.due(self._clock.monotonic())]
+
+    def next_summary_in(self) -> float | None:
+        """Seconds until the next summary is due, for a timer (None: nothing pending)."""
+        now = self._clock.monotonic()
+        due = self._limiter.next_due(now)
+        return None if due is None else max(0.0, due - now)
+
+    def _summary(self, summary: Summary) -> Presentation:
+        cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class  # type: ignore[assignment]
+        plural = "notice" if summary.count == 1 else "notices"
+        notify = cls in self.prefs.dnd.allow or not self.dnd().active
+        return Presentation(
+            group=self._coalescer.new_id(),
+            agent=summary.agent,
+            session_id="",
+            severity=cls,
+            kind=SeverityKind(cls),
+            title=f"{summary.count} more {plural} from {summary.agent}",
+            description="They are in the tray and the history; held back by the rate limit.",
+            count=1,
+            timeout=self.prefs.severity.of(cls).timeout,
+            notify=notify,
+            tray=True,
+            time=self._clock.now(),
+            source=ACP_TRAY,
+        )

@@ -75,3 +75,23 @@ class EventLog:
                 await self._changed.wait()
 
         await asyncio.wait_for(loop(), timeout)
+
+
+class FakeClock:
+    """A clock for pure policy tests: local wall time (aware) and monotonic seconds move together."""
+
+    def __init__(self, start: Any) -> None:
+        self._now = start
+        self._mono = 1000.0
+
+    def now(self) -> Any:
+        return self._now
+
+    def monotonic(self) -> float:
+        return self._mono
+
+    def advance(self, seconds: float) -> None:
+        from datetime import UTC, timedelta
+
+        self._now = (self._now.astimezone(UTC) + timedelta(seconds=seconds)).astimezone(self._now.tzinfo)
+        self._mono += seconds

@@ -97,8 +97,8 @@ class Daemon:
             self._report_prefs_error(str(exc))
             return
         self._last_prefs_error = None
-        log.info("preferences reloaded from %s", self._prefs_path)
         self.router.update_prefs(prefs)
+        log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
         self._sync_agents(prefs)
 
     def _report_prefs_error(self, message: str) -> None:

@@ -11,6 +11,7 @@ It answers `initialize` and `session/new` properly, then plays the steps given a
   {"stderr": N}              write N bytes of chatter to stderr
   {"env": "NAME"}            send an info notice titled with the value of $NAME
   {"sleep": S}               sleep S seconds
+  {"wait_file": PATH}        wait until PATH exists (a test's go-ahead)
   {"exit": CODE}             exit immediately with CODE
 
 Everything it receives is appended as JSON lines to `$SCRIPTED_AGENT_LOG` when set.
@@ -101,6 +102,9 @@ def play(session_id: str) -> None:
             )
         elif "sleep" in step:
             time.sleep(step["sleep"])
+        elif "wait_file" in step:
+            while not os.path.exists(step["wait_file"]):
+                time.sleep(0.02)
         elif "exit" in step:
             sys.stdout.flush()
             os._exit(step["exit"])

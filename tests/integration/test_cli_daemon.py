@@ -32,12 +32,30 @@ class Daemon:
         )
         self.lines: Queue[str] = Queue()
         self.seen: list[str] = []
+        self.err_lines: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
+        self._err_pump = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._err_pump.start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.put(line.rstrip("\n"))
+
+    def _pump_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.err_lines.append(line.rstrip("\n"))
+
+    def wait_for_stderr(self, needle: str, occurrences: int = 1, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(needle in line for line in list(self.err_lines)) >= occurrences:
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"stderr never said {needle!r} {occurrences} time(s): {self.err_lines!r}")
 
     def wait_for_line(self, needle: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
@@ -56,8 +74,8 @@ class Daemon:
     def stderr_text(self) -> str:
         if self.proc.poll() is None:
             return "(still running)"
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read()
+        self._err_pump.join(timeout=5)
+        return "\n".join(self.err_lines)
 
     def children(self) -> list[int]:
         path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")

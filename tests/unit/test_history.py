@@ -10,6 +10,7 @@ import pytest
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.history import HistoryWriter, history_files, read_history
+from acp_tray.presentation.router import Decision
 from acp_tray.protocol.notice import Notice
 
 
@@ -29,6 +30,21 @@ def test_records_keep_the_agents_strings_exactly(tmp_path: Path) -> None:
     assert first["kind"] == "notice" and first["severity"] == "warning" and first["session_id"] == "sess-1"
     assert second["kind"] == "malformed" and second["field"] == "update.title" and second["title"] == ""
     assert first["route"] is None and first["suppressed"] is None and first["count"] == 1  # no decision given
+
+
+def test_records_say_what_was_decided_and_why(tmp_path: Path) -> None:
+    writer = HistoryWriter(tmp_path / "h.jsonl")
+    writer.append(received("held"), Decision("both", False, True, "dnd", 3))
+    writer.close()
+    (record,) = list(read_history(tmp_path / "h.jsonl"))
+    assert isinstance(record, dict)
+    assert (record["route"], record["suppressed"], record["count"], record["notified"], record["tray"]) == (
+        "both",
+        "dnd",
+        3,
+        False,
+        True,
+    )
 
 
 def test_history_is_bounded_by_rotation(tmp_path: Path) -> None:

@@ -1,0 +1,79 @@
+"""`acp-tray prefs ...` and `acp-tray dnd ...` as a person types them."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from tests.conftest import cli_env
+
+from acp_tray import paths
+from acp_tray.prefs.template import DEFAULT_FILE
+
+
+def acp_tray(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tray", *args], capture_output=True, text=True, env=cli_env(**env), timeout=60
+    )
+
+
+def test_prefs_path_and_show() -> None:
+    result = acp_tray("prefs", "path")
+    assert result.returncode == 0 and result.stdout.strip() == str(paths.config_file())
+    shown = acp_tray("prefs", "show")
+    assert shown.returncode == 0
+    data = tomllib.loads(shown.stdout)
+    assert data["severity"]["warning"] == {"route": "both", "timeout": 0}
+    assert data["rate_limit"] == {"burst": 5, "per": 10.0}
+    assert paths.config_file().read_text(encoding="utf-8") == DEFAULT_FILE  # first use wrote the default
+
+
+def test_prefs_validate(tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text('[severity.info]\nroute = "tray"\n', encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[severity.info]\nroute = "loud"\n', encoding="utf-8")
+    assert acp_tray("prefs", "validate", str(good)).stdout.strip() == f"{good}: ok"
+    result = acp_tray("prefs", "validate", str(bad))
+    assert result.returncode == 1 and f"{bad}:2: severity.info.route" in result.stderr
+
+
+def _editor(tmp_path: Path, appended: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(f"import sys\nopen(sys.argv[1], 'a').write({appended!r})\n", encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+def test_prefs_edit_opens_the_editor_then_validates(tmp_path: Path) -> None:
+    result = acp_tray("prefs", "edit", EDITOR=_editor(tmp_path, "\n[coalesce]\nwindow = 5\n"))
+    # the default file already has [coalesce]: a duplicate table is a TOML error, reported with the line
+    assert result.returncode == 1
+    assert "TOML syntax error" in result.stdout and "keeps its last good settings" in result.stdout
+    paths.config_file().write_text(DEFAULT_FILE.replace("window = 30", "window = 12"), encoding="utf-8")
+    ok = acp_tray("prefs", "edit", VISUAL=_editor(tmp_path, "\n# a comment\n"), EDITOR="false")
+    assert ok.returncode == 0 and ok.stdout.strip().endswith(": ok; a running acp-tray applies it now")
+    assert paths.config_file().read_text(encoding="utf-8").endswith("# a comment\n")
+
+
+def test_dnd_commands_edit_the_file_and_report(tmp_path: Path) -> None:
+    assert acp_tray("dnd", "status").stdout.strip() == "do not disturb: off"
+    on = acp_tray("dnd", "on")
+    assert on.returncode == 0 and on.stdout.strip() == "do not disturb: on"
+    assert tomllib.loads(paths.config_file().read_text())["dnd"]["enabled"] is True
+    timed = acp_tray("dnd", "for", "30m")
+    assert timed.stdout.startswith("do not disturb: on until ")
+    assert acp_tray("dnd", "until", "tomorrow").stdout.startswith("do not disturb: on until ")
+    assert acp_tray("dnd", "off").stdout.strip() == "do not disturb: off"
+    text = paths.config_file().read_text()
+    assert "# Do not disturb: no native notifications" in text  # the explanatory comments survive
+    bad = acp_tray("dnd", "for", "soon")
+    assert bad.returncode == 1 and "not a duration" in bad.stderr
+
+
+@pytest.mark.parametrize("args", [["prefs"], ["dnd"]])
+def test_subcommands_need_an_action(args: list[str]) -> None:
+    assert acp_tray(*args).returncode == 2

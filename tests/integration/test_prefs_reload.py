@@ -1,0 +1,136 @@
+"""Preferences change under a running daemon: hot reload, bad edits, DND from the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import cli_env, scripted_command
+from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+
+from acp_tray.daemon import Daemon
+from acp_tray.events import AgentStatus
+from acp_tray.history import HistoryWriter, read_history
+from acp_tray.prefs.load import read_preferences
+from acp_tray.presentation.router import Presentation
+
+
+async def wait_until(predicate: Any, timeout: float = 20.0) -> None:
+    async def loop() -> None:
+        while not predicate():
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
+    shown: list[Presentation] = []
+    statuses: list[AgentStatus] = []
+    daemon = Daemon(
+        read_preferences(path),
+        history=HistoryWriter(tmp_path / "history.jsonl"),
+        surfaces=[shown.append],
+        status=statuses.append,
+        prefs_path=path,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.sleep(0.5)  # let the watcher start
+        path.write_text('# edited\n[severity.info]\nroute = "tray"\n', encoding="utf-8")
+        await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
+
+        good = daemon.prefs
+        for broken in ('[severity.info]\nroute = "loud"\n', "[severity.info\n", "[nope]\nx = 1\n"):
+            path.write_text(broken, encoding="utf-8")
+            count = len(shown)
+            await wait_until(lambda c=count: len(shown) > c)  # the local notice from acp-tray itself
+            assert daemon.prefs == good  # the last good settings stay in force
+            assert path.read_text(encoding="utf-8") == broken  # and the file is left as the person saved it
+            report = shown[-1]
+            assert report.agent == "acp-tray" and report.severity == "error" and report.notify
+            assert report.title == "Preferences not applied" and str(path) in (report.description or "")
+
+        path.unlink()  # deleted mid-run: reported, settings kept
+        count = len(shown)
+        await wait_until(lambda: len(shown) > count)
+        assert "no such file" in (shown[-1].description or "") and daemon.prefs == good
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)
+    records = [r for r in read_history(tmp_path / "history.jsonl") if isinstance(r, dict)]
+    assert [r["agent"] for r in records] == ["acp-tray"] * 4
+
+
+def test_editing_the_file_changes_the_routing_of_the_next_notice(tmp_path: Path) -> None:
+    go1, go2 = tmp_path / "go1", tmp_path / "go2"
+    steps = [
+        {"update": {"sessionUpdate": "notice", "severity": "info", "title": "first info"}},
+        {"wait_file": str(go1)},
+        {"update": {"sessionUpdate": "notice", "severity": "info", "title": "second info"}},
+        {"update": {"sessionUpdate": "notice", "severity": "error", "title": "marker one"}},
+        {"wait_file": str(go2)},
+        {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "during dnd"}},
+        {"update": {"sessionUpdate": "notice", "severity": "error", "title": "marker two"}},
+    ]
+    config = tmp_path / "config.toml"
+    agent = (
+        "[agents.bot]\n"
+        f"command = {json.dumps(scripted_command())}\n"
+        f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n"
+    )
+    config.write_text('[dnd]\nallow = ["error"]  # errors break through\n\n' + agent, encoding="utf-8")
+    daemon = DaemonProcess("run", "--headless", "--config", str(config), "-v")
+    try:
+        daemon.wait_for_line("first info")
+        # the person routes info to the tray only
+        config.write_text('[dnd]\nallow = ["error"]  # errors break through\n[severity.info]\nroute = "tray"\n' + agent)
+        daemon.wait_for_stderr("preferences reloaded")
+        go1.touch()
+        daemon.wait_for_line("marker one")
+        assert not any("second info" in line for line in daemon.seen)
+        # DND switched on from the CLI while the daemon runs
+        result = subprocess.run(
+            [sys.executable, "-m", "acp_tray", "dnd", "for", "1h", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            env=cli_env(),
+            check=True,
+        )
+        assert result.stdout.startswith("do not disturb: on until")
+        assert "# errors break through" in config.read_text()  # the person's comment survives
+        daemon.wait_for_stderr("do not disturb: on until")
+        go2.touch()
+        daemon.wait_for_line("marker two")
+        assert not any("during dnd" in line for line in daemon.seen)
+        assert daemon.stop() == 0
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+    records = _wait_for_history(lambda records: len(records) >= 5)
+    routing = {r["title"]: (r["route"], r["suppressed"], r["notified"], r["tray"]) for r in records}
+    assert routing["first info"] == ("both", None, True, True)
+    assert routing["second info"] == ("tray", None, False, True)
+    assert routing["during dnd"] == ("both", "dnd", False, True)
+    assert routing["marker two"] == ("both", None, True, True)  # allowed through DND
+
+
+def _wait_for_history(predicate: Any, timeout: float = 10.0) -> list[dict[str, Any]]:
+    import time
+
+    from acp_tray import paths
+
+    deadline = time.monotonic() + timeout
+    records: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        records = [r for r in read_history(paths.history_file()) if isinstance(r, dict)]
+        if predicate(records):
+            break
+        time.sleep(0.1)
+    return records

@@ -68,3 +68,10 @@ def test_unreadable_file(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(PreferencesError, match="cannot read"):
         load_preferences(path, explicit=True)
+
+
+def test_a_partial_severity_table_keeps_that_severitys_other_defaults() -> None:
+    prefs = parse_preferences('[severity.info]\nroute = "tray"\n[severity.error]\ntimeout = 9\n', Path("f.toml"))
+    assert (prefs.severity.info.route, prefs.severity.info.timeout) == ("tray", 5)
+    assert (prefs.severity.error.route, prefs.severity.error.timeout) == ("both", 9)
+    assert prefs.severity.warning.timeout == 0 and prefs.severity.other.timeout == 10

@@ -12,7 +12,7 @@ from datetime import datetime, time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 Route = Literal["notify", "tray", "both", "none"]
 SeverityClass = Literal["info", "warning", "error", "other"]
@@ -55,31 +55,32 @@ class SeverityPrefs(_Strict):
     timeout: int = Field(ge=0, le=MAX_TIMEOUT)
 
 
-class InfoPrefs(SeverityPrefs):
-    route: Route = "both"
-    timeout: int = Field(default=5, ge=0, le=MAX_TIMEOUT)
-
-
-class WarningPrefs(SeverityPrefs):
-    route: Route = "both"
-    timeout: int = Field(default=0, ge=0, le=MAX_TIMEOUT)
-
-
-class ErrorPrefs(SeverityPrefs):
-    route: Route = "both"
-    timeout: int = Field(default=0, ge=0, le=MAX_TIMEOUT)
-
-
-class OtherPrefs(SeverityPrefs):
-    route: Route = "both"
-    timeout: int = Field(default=10, ge=0, le=MAX_TIMEOUT)
+_SEVERITY_DEFAULTS: dict[SeverityClass, dict[str, Any]] = {
+    "info": {"route": "both", "timeout": 5},
+    "warning": {"route": "both", "timeout": 0},
+    "error": {"route": "both", "timeout": 0},
+    "other": {"route": "both", "timeout": 10},
+}
 
 
 class SeverityTable(_Strict):
-    info: InfoPrefs = InfoPrefs()
-    warning: WarningPrefs = WarningPrefs()
-    error: ErrorPrefs = ErrorPrefs()
-    other: OtherPrefs = OtherPrefs()
+    info: SeverityPrefs = SeverityPrefs(**_SEVERITY_DEFAULTS["info"])
+    warning: SeverityPrefs = SeverityPrefs(**_SEVERITY_DEFAULTS["warning"])
+    error: SeverityPrefs = SeverityPrefs(**_SEVERITY_DEFAULTS["error"])
+    other: SeverityPrefs = SeverityPrefs(**_SEVERITY_DEFAULTS["other"])
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_in_defaults(cls, data: object) -> object:
+        """A table that sets only `route` keeps that severity's own default `timeout`, and vice versa."""
+        if not isinstance(data, dict):
+            return data
+        return {
+            name: {**_SEVERITY_DEFAULTS[name], **value}
+            if name in _SEVERITY_DEFAULTS and isinstance(value, dict)
+            else value
+            for name, value in data.items()
+        }
 
     def of(self, severity_class: SeverityClass) -> SeverityPrefs:
         prefs: SeverityPrefs = getattr(self, severity_class)

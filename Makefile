@@ -22,12 +22,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.installed $@
 
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
+	bash .ci/system-deps
 	npm ci --prefix tests/interop --no-audit --no-fund
 
 run: $(VENV)/.installed
 	$(BIN)/acp-tray run
 
 test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json
+	bash .ci/system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test

@@ -32,6 +32,27 @@ def validator_for(version: str, ref: str, unstable: bool = True) -> jsonschema.p
     return jsonschema.Draft202012Validator({"$defs": document["$defs"], "$ref": f"#/$defs/{ref}"})
 
 
+@pytest.fixture(scope="session")
+def desktop() -> Iterator[Any]:
+    """A real Xvfb + private D-Bus session bus + dunst, shared by the tests that need one."""
+    from tests.desktop.session import DesktopSession, missing_tools
+
+    missing = missing_tools()
+    if missing:
+        pytest.fail(f"install the Debian packages {' '.join(missing)} (make test does, as root)")
+    with DesktopSession() as session:
+        yield session
+
+
+@pytest.fixture
+def desktop_env(desktop: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The desktop session's variables, set in this process too (for in-process backends)."""
+    for key, value in desktop.env.items():
+        monkeypatch.setenv(key, value)
+    desktop.close_all()
+    return dict(desktop.env)
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own XDG config/state/runtime dirs: real files, never the user's."""

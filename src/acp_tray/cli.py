@@ -22,7 +22,9 @@ import tomlkit
 from acp_tray import __version__, paths
 from acp_tray.daemon import Daemon
 from acp_tray.history import HistoryWriter, read_history
+from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
+from acp_tray.notifiers.select import backends_for
 from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
 from acp_tray.prefs.write import set_dnd
@@ -57,12 +59,20 @@ def _fail(message: str, code: int = 2) -> int:
 # run --------------------------------------------------------------------------------------
 
 
-async def _run_headless(daemon: Daemon) -> None:
+async def _serve(daemon: Daemon, chain: NotifierChain | None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await daemon.run(stop)
+    if chain is not None:
+        print(f"notifications: {await chain.start()}", flush=True)
+    try:
+        await daemon.run(stop)
+    finally:
+        if chain is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(chain.drain(), 3.0)
+            await chain.aclose()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -77,22 +87,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         source = f"{loaded.source}" + (" (created with the defaults; edit it any time)" if loaded.created else "")
     history = HistoryWriter(paths.history_file())
     names = ", ".join(loaded.prefs.agents) or "none"
+    headless = args.headless or loaded.prefs.notifier == "console"
+    mode = "headless" if headless else "with desktop notifications"
     print(
-        f"acp-tray {__version__} running headless · preferences: {source} · agents: {names}\n"
+        f"acp-tray {__version__} running {mode} · preferences: {source} · agents: {names}\n"
         f"history: {history.path} · Ctrl+C to stop",
         flush=True,
     )
     if not loaded.prefs.agents:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
-    daemon = Daemon(
-        loaded.prefs,
-        history=history,
-        surfaces=[console.present],
-        status=console.status,
-        prefs_path=loaded.source,
-    )
-    asyncio.run(_run_headless(daemon))
+    daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
+    chain = None
+    if headless:
+        daemon.add_surface(console.present)
+    else:
+        chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
+        daemon.add_surface(chain.present)
+    asyncio.run(_serve(daemon, chain))
     return 0
 
 

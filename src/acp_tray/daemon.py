@@ -20,6 +20,7 @@ from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.watch import watch_file
 from acp_tray.presentation.clock import Clock, SystemClock
+from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.protocol.notice import Notice
 
@@ -55,6 +56,7 @@ class Daemon:
         self._prefs_path = prefs_path
         self._advertise_notices = advertise_notices
         self.router = Router(prefs, clock or SystemClock())
+        self.recent = Recent()
         self.hosts: dict[str, AgentHost] = {}
         self._agent_tasks: dict[str, asyncio.Task[None]] = {}
         self._summary_timer: asyncio.TimerHandle | None = None
@@ -169,7 +171,21 @@ class Daemon:
         else:
             self._status(event)
 
+    def local_action(self, group: int, what: str) -> None:
+        """A person acted on a shown notification ("clicked", "closed", "expired").
+
+        Local only: it may mark the item read in the tray list; nothing reaches any agent.
+        """
+        if what in ("clicked", "closed"):
+            self.recent.mark_read(group)
+        log.debug("notification %d %s", group, what)
+
+    def add_surface(self, surface: Surface) -> None:
+        self._surfaces.append(surface)
+
     def _present(self, presentation: Presentation) -> None:
+        if presentation.tray:
+            self.recent.add(presentation)
         for surface in self._surfaces:
             try:
                 surface(presentation)

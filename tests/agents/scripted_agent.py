@@ -14,7 +14,8 @@ It answers `initialize` and `session/new` properly, then plays the steps given a
   {"wait_file": PATH}        wait until PATH exists (a test's go-ahead)
   {"exit": CODE}             exit immediately with CODE
 
-Everything it receives is appended as JSON lines to `$SCRIPTED_AGENT_LOG` when set.
+Everything it receives is appended as JSON lines to `$SCRIPTED_AGENT_LOG` when set, and
+every raw byte read from stdin is copied to `$SCRIPTED_AGENT_STDIN_COPY` when set.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 from typing import Any
 
 LOG = os.environ.get("SCRIPTED_AGENT_LOG")
+STDIN_COPY = os.environ.get("SCRIPTED_AGENT_STDIN_COPY")
 _next_id = 1000
 
 
@@ -46,6 +48,9 @@ def send(message: dict[str, Any]) -> None:
 
 def read() -> dict[str, Any] | None:
     line = sys.stdin.buffer.readline()
+    if STDIN_COPY:
+        with open(STDIN_COPY, "ab") as handle:
+            handle.write(line)
     if not line:
         return None
     message = json.loads(line)

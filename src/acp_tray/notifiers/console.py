@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TextIO
 
 from acp_tray.events import AgentState, AgentStatus
+from acp_tray.notifiers.content import Notification
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
@@ -96,3 +97,21 @@ class ConsoleNotifier:
 
     def _print(self, line: str) -> None:
         print(line, file=self._stream, flush=True)
+
+
+class ConsoleBackend:
+    """The last resort of the native chain: the notification becomes a console line."""
+
+    name = "console"
+
+    def __init__(self, console: ConsoleNotifier) -> None:
+        self._console = console
+
+    async def start(self) -> str:
+        return "console lines"
+
+    async def notify(self, notification: Notification) -> None:
+        self._console.present(notification.presentation)
+
+    async def aclose(self) -> None:
+        return None

@@ -141,7 +141,11 @@ class RateLimitPrefs(_Strict):
     per: float = Field(default=10.0, gt=0, le=24 * 3600)
 
 
+Notifier = Literal["auto", "freedesktop", "plyer", "console"]
+
+
 class Preferences(_Strict):
+    notifier: Notifier = "auto"
     severity: SeverityTable = SeverityTable()
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()

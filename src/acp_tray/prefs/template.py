@@ -8,6 +8,12 @@ DEFAULT_FILE = """\
 # An invalid file is reported (file, line, reason) and the last good settings stay in force.
 # `acp-tray prefs validate` checks this file; `acp-tray prefs edit` opens it.
 
+# Where native notifications go: "auto" (the desktop's notification server over D-Bus on
+# Linux/BSD, plyer on macOS and Windows), "freedesktop", "plyer", or "console" (terminal
+# lines only). A backend that fails falls back to the next one and is retried later.
+# Read at start: restart acp-tray after changing it.
+notifier = "auto"
+
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)

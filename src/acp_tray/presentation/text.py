@@ -16,11 +16,23 @@ _WHITESPACE = re.compile(r"[\t\n\r\v\f\u0085\u2028\u2029]+")
 # C0/C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width no-break
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_BREAK = re.compile("[\n\r\v\f\u0085\u2028\u2029]")
 
 
-def plain_line(text: str, limit: int) -> str:
-    text = _SURROGATE.sub("\ufffd", text[: limit * 4])
-    text = _INVISIBLE.sub("", _WHITESPACE.sub(" ", text)).strip()
+def _bounded(text: str, limit: int) -> str:
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
+
+
+def plain_line(text: str, limit: int) -> str:
+    """One line: every line break or tab becomes a space."""
+    text = _SURROGATE.sub("\ufffd", text[: limit * 4])
+    return _bounded(_INVISIBLE.sub("", _WHITESPACE.sub(" ", text)).strip(), limit)
+
+
+def plain_text(text: str, limit: int) -> str:
+    """Several lines allowed (\\n kept, other breaks normalised to it); everything else as `plain_line`."""
+    text = _SURROGATE.sub("\ufffd", text[: limit * 4]).replace("\r\n", "\n")
+    lines = [_INVISIBLE.sub("", part).strip() for part in _LINE_BREAK.split(text.replace("\t", " "))]
+    return _bounded("\n".join(lines).strip(), limit)

@@ -1,0 +1,51 @@
+"""What a native notification says: built once, sanitised once, for every backend.
+
+Untrusted text (agent name, title, description) loses control characters and bidi overrides
+and is bounded in length, title and description separately. Backends may escape further for
+their own format (markup) but never see raw agent text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from acp_tray.presentation.router import Presentation, severity_class
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
+
+
+class Urgency(IntEnum):
+    """freedesktop urgency levels."""
+
+    LOW = 0
+    NORMAL = 1
+    CRITICAL = 2
+
+
+# info is NORMAL, not LOW: several servers (e.g. KDE Plasma by default) never pop up LOW.
+_URGENCY = {"info": Urgency.NORMAL, "warning": Urgency.NORMAL, "error": Urgency.CRITICAL, "other": Urgency.NORMAL}
+
+
+@dataclass(frozen=True)
+class Notification:
+    group: int  # local id: repeats of a coalesced notice share it (updated in place)
+    summary: str  # "agent: title ×3" (plain text)
+    body: str  # the description (plain text, may hold line breaks), "" if none
+    urgency: Urgency
+    timeout: int  # seconds; 0 = until dismissed
+    presentation: Presentation
+
+
+def notification_of(p: Presentation) -> Notification:
+    agent = plain_line(p.agent, NAME_LIMIT)
+    title = plain_line(p.title, TITLE_LIMIT)
+    count = f" ×{p.count}" if p.count > 1 else ""
+    body = plain_text(p.description, DESCRIPTION_LIMIT) if p.description else ""
+    return Notification(
+        group=p.group,
+        summary=f"{agent}: {title}{count}",
+        body=body,
+        urgency=_URGENCY[severity_class(p.kind)],
+        timeout=p.timeout,
+        presentation=p,
+    )

@@ -1,0 +1,77 @@
+"""Native notifications through plyer's public API (macOS, Windows; last resort on Linux).
+
+plyer's weak spots, guarded here:
+- on Linux without dbus-python it runs `notify-send TITLE MESSAGE ...`: a title or message
+  that starts with `-` would be read as an option (`--help`, `-u critical`), so such text gets
+  a zero-width space in front and is always a positional argument;
+- in a Flatpak it builds a GVariant text by string concatenation: quotes and backslashes in
+  agent text are replaced so they cannot end the string;
+- it blocks (a subprocess or a native call), so it runs in a worker thread.
+On Linux it ignores notify-send's failures and cannot expire a notification, which is why it
+is never the default there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from acp_tray.assets import icon_path
+from acp_tray.notifiers.backend import BackendUnavailableError
+from acp_tray.notifiers.content import Notification
+
+ZERO_WIDTH_SPACE = "\u200b"
+
+
+def argument_safe(text: str) -> str:
+    """Text that can never be taken for a command-line option or end a quoted GVariant string."""
+    if sys.platform.startswith("linux"):
+        text = text.replace("'", "\u2019").replace("\\", "\u29f5")
+    return ZERO_WIDTH_SPACE + text if text.startswith("-") else text
+
+
+def _linux_session_bus() -> bool:
+    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")
+    return bool(address) or os.path.exists(f"/run/user/{os.getuid()}/bus")
+
+
+class PlyerBackend:
+    name = "plyer"
+
+    def __init__(self, *, icon: Path | None = None) -> None:
+        self._icon = str(icon or icon_path(128 if sys.platform != "win32" else 64))
+        self._lock = asyncio.Lock()  # one blocking call at a time
+
+    async def start(self) -> str:
+        if sys.platform.startswith("linux") and not _linux_session_bus():
+            raise BackendUnavailableError("no session bus, so notify-send cannot work either")
+        if sys.platform.startswith("linux") and not os.path.isdir("/app") and not shutil.which("notify-send"):
+            raise BackendUnavailableError("notify-send is not installed")
+        try:
+            from plyer import notification
+        except Exception as exc:  # plyer raises many kinds on import
+            raise BackendUnavailableError(f"plyer is not usable: {exc}") from exc
+        del notification
+        return f"plyer on {sys.platform}"
+
+    async def notify(self, notification: Notification) -> None:
+        from plyer import notification as facade
+
+        kwargs = {
+            "title": argument_safe(notification.summary),
+            "message": argument_safe(notification.body or " "),
+            "app_name": "acp-tray",
+            "app_icon": self._icon,
+            "timeout": notification.timeout or 10,
+        }
+        async with self._lock:
+            try:
+                await asyncio.to_thread(facade.notify, **kwargs)
+            except Exception as exc:
+                raise BackendUnavailableError(f"plyer: {type(exc).__name__}: {exc}") from exc
+
+    async def aclose(self) -> None:
+        return None

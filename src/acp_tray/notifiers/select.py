@@ -1,0 +1,27 @@
+"""Which notification backends to use, from the `notifier` preference and the platform."""
+
+from __future__ import annotations
+
+import sys
+
+from acp_tray.notifiers.backend import Backend, LocalAction
+from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
+from acp_tray.notifiers.plyer_backend import PlyerBackend
+
+
+def freedesktop_platform() -> bool:
+    return sys.platform not in ("win32", "darwin")
+
+
+def backends_for(choice: str, console: ConsoleNotifier, on_action: LocalAction) -> list[Backend]:
+    """`auto`: freedesktop D-Bus first on Linux/BSD, plyer next (first on macOS and Windows),
+    and the console always last so a notice is never lost."""
+    chosen: list[Backend] = []
+    if choice in ("auto", "freedesktop") and freedesktop_platform():
+        from acp_tray.notifiers.freedesktop import FreedesktopBackend
+
+        chosen.append(FreedesktopBackend(on_action))
+    if choice == "plyer" or (choice == "auto"):
+        chosen.append(PlyerBackend())
+    chosen.append(ConsoleBackend(console))
+    return chosen

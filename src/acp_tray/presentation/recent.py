@@ -1,0 +1,66 @@
+"""The tray's "Recent" list: the newest presented items, coalesced repeats updated in place.
+
+Bounded (oldest dropped), local only: reading, clearing or dismissing changes nothing
+anywhere but here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from acp_tray.presentation.router import Presentation
+from acp_tray.protocol.notice import SeverityKind
+
+DEFAULT_SIZE = 15
+
+
+@dataclass(frozen=True)
+class RecentItem:
+    group: int
+    agent: str
+    severity: str
+    kind: SeverityKind
+    title: str
+    description: str | None
+    count: int
+    time: datetime
+    unread: bool
+    source: str
+
+
+class Recent:
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        self._size = size
+        self._items: OrderedDict[int, RecentItem] = OrderedDict()  # oldest first
+
+    def add(self, p: Presentation) -> None:
+        self._items.pop(p.group, None)
+        self._items[p.group] = RecentItem(
+            p.group, p.agent, p.severity, p.kind, p.title, p.description, p.count, p.time, True, p.source
+        )
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+    def mark_read(self, group: int) -> bool:
+        item = self._items.get(group)
+        if item is None or not item.unread:
+            return False
+        self._items[group] = dataclasses.replace(item, unread=False)
+        return True
+
+    def mark_all_read(self) -> None:
+        for group in list(self._items):
+            self.mark_read(group)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def items(self) -> tuple[RecentItem, ...]:
+        """Newest first."""
+        return tuple(reversed(self._items.values()))
+
+    def unread(self) -> int:
+        return sum(item.unread for item in self._items.values())

@@ -37,8 +37,10 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-test
+	bash .ci/system-deps
 	$(BIN)/python benchmarks/parse_notices.py
+	$(BIN)/python benchmarks/dispatch.py
 
 clean:
 	rm -rf $(VENV) tests/interop/node_modules build dist src/*.egg-info

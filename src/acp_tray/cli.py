@@ -88,9 +88,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     history = HistoryWriter(paths.history_file())
     names = ", ".join(loaded.prefs.agents) or "none"
     headless = args.headless or loaded.prefs.notifier == "console"
-    mode = "headless" if headless else "with desktop notifications"
+    mode = " headless" if headless else ""
     print(
-        f"acp-tray {__version__} running {mode} · preferences: {source} · agents: {names}\n"
+        f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
         f"history: {history.path} · Ctrl+C to stop",
         flush=True,
     )

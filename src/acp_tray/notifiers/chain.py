@@ -60,8 +60,9 @@ class NotifierChain:
                 self._down_until[backend.name] = self._monotonic() + self._retry_after
                 notes.append(f"{backend.name}: {exc}")
                 continue
-            active = f"{backend.name} ({description})"
-            return active + (f"; skipped {'; '.join(notes)}" if notes else "")
+            if backend.name == "console" and notes:
+                return f"presenting on the console; no desktop notifications here ({'; '.join(notes)})"
+            return f"{backend.name} ({description})" + (f"; skipped {'; '.join(notes)}" if notes else "")
         return "none available: " + "; ".join(notes)
 
     @property

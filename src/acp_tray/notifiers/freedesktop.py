@@ -85,9 +85,10 @@ class FreedesktopBackend:
                 )
         except (TimeoutError, BackendUnavailableError, OSError, ValueError, EOFError) as exc:
             await self.aclose()
-            raise BackendUnavailableError(
-                f"no notification server on the session bus ({exc or type(exc).__name__})"
-            ) from exc
+            reason = str(exc) or type(exc).__name__
+            if "DBUS_SESSION_BUS_ADDRESS" in reason:
+                reason = "no session bus"
+            raise BackendUnavailableError(f"no notification server ({reason})") from exc
         self.capabilities = frozenset(capabilities[0])
         self.markup = "body-markup" in self.capabilities
         name, vendor, version = (str(part) for part in info[:3])

@@ -47,7 +47,7 @@ class PlyerBackend:
 
     async def start(self) -> str:
         if sys.platform.startswith("linux") and not _linux_session_bus():
-            raise BackendUnavailableError("no session bus, so notify-send cannot work either")
+            raise BackendUnavailableError("no session bus for notify-send")
         if sys.platform.startswith("linux") and not os.path.isdir("/app") and not shutil.which("notify-send"):
             raise BackendUnavailableError("notify-send is not installed")
         try:

@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from acp.connection import Connection  # noqa: E402
-from tests.desktop.session import HERE, DesktopSession  # noqa: E402
 
 from acp_tray.agents.client_handler import ClientHandler  # noqa: E402
 from acp_tray.agents.transport import LineTransport  # noqa: E402
@@ -44,6 +43,7 @@ from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
 from acp_tray.protocol.notice import severity_kind  # noqa: E402
+from tests.desktop.session import HERE, DesktopSession  # noqa: E402
 
 
 def presentation(group: int) -> Presentation:

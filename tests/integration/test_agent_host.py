@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import EventLog, scripted_command, validator_for
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
+from tests.conftest import EventLog, scripted_command, validator_for
 
 
 def scripted(steps: list[dict[str, Any]], tmp_path: Path, **env: str) -> AgentSpec:

@@ -13,9 +13,9 @@ from pathlib import Path
 from queue import Empty, Queue
 
 import pytest
-from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command
 
 from acp_tray.demo_agent import DEMO_NOTICES
+from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command
 
 
 class Daemon:

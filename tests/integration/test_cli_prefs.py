@@ -9,10 +9,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from tests.conftest import cli_env
 
 from acp_tray import paths
 from acp_tray.prefs.template import DEFAULT_FILE
+from tests.conftest import cli_env
 
 
 def acp_tray(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -12,14 +12,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import cli_env, scripted_command
-from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+import pytest
 
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from acp_tray.presentation.router import Presentation
 from acp_tray.protocol.notice import severity_kind
+from tests.conftest import cli_env, scripted_command
+from tests.integration.test_cli_daemon import Daemon as DaemonProcess
 
 NOW = datetime(2026, 11, 29, 12, 0)
 
@@ -205,3 +206,20 @@ def _wait_for_history_title(title: str, timeout: float = 30.0) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"{title!r} never reached the history")
+
+
+@pytest.mark.filterwarnings("ignore:The Python dbus package")  # expected: plyer's notify-send path
+async def test_plyer_linux_path_never_turns_text_into_notify_send_options(
+    desktop: Any, desktop_env: dict[str, str]
+) -> None:
+    from acp_tray.notifiers.content import Notification, Urgency
+    from acp_tray.notifiers.plyer_backend import PlyerBackend
+
+    mark = desktop.mark()
+    backend = PlyerBackend()
+    assert (await backend.start()).startswith("plyer")
+    hostile = Notification(1, "--help", "-u critical", Urgency.NORMAL, 5, presentation(1, "x"))
+    await backend.notify(hostile)
+    shown = desktop.since(mark)
+    assert [(item["summary"], item["body"]) for item in shown] == [("\u200b--help", "\u200b-u critical")]
+    assert urgency_of(shown[0]) == "normal"  # "-u critical" did not become an option

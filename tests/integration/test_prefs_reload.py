@@ -9,14 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import cli_env, scripted_command
-from tests.integration.test_cli_daemon import Daemon as DaemonProcess
-
 from acp_tray.daemon import Daemon
 from acp_tray.events import AgentStatus
 from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
+from tests.conftest import cli_env, scripted_command
+from tests.integration.test_cli_daemon import Daemon as DaemonProcess
 
 
 async def wait_until(predicate: Any, timeout: float = 20.0) -> None:

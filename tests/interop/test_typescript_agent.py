@@ -9,10 +9,10 @@ import asyncio
 import shutil
 
 import pytest
-from tests.conftest import ROOT, TS_AGENT, EventLog
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
+from tests.conftest import ROOT, TS_AGENT, EventLog
 
 
 @pytest.fixture

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import validator_for
 
 from acp_tray import __version__
 from acp_tray.agents.client_handler import safe_permission_outcome
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
+from tests.conftest import validator_for
 
 
 @pytest.mark.parametrize("unstable", [True, False])

@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 import warnings
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +41,12 @@ from acp_tray.notifiers.content import Notification  # noqa: E402
 from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
-from acp_tray.protocol.notice import severity_kind  # noqa: E402
+from tests.conftest import make_presentation  # noqa: E402
 from tests.desktop.session import HERE, DesktopSession  # noqa: E402
 
 
 def presentation(group: int) -> Presentation:
-    return Presentation(
-        group, "bench", "s", "info", severity_kind("info"), f"notice {group}", "body", 1, 1, True, True, datetime.now()
-    )
+    return make_presentation(group, f"notice {group}", agent="bench", description="body", timeout=1)  # type: ignore[no-any-return]
 
 
 async def ours(count: int) -> float:

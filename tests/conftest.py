@@ -63,6 +63,31 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     yield tmp_path
 
 
+def make_presentation(group: int = 1, title: str = "T", severity: str = "info", **fields: Any) -> Any:
+    """A presentation as the router would make it, for tests of the surfaces."""
+    from datetime import datetime
+
+    from acp_tray.presentation.router import Presentation
+    from acp_tray.protocol.notice import severity_kind
+
+    values: dict[str, Any] = {
+        "group": group,
+        "agent": "bot",
+        "session_id": "s",
+        "severity": severity,
+        "kind": severity_kind(severity),
+        "title": title,
+        "description": None,
+        "count": 1,
+        "timeout": 5,
+        "notify": True,
+        "tray": True,
+        "time": datetime(2026, 11, 29, 12, 0),
+    }
+    values.update(fields)
+    return Presentation(**values)
+
+
 def scripted_command() -> list[str]:
     return [sys.executable, str(SCRIPTED_AGENT)]
 

@@ -24,45 +24,55 @@ RAW_LIMIT = 4000
 log = logging.getLogger(__name__)
 
 
+_NOT_ROUTED: dict[str, Any] = {"route": None, "suppressed": None, "count": 1, "notified": False, "tray": False}
+
+
+def _routing(decision: Decision | None) -> dict[str, Any]:
+    if decision is None:
+        return dict(_NOT_ROUTED)
+    return {
+        "route": decision.route,
+        "suppressed": decision.suppressed,
+        "count": decision.count,
+        "notified": decision.notify,
+        "tray": decision.tray,
+    }
+
+
 def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
-    """The history record of an event: the agent's strings exactly as sent, and what was decided."""
+    """The history record of an event: the agent's strings exactly as sent, and what was decided.
+
+    Every record has the same keys; a malformed one also has `field` and `raw`."""
+    common = {
+        "time": event.time.isoformat(timespec="milliseconds"),
+        "agent": event.agent,
+        "session_id": event.session_id,
+    }
     if isinstance(event, NoticeReceived):
         notice = event.notice
-        routing: dict[str, Any] = {"route": None, "suppressed": None, "count": 1, "notified": False, "tray": False}
-        if decision is not None:
-            routing = {
-                "route": decision.route,
-                "suppressed": decision.suppressed,
-                "count": decision.count,
-                "notified": decision.notify,
-                "tray": decision.tray,
-            }
         return {
-            "time": event.time.isoformat(timespec="milliseconds"),
-            "agent": event.agent,
-            "session_id": event.session_id,
+            **common,
             "kind": "notice",
             "severity": notice.severity,
             "title": notice.title,
             "description": notice.description,
             "meta": notice.meta,
             "reason": None,
-            **routing,
+            **_routing(decision),
         }
     raw = json.dumps(event.raw, default=repr)
     update = event.raw.get("update") if isinstance(event.raw, dict) else None
     fields = update if isinstance(update, dict) else {}
     return {
-        "time": event.time.isoformat(timespec="milliseconds"),
-        "agent": event.agent,
-        "session_id": event.session_id,
+        **common,
         "kind": "malformed",
         "severity": fields.get("severity") if isinstance(fields.get("severity"), str) else None,
         "title": fields.get("title") if isinstance(fields.get("title"), str) else None,
         "description": None,
         "meta": None,
-        "field": event.field,
         "reason": event.reason,
+        **_routing(None),
+        "field": event.field,
         "raw": raw if len(raw) <= RAW_LIMIT else raw[:RAW_LIMIT] + "…",
     }
 

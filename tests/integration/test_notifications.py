@@ -17,31 +17,11 @@ import pytest
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
-from acp_tray.presentation.router import Presentation
-from acp_tray.protocol.notice import severity_kind
 from tests.conftest import cli_env, scripted_command
+from tests.conftest import make_presentation as presentation
 from tests.integration.test_cli_daemon import Daemon as DaemonProcess
 
 NOW = datetime(2026, 11, 29, 12, 0)
-
-
-def presentation(group: int, title: str, severity: str = "info", **kw: Any) -> Presentation:
-    fields: dict[str, Any] = {
-        "group": group,
-        "agent": "bot",
-        "session_id": "s",
-        "severity": severity,
-        "kind": severity_kind(severity),
-        "title": title,
-        "description": None,
-        "count": 1,
-        "timeout": 5,
-        "notify": True,
-        "tray": True,
-        "time": NOW,
-    }
-    fields.update(kw)
-    return Presentation(**fields)
 
 
 def urgency_of(item: dict[str, Any]) -> str:

@@ -80,3 +80,15 @@ def test_unreadable_lines_are_kept_as_text(tmp_path: Path) -> None:
     items = list(read_history(path))
     assert items[0] == "not json" and items[2] == "[1]"
     assert items[1] == {"time": "bad"}
+
+
+def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
+    writer = HistoryWriter(tmp_path / "h.jsonl")
+    writer.append(received("ok"), Decision("tray", False, True, None, 1))
+    writer.append(NoticeMalformed("agent-a", None, "update.severity", "missing (required)", {"update": {}}))
+    writer.close()
+    documented = {"time", "agent", "session_id", "kind", "severity", "title", "description", "meta", "reason"}
+    documented |= {"route", "suppressed", "count", "notified", "tray"}
+    notice, malformed = (r for r in read_history(tmp_path / "h.jsonl") if isinstance(r, dict))
+    assert set(notice) == documented
+    assert set(malformed) == documented | {"field", "raw"}

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
-from typing import Any
 
 import pytest
 
@@ -13,27 +11,7 @@ from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.content import Notification, Urgency, notification_of
 from acp_tray.notifiers.plyer_backend import argument_safe
-from acp_tray.presentation.router import Presentation
-from acp_tray.protocol.notice import severity_kind
-
-
-def presentation(group: int = 1, title: str = "T", severity: str = "info", count: int = 1, **kw: Any) -> Presentation:
-    fields: dict[str, Any] = {
-        "group": group,
-        "agent": "bot",
-        "session_id": "s",
-        "severity": severity,
-        "kind": severity_kind(severity),
-        "title": title,
-        "description": None,
-        "count": count,
-        "timeout": 5,
-        "notify": True,
-        "tray": True,
-        "time": datetime(2026, 11, 29, 12, 0),
-    }
-    fields.update(kw)
-    return Presentation(**fields)
+from tests.conftest import make_presentation as presentation
 
 
 class Scripted:

@@ -49,6 +49,7 @@ class NotifierChain:
         self._idle.set()
         self.delivered: dict[str, int] = {backend.name: 0 for backend in self.backends}
         self.dropped = 0
+        self._closed = False
 
     async def start(self) -> str:
         """Start each backend; return which one will be used, and why others will not."""
@@ -79,7 +80,7 @@ class NotifierChain:
         return None
 
     def present(self, presentation: Presentation) -> None:
-        if not presentation.notify:
+        if not presentation.notify or self._closed:
             return
         notification = notification_of(presentation)
         self._pending[notification.group] = notification
@@ -98,6 +99,8 @@ class NotifierChain:
         await self._idle.wait()
 
     def _kick(self) -> None:
+        if self._closed:
+            return
         for group in list(self._pending):
             if len(self._tasks) >= self._max_in_flight:
                 break
@@ -157,6 +160,9 @@ class NotifierChain:
         return True
 
     async def aclose(self) -> None:
+        self._closed = True
+        self._pending.clear()
+        self._idle.set()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,59 @@
+"""What the tray shows, as one immutable value handed from the daemon's loop to the tray thread."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from acp_tray.events import AgentState
+from acp_tray.presentation.dnd import DndState
+from acp_tray.presentation.recent import RecentItem
+from acp_tray.protocol.notice import SeverityKind
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    name: str
+    state: AgentState
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TraySnapshot:
+    agents: tuple[AgentRow, ...] = ()
+    dnd: DndState = dataclasses.field(default_factory=lambda: DndState(False))
+    quiet_hours_enabled: bool = False
+    recent: tuple[RecentItem, ...] = ()  # newest first
+    missed_during_dnd: int = 0
+
+    @property
+    def unread(self) -> int:
+        return sum(item.unread for item in self.recent)
+
+    @property
+    def connected(self) -> int:
+        return sum(row.state is AgentState.CONNECTED for row in self.agents)
+
+
+_RANK = {SeverityKind.ERROR: 4, SeverityKind.WARNING: 3, SeverityKind.EXTENSION: 2, SeverityKind.FUTURE: 2}
+
+
+def badge_of(snapshot: TraySnapshot) -> str:
+    """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other")."""
+    unread = [item.kind for item in snapshot.recent if item.unread]
+    if not unread:
+        return "none"
+    worst = max(unread, key=lambda kind: _RANK.get(kind, 1))
+    return {SeverityKind.ERROR: "error", SeverityKind.WARNING: "warning", SeverityKind.INFO: "info"}.get(worst, "other")
+
+
+def tooltip_of(snapshot: TraySnapshot) -> str:
+    """One line: "3 unread · 2 agents connected · DND until 14:00"."""
+    parts = [f"{snapshot.unread} unread" if snapshot.unread else "nothing unread"]
+    total = len(snapshot.agents)
+    parts.append(
+        f"{snapshot.connected}/{total} agents connected" if total != 1 else f"{snapshot.connected}/1 agent connected"
+    )
+    if snapshot.dnd.active:
+        parts.append(f"DND until {snapshot.dnd.until:%H:%M}" if snapshot.dnd.until else "DND on")
+    return "acp-tray · " + " · ".join(parts)

@@ -1,0 +1,133 @@
+"""The tray's pure parts: badge, tooltip, menu model and the icon renderer's pixels."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from acp_tray.events import AgentState
+from acp_tray.presentation.dnd import DndState
+from acp_tray.presentation.recent import Recent, RecentItem
+from acp_tray.protocol.notice import severity_kind
+from acp_tray.tray.icon import BADGE_COLOURS, DND_GREY, badge_pixel, dnd_pixel, render
+from acp_tray.tray.menu import SEPARATOR, Entry, menu_of, recent_label
+from acp_tray.tray.snapshot import AgentRow, TraySnapshot, badge_of, tooltip_of
+from tests.conftest import make_presentation
+
+T = datetime(2026, 11, 29, 13, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+def item(group: int, severity: str, unread: bool = True, **kw: Any) -> RecentItem:
+    fields: dict[str, Any] = {
+        "group": group,
+        "agent": "claude",
+        "severity": severity,
+        "kind": severity_kind(severity),
+        "title": f"title {group}",
+        "description": None,
+        "count": 1,
+        "time": T,
+        "unread": unread,
+        "source": "agent",
+    }
+    fields.update(kw)
+    return RecentItem(**fields)
+
+
+@pytest.mark.parametrize(
+    ("items", "badge"),
+    [
+        ([], "none"),
+        ([item(1, "info")], "info"),
+        ([item(1, "info"), item(2, "_acme.x")], "other"),
+        ([item(1, "warning"), item(2, "_acme.x"), item(3, "info")], "warning"),
+        ([item(1, "error", unread=False), item(2, "warning")], "warning"),  # read items do not count
+        ([item(1, "error"), item(2, "warning")], "error"),
+        ([item(1, "error", unread=False)], "none"),
+    ],
+)
+def test_badge_is_the_most_severe_unread(items: list[RecentItem], badge: str) -> None:
+    assert badge_of(TraySnapshot(recent=tuple(items))) == badge
+
+
+def test_tooltip_is_one_line_summary() -> None:
+    snapshot = TraySnapshot(
+        agents=(
+            AgentRow("a", AgentState.CONNECTED),
+            AgentRow("b", AgentState.CONNECTED),
+            AgentRow("c", AgentState.EXITED),
+        ),
+        dnd=DndState(True, "manual", T.replace(hour=14)),
+        recent=(item(1, "info"), item(2, "error"), item(3, "warning"), item(4, "info", unread=False)),
+    )
+    assert tooltip_of(snapshot) == "acp-tray · 3 unread · 2/3 agents connected · DND until 14:00"
+
+
+@pytest.mark.parametrize("badge", ["none", "info", "warning", "error", "other"])
+@pytest.mark.parametrize("dnd", [False, True])
+@pytest.mark.parametrize("size", [22, 32, 64])
+def test_icon_pixels_per_state(badge: str, dnd: bool, size: int) -> None:
+    image = render(badge, dnd, size)
+    assert image.size == (size, size) and image.mode == "RGBA"
+    colour = image.getpixel(badge_pixel(size))
+    if badge == "none":
+        assert colour not in BADGE_COLOURS.values()
+    else:
+        assert _close(colour, BADGE_COLOURS[badge])
+    assert _close(image.getpixel(dnd_pixel(size)), DND_GREY) is dnd
+
+
+def _close(a: Any, b: tuple[int, int, int, int], tolerance: int = 40) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a[:3], b[:3], strict=True))
+
+
+def _find(entries: tuple[Entry, ...], label: str) -> Entry:
+    """The first entry whose label starts with `label`, preferring submenus."""
+    matches = [entry for entry in entries if entry.label.startswith(label)]
+    return next((entry for entry in matches if entry.children), matches[0])
+
+
+def test_menu_model() -> None:
+    recent = Recent()
+    recent.add(make_presentation(1, "Build failed", "error", agent="claude", count=3))
+    recent.add(make_presentation(2, "Indexed", "info", agent="gemini"))
+    recent.mark_read(2)
+    snapshot = TraySnapshot(
+        agents=(AgentRow("claude", AgentState.CONNECTED), AgentRow("gemini", AgentState.EXITED, "exit code 3")),
+        dnd=DndState(False),
+        quiet_hours_enabled=True,
+        recent=recent.items(),
+        missed_during_dnd=2,
+    )
+    menu = menu_of(snapshot)
+    assert [entry.label for entry in menu[:2]] == ["1/2 agents connected", "Do not disturb: off"]
+    assert not menu[0].enabled and SEPARATOR in menu
+    recent_menu = _find(menu, "Recent")
+    assert recent_menu.label == "Recent (1 unread) · 2 held during DND"
+    labels = [entry.label for entry in recent_menu.children]
+    assert labels[:2] == ["ℹ gemini: Indexed", "• ✖ claude: Build failed ×3"]  # newest first, unread marked
+    assert recent_menu.children[1].action == "recent:open:1"
+    assert [e.action for e in recent_menu.children[-2:]] == ["recent:read-all", "recent:clear"]
+    dnd = _find(menu, "Do not disturb").children
+    assert (dnd[0].label, dnd[0].checked, dnd[0].radio) == ("Off", True, True)
+    assert [e.action for e in dnd if e.action] == ["dnd:off", "dnd:30m", "dnd:1h", "dnd:tomorrow", "quiet-hours:toggle"]
+    assert _find(dnd, "Quiet hours").checked is True
+    agents = _find(menu, "Agents").children
+    assert [a.label for a in agents] == ["claude — connected", "gemini — exited"]
+    assert [c.action for c in agents[0].children] == ["agent:restart:claude", "agent:stop:claude", None]
+    assert [c.action for c in agents[1].children] == ["agent:restart:gemini", None, "agent:start:gemini"]
+    assert [e.action for e in menu[-3:]] == ["prefs:open", "history:open", "quit"]
+
+
+def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:
+    snapshot = TraySnapshot(dnd=DndState(True, "manual", T.replace(hour=14)))
+    dnd = _find(menu_of(snapshot), "Do not disturb").children
+    assert (dnd[0].checked, dnd[1].label, dnd[1].checked) == (False, "On, until Sun 14:00", True)
+
+
+def test_hostile_titles_stay_one_bounded_line_in_the_menu() -> None:
+    label = recent_label(item(1, "warning", title="line\nbreak \u202e" + "x" * 500, agent="a\tb"))
+    assert "\n" not in label and "\u202e" not in label and len(label) <= 70

@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from acp_tray.history import HistoryWriter, read_history
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
 from acp_tray.notifiers.select import backends_for
+from acp_tray.opener import default_opener
 from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
 from acp_tray.prefs.write import set_dnd
@@ -185,9 +185,8 @@ def _editor_command(path: Path) -> list[str] | None:
         if value:
             return [*shlex.split(value), str(path)]
     if sys.platform == "darwin":
-        return ["open", "-W", "-t", str(path)]
-    opener = shutil.which("xdg-open")
-    return [opener, str(path)] if opener else None
+        return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
+    return default_opener(path)
 
 
 def _edit(path: Path, explicit: bool) -> int:

@@ -14,15 +14,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from acp_tray.agents.host import AgentHost, AgentSpec
-from acp_tray.events import AgentStatus, Event, NoticeMalformed, NoticeReceived
+from acp_tray.events import AgentState, AgentStatus, Event, NoticeMalformed, NoticeReceived
 from acp_tray.history import HistoryWriter
+from acp_tray.opener import open_path
+from acp_tray.paths import history_file
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.watch import watch_file
+from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.clock import Clock, SystemClock
+from acp_tray.presentation.dnd import dnd_end
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.router import ACP_TRAY, Presentation, Router, severity_class
 from acp_tray.protocol.notice import Notice
+from acp_tray.tray.snapshot import AgentRow, TraySnapshot
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +35,8 @@ SHUTDOWN_GRACE = 5.0
 
 Surface = Callable[[Presentation], None]
 StatusSink = Callable[[AgentStatus], None]
+Publisher = Callable[[TraySnapshot], None]
+DND_ACTIONS = {"dnd:30m": "30m", "dnd:1h": "1h", "dnd:tomorrow": "tomorrow"}
 
 
 def spec_of(config: AgentConfig) -> AgentSpec:
@@ -62,6 +69,11 @@ class Daemon:
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
         self._background: set[asyncio.Future[None]] = set()
+        self.agent_states: dict[str, AgentStatus] = {}
+        self._publishers: list[Publisher] = []
+        self._dnd_timer: asyncio.TimerHandle | None = None
+        self._stop: asyncio.Event | None = None
+        self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
 
     @property
     def prefs(self) -> Preferences:
@@ -69,16 +81,19 @@ class Daemon:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Host every agent and present their events until `stop` is set; then shut down cleanly."""
+        self._stop = stop
         consumer = asyncio.create_task(self._consume(), name="present")
         watcher = None
         if self._prefs_path is not None:
             watcher = asyncio.create_task(watch_file(self._prefs_path, self.reload_prefs, stop), name="watch")
         self._sync_agents(self.prefs)
+        self._publish()
         try:
             await stop.wait()
         finally:
-            if self._summary_timer is not None:
-                self._summary_timer.cancel()
+            for timer in (self._summary_timer, self._dnd_timer):
+                if timer is not None:
+                    timer.cancel()
             await self._stop_agents(list(self._agent_tasks))
             await self._queue.join()
             for task in (consumer, watcher):
@@ -102,6 +117,7 @@ class Daemon:
         self.router.update_prefs(prefs)
         log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
         self._sync_agents(prefs)
+        self._publish()
 
     def _report_prefs_error(self, message: str) -> None:
         if message == self._last_prefs_error:
@@ -122,7 +138,7 @@ class Daemon:
             self._background.add(restart)
             restart.add_done_callback(self._background.discard)
         for name, spec in wanted.items():
-            if name not in self.hosts:
+            if name not in self.hosts and name not in self._stopped_by_user:
                 self._start(name, spec)
 
     async def _restart(self, names: list[str], wanted: dict[str, AgentSpec]) -> None:
@@ -168,17 +184,129 @@ class Daemon:
             self._schedule_summaries()
         elif isinstance(event, NoticeMalformed):
             self._history.append(event, None)
+            return
         else:
+            self.agent_states[event.agent] = event
             self._status(event)
+        self._publish()
 
     def local_action(self, group: int, what: str) -> None:
         """A person acted on a shown notification ("clicked", "closed", "expired").
 
         Local only: it may mark the item read in the tray list; nothing reaches any agent.
         """
-        if what in ("clicked", "closed"):
-            self.recent.mark_read(group)
+        if what in ("clicked", "closed") and self.recent.mark_read(group):
+            self._publish()
         log.debug("notification %d %s", group, what)
+
+    # the tray ----------------------------------------------------------------------------
+
+    def add_publisher(self, publisher: Publisher) -> None:
+        """`publisher` receives an immutable snapshot whenever what the tray shows changes."""
+        self._publishers.append(publisher)
+
+    def snapshot(self) -> TraySnapshot:
+        rows = []
+        for name in self.prefs.agents:
+            status = self.agent_states.get(name)
+            rows.append(AgentRow(name, status.state, status.detail) if status else AgentRow(name, AgentState.STOPPED))
+        return TraySnapshot(
+            agents=tuple(rows),
+            dnd=self.router.dnd(),
+            quiet_hours_enabled=self.prefs.dnd.quiet_hours.enabled,
+            recent=self.recent.items(),
+            missed_during_dnd=self.router.missed_during_dnd,
+        )
+
+    def _publish(self) -> None:
+        if not self._publishers:
+            return
+        snapshot = self.snapshot()
+        for publisher in self._publishers:
+            try:
+                publisher(snapshot)
+            except Exception:
+                log.exception("the tray could not take a snapshot")
+        self._schedule_dnd_end(snapshot)
+
+    def _schedule_dnd_end(self, snapshot: TraySnapshot) -> None:
+        """Publish again when DND ends, so the tray never shows a stale state (a timer, no polling)."""
+        if self._dnd_timer is not None:
+            self._dnd_timer.cancel()
+            self._dnd_timer = None
+        if snapshot.dnd.active and snapshot.dnd.until is not None:
+            delay = max(0.0, (snapshot.dnd.until - self.router.clock.now()).total_seconds()) + 0.05
+            self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._publish)
+
+    def tray_action(self, action: str) -> None:
+        """A choice in the tray menu (on the loop thread). Local state only, except agent start/stop."""
+        kind, _, argument = action.partition(":")
+        try:
+            if kind == "recent":
+                self._recent_action(argument)
+            elif action == "dnd:off" or action in DND_ACTIONS:
+                self._set_dnd(action)
+            elif action == "quiet-hours:toggle":
+                self._change_prefs(lambda path: set_quiet_hours(path, enabled=not self.prefs.dnd.quiet_hours.enabled))
+            elif kind == "agent":
+                self._agent_action(*argument.split(":", 1))
+            elif action == "prefs:open" and self._prefs_path is not None:
+                open_path(self._prefs_path)
+            elif action == "history:open":
+                open_path(history_file())
+            elif action == "quit" and self._stop is not None:
+                self._stop.set()
+        except PreferencesError as exc:
+            self._report_prefs_error(str(exc))
+        self._publish()
+
+    def _recent_action(self, what: str) -> None:
+        if what == "read-all":
+            self.recent.mark_all_read()
+            self.router.missed_during_dnd = 0
+        elif what == "clear":
+            self.recent.clear()
+            self.router.missed_during_dnd = 0
+        elif what.startswith("open:"):
+            group = int(what.removeprefix("open:"))
+            item = next((i for i in self.recent.items() if i.group == group), None)
+            if item is not None:  # show its full text again, as a native notification
+                self.recent.mark_read(group)
+                again = Presentation(
+                    group, item.agent, "", item.severity, item.kind, item.title, item.description,
+                    item.count, self.prefs.severity.of(severity_class(item.kind)).timeout, True, False,
+                    item.time, item.source,
+                )  # fmt: skip
+                for surface in self._surfaces:
+                    surface(again)
+
+    def _set_dnd(self, action: str) -> None:
+        if action == "dnd:off":
+            self._change_prefs(lambda path: set_dnd(path, enabled=False, until=None))
+            return
+        until = dnd_end(DND_ACTIONS[action], self.router.clock.now(), self.prefs.dnd.morning)
+        self._change_prefs(lambda path: set_dnd(path, enabled=True, until=until))
+
+    def _change_prefs(self, change: Callable[[Path], Preferences]) -> None:
+        """Write the change to the file (comments kept) and apply it now; the watcher agrees later."""
+        if self._prefs_path is None:
+            raise PreferencesError("no preferences file to change (running on built-in defaults)")
+        self.router.update_prefs(change(self._prefs_path))
+
+    def _agent_action(self, verb: str, name: str) -> None:
+        config = self.prefs.agents.get(name)
+        if config is None:
+            return
+        if verb == "stop":
+            self._stopped_by_user.add(name)
+        else:
+            self._stopped_by_user.discard(name)
+        if verb in ("stop", "restart"):
+            restart = asyncio.ensure_future(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
+            self._background.add(restart)
+            restart.add_done_callback(self._background.discard)
+        elif verb == "start" and name not in self._agent_tasks:
+            self._start(name, spec_of(config))
 
     def add_surface(self, surface: Surface) -> None:
         self._surfaces.append(surface)

@@ -71,7 +71,7 @@ class Presentation:
 class Router:
     def __init__(self, prefs: Preferences, clock: Clock) -> None:
         self.prefs = prefs
-        self._clock = clock
+        self.clock = clock
         self._coalescer = Coalescer()
         self._limiter = RateLimiter(prefs.rate_limit.burst, prefs.rate_limit.per)
         self.missed_during_dnd = 0  # native notifications held back by DND, for the tray
@@ -81,7 +81,7 @@ class Router:
         self._limiter.configure(prefs.rate_limit.burst, prefs.rate_limit.per)
 
     def dnd(self) -> DndState:
-        return dnd_state(self.prefs.dnd, self._clock.now())
+        return dnd_state(self.prefs.dnd, self.clock.now())
 
     def route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
         prefs = self.prefs
@@ -93,7 +93,7 @@ class Router:
         route: Route = (getattr(agent.route, cls) if agent is not None else None) or prefs.severity.of(cls).route
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
-        now = self._clock.monotonic()
+        now = self.clock.monotonic()
         key = (event.agent, event.session_id, notice.severity, notice.title, notice.description)
         group = self._coalescer.add(key, now, prefs.coalesce.window)
         suppressed = "coalesced" if group.count > 1 else None
@@ -125,11 +125,11 @@ class Router:
 
     def summaries(self) -> list[Presentation]:
         """Overflow summaries now due (rate limit): one per flooded agent, when a token is back."""
-        return [self._summary(s) for s in self._limiter.due(self._clock.monotonic())]
+        return [self._summary(s) for s in self._limiter.due(self.clock.monotonic())]
 
     def next_summary_in(self) -> float | None:
         """Seconds until the next summary is due, for a timer (None: nothing pending)."""
-        now = self._clock.monotonic()
+        now = self.clock.monotonic()
         due = self._limiter.next_due(now)
         return None if due is None else max(0.0, due - now)
 
@@ -149,6 +149,6 @@ class Router:
             timeout=self.prefs.severity.of(cls).timeout,
             notify=notify,
             tray=True,
-            time=self._clock.now(),
+            time=self.clock.now(),
             source=ACP_TRAY,
         )

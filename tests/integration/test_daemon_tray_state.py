@@ -1,0 +1,126 @@
+"""What the tray sees and does, through the daemon, with a real agent and a real preferences file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from acp_tray.daemon import Daemon
+from acp_tray.events import AgentState
+from acp_tray.history import HistoryWriter
+from acp_tray.prefs.load import read_preferences
+from acp_tray.prefs.template import DEFAULT_FILE
+from acp_tray.prefs.write import set_dnd
+from acp_tray.presentation.router import Presentation
+from acp_tray.tray.snapshot import TraySnapshot, badge_of
+from tests.conftest import scripted_command
+
+
+async def until(predicate: Any, timeout: float = 20.0) -> None:
+    async def loop() -> None:
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+def config_with_agent(tmp_path: Path, steps: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "config.toml"
+    agent = (
+        "\n[agents.bot]\n"
+        f"command = {json.dumps(scripted_command())}\n"
+        f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n"
+    )
+    path.write_text(DEFAULT_FILE.split("[agents.demo]")[0] + agent, encoding="utf-8")
+    return path
+
+
+async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
+    steps = [
+        {"update": {"sessionUpdate": "notice", "severity": "info", "title": "Indexed"}},
+        {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}},
+    ]
+    path = config_with_agent(tmp_path, steps)
+    snapshots: list[TraySnapshot] = []
+    shown: list[Presentation] = []
+    daemon = Daemon(
+        read_preferences(path),
+        history=HistoryWriter(tmp_path / "h.jsonl"),
+        surfaces=[shown.append],
+        status=lambda event: None,
+        prefs_path=path,
+    )
+    daemon.add_publisher(snapshots.append)
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await until(lambda: bool(snapshots) and snapshots[-1].unread == 2)
+        latest = snapshots[-1]
+        assert [item.title for item in latest.recent] == ["Rerouted", "Indexed"]  # newest first
+        assert badge_of(latest) == "warning"
+        assert [(row.name, row.state) for row in latest.agents] == [("bot", AgentState.CONNECTED)]
+
+        # a notification closed by the person marks its item read: the badge follows
+        daemon.local_action(latest.recent[0].group, "closed")
+        assert badge_of(snapshots[-1]) == "info"
+
+        # "Do not disturb -> For 1 hour" writes the file (comments kept) and shows at once
+        daemon.tray_action("dnd:1h")
+        assert snapshots[-1].dnd.active and snapshots[-1].dnd.until is not None
+        text = path.read_text(encoding="utf-8")
+        assert "enabled = true" in text and "# Do not disturb: no native notifications" in text
+        assert read_preferences(path).dnd.enabled
+        daemon.tray_action("quiet-hours:toggle")
+        assert snapshots[-1].quiet_hours_enabled and read_preferences(path).dnd.quiet_hours.enabled
+        daemon.tray_action("dnd:off")
+        assert not read_preferences(path).dnd.enabled
+
+        # choosing a recent item shows its full text again as a native notification, and reads it
+        indexed = next(item for item in snapshots[-1].recent if item.title == "Indexed")
+        daemon.tray_action(f"recent:open:{indexed.group}")
+        assert shown[-1].title == "Indexed" and shown[-1].notify and not shown[-1].tray
+        assert snapshots[-1].unread == 0
+
+        daemon.tray_action("recent:clear")
+        assert snapshots[-1].recent == ()
+
+        # agents: stop, then start again
+        daemon.tray_action("agent:stop:bot")
+        await until(lambda: snapshots[-1].agents[0].state is AgentState.STOPPED)
+        daemon.tray_action("agent:start:bot")
+        await until(lambda: snapshots[-1].agents[0].state is AgentState.CONNECTED)
+
+        daemon.tray_action("quit")
+        await asyncio.wait_for(task, 20)  # Quit ends the daemon cleanly
+    finally:
+        stop.set()
+        if not task.done():
+            await asyncio.wait_for(task, 20)
+
+
+async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Path) -> None:
+    path = config_with_agent(tmp_path, [])
+    snapshots: list[TraySnapshot] = []
+    daemon = Daemon(
+        read_preferences(path),
+        history=HistoryWriter(tmp_path / "h.jsonl"),
+        surfaces=[],
+        status=lambda event: None,
+        prefs_path=path,
+    )
+    daemon.add_publisher(snapshots.append)
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await until(lambda: bool(snapshots))
+        soon = daemon.router.clock.now() + timedelta(seconds=1)
+        daemon.router.update_prefs(set_dnd(path, enabled=True, until=soon))
+        daemon.tray_action("noop")  # any change publishes, and arms the DND-end timer
+        assert snapshots[-1].dnd.active
+        await until(lambda: not snapshots[-1].dnd.active, timeout=10)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)

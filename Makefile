@@ -13,12 +13,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The tray menu needs PyGObject: installed when its build dependencies are there, else the
+# daemon runs with the menu-less X11 tray or none (it says which at start).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	if pkg-config --exists gobject-introspection-1.0 cairo 2>/dev/null; then \
+		$(BIN)/python -m pip install --quiet -e '.[gtk]'; \
+	else \
+		echo "note: no PyGObject build dependencies (libgirepository1.0-dev libcairo2-dev pkg-config): the tray will have no menu"; \
+	fi
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	bash .ci/system-deps
+	$(BIN)/python -m pip install --quiet -e '.[test,gtk]'
 	touch $(VENV)/.installed $@
 
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json

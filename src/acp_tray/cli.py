@@ -12,6 +12,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from acp_tray.presentation.clock import SystemClock
 from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
+from acp_tray.tray.app import TrayApp, load_pystray
 
 log = logging.getLogger("acp_tray")
 
@@ -59,11 +61,11 @@ def _fail(message: str, code: int = 2) -> int:
 # run --------------------------------------------------------------------------------------
 
 
-async def _serve(daemon: Daemon, chain: NotifierChain | None) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+async def _serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event, *, own_signals: bool) -> None:
+    if own_signals:  # headless: asyncio owns the main thread and the signals
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
     if chain is not None:
         print(f"notifications: {await chain.start()}", flush=True)
     try:
@@ -98,14 +100,46 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
     daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
-    chain = None
     if headless:
         daemon.add_surface(console.present)
-    else:
-        chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
-        daemon.add_surface(chain.present)
-    asyncio.run(_serve(daemon, chain))
+        asyncio.run(_serve(daemon, None, asyncio.Event(), own_signals=True))
+        return 0
+    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
+    daemon.add_surface(chain.present)
+    pystray, backend = load_pystray()
+    if pystray is None:
+        print(f"tray: none ({backend}); running without one", flush=True)
+        asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
+        return 0
+    print(f"tray: pystray, {backend} backend", flush=True)
+    _run_with_tray(TrayApp(pystray, lambda action: None), daemon, chain)
     return 0
+
+
+def _run_with_tray(app: TrayApp, daemon: Daemon, chain: NotifierChain) -> None:
+    """pystray on the main thread; the daemon's loop on one background thread."""
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+
+    def on_action(action: str) -> None:  # called on the tray's thread
+        loop.call_soon_threadsafe(daemon.tray_action, action)
+
+    app.set_action_handler(on_action)
+    daemon.add_publisher(app.show)
+
+    def serve() -> None:
+        try:
+            loop.run_until_complete(_serve(daemon, chain, stop, own_signals=False))
+        finally:
+            loop.close()
+            app.stop()  # the daemon is done (Quit, SIGINT, SIGTERM): end the tray's loop too
+
+    def request_stop() -> None:
+        loop.call_soon_threadsafe(stop.set)
+
+    thread = threading.Thread(target=serve, name="acp-tray-daemon")
+    app.run(setup=thread.start, on_signal=request_stop)
+    thread.join()
 
 
 # history ------------------------------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""The pystray adapter: the icon and menu on the main thread, fed by snapshots from the daemon.
+
+Threads (see the architecture notes): pystray owns the main thread (macOS requires it); the
+daemon's asyncio loop runs on one background thread. Crossings are explicit: menu callbacks
+enter the loop with `call_soon_threadsafe`; the loop hands the tray immutable snapshots, and
+pystray's GTK backend marshals icon, title and menu updates onto its own main loop.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from acp_tray.tray.icon import render
+from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
+from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
+
+ICON_SIZE = 64
+
+Action = Callable[[str], None]
+
+
+def _session_bus() -> bool:
+    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")
+    return bool(address) or os.path.exists(f"/run/user/{os.getuid()}/bus")
+
+
+def load_pystray() -> tuple[ModuleType | None, str]:
+    """pystray, if a tray can work here, and which backend; else None and why (never a hang)."""
+    if sys.platform not in ("win32", "darwin"):
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            return None, "no display"
+        if not _session_bus():
+            return None, "no session bus (the GTK tray would hang without one)"
+    os.environ.setdefault("NO_AT_BRIDGE", "1")  # no accessibility bus: GTK would wait for it
+    try:
+        import pystray
+    except Exception as exc:  # pystray raises whatever its backends raise
+        return None, f"pystray cannot start ({type(exc).__name__}: {exc})"
+    backend = pystray.Icon.__module__.removeprefix("pystray._")
+    if backend == "xorg":
+        return pystray, "xorg (no menu: install PyGObject for the GTK or AppIndicator backend)"
+    return pystray, backend
+
+
+class TrayApp:
+    def __init__(self, pystray: ModuleType, on_action: Action) -> None:
+        self._pystray = pystray
+        self._on_action = on_action
+        self._look: tuple[str, bool] | None = None
+        initial = TraySnapshot()
+        self.icon: Any = pystray.Icon(
+            "acp-tray", render(size=ICON_SIZE), tooltip_of(initial), self._menu(menu_of(initial))
+        )
+
+    def set_action_handler(self, on_action: Action) -> None:
+        self._on_action = on_action
+
+    def show(self, snapshot: TraySnapshot) -> None:
+        """Take a new snapshot (from any thread)."""
+        look = (badge_of(snapshot), snapshot.dnd.active)
+        if look != self._look:
+            self._look = look
+            self.icon.icon = render(*look, size=ICON_SIZE)
+        title = tooltip_of(snapshot)
+        if title != self.icon.title:
+            self.icon.title = title
+        self.icon.menu = self._menu(menu_of(snapshot))
+        self.icon.update_menu()
+
+    def _menu(self, entries: tuple[Entry, ...]) -> Any:
+        return self._pystray.Menu(*(self._item(entry) for entry in entries))
+
+    def _item(self, entry: Entry) -> Any:
+        pystray = self._pystray
+        if entry is SEPARATOR or entry.label == "-":
+            return pystray.Menu.SEPARATOR
+        if entry.children:
+            return pystray.MenuItem(entry.label, self._menu(entry.children))
+        action = entry.action
+
+        def clicked(_icon: Any, _item: Any) -> None:
+            if action is not None:
+                self._on_action(action)
+
+        checked = None if entry.checked is None else (lambda _item, value=entry.checked: value)
+        return pystray.MenuItem(entry.label, clicked, checked=checked, radio=entry.radio, enabled=action is not None)
+
+    def run(self, setup: Callable[[], None], on_signal: Callable[[], None]) -> None:
+        """Block in the tray's main loop; `setup` runs once the icon exists; signals call `on_signal`."""
+
+        def started(icon: Any) -> None:  # pystray runs this on a thread of its own
+            icon.visible = True
+            setup()
+
+        self._handle_signals(on_signal)
+        self.icon.run(setup=started)
+
+    def _handle_signals(self, on_signal: Callable[[], None]) -> None:
+        """Called on the main thread. pystray's GTK backend resets SIGINT, and a Python handler
+        would wait until GTK returns to Python: there GLib dispatches the signals itself."""
+
+        def from_glib(*_: object) -> bool:
+            on_signal()
+            return True  # keep the source
+
+        if self._pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator"):
+            from gi.repository import GLib
+
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, from_glib)
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: on_signal())
+
+    def stop(self) -> None:
+        self.icon.stop()

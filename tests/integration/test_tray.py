@@ -1,0 +1,128 @@
+"""The tray for real: pystray under Xvfb docked in a tray host (trayer), driven with xdotool."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from acp_tray.tray.icon import BADGE_COLOURS
+from tests.conftest import cli_env, scripted_command
+from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+
+STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
+
+
+@pytest.fixture
+def tray_host(desktop: Any) -> Iterator[dict[str, str]]:
+    pytest.importorskip("gi", reason="PyGObject is needed for the tray menu (make test installs it)")
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
+    host = subprocess.Popen(
+        ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
+         "--transparent", "false", "--tint", "0x333333"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    time.sleep(0.5)
+    try:
+        yield env
+    finally:
+        host.terminate()
+        host.wait(5)
+
+
+def screenshot(env: dict[str, str], path: Path) -> Image.Image:
+    subprocess.run(["import", "-window", "root", str(path)], env=env, check=True)
+    return Image.open(path).convert("RGB")
+
+
+def strip_pixels(image: Image.Image, colour: tuple[int, int, int, int], tolerance: int = 30) -> list[tuple[int, int]]:
+    width = image.width
+    found = []
+    for y in range(STRIP):
+        for x in range(width - 200, width):
+            pixel = image.getpixel((x, y))
+            if all(abs(a - b) <= tolerance for a, b in zip(pixel, colour[:3], strict=False)):
+                found.append((x, y))
+    return found
+
+
+def icon_centre(image: Image.Image) -> tuple[int, int]:
+    navy = strip_pixels(image, (43, 58, 85, 255), tolerance=8)
+    assert navy, "the tray icon is not docked"
+    xs, ys = [p[0] for p in navy], [p[1] for p in navy]
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def xdotool(env: dict[str, str], *args: str) -> None:
+    subprocess.run(["xdotool", *args], env=env, check=True, capture_output=True)
+    time.sleep(0.3)
+
+
+def test_icon_docks_badges_and_the_menu_drives_the_daemon(tmp_path: Path, tray_host: dict[str, str]) -> None:
+    go = tmp_path / "go"
+    steps = [
+        {"wait_file": str(go)},
+        {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Heads up"}},
+    ]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "# my settings\n[dnd]\nenabled = false  # toggled from the tray\n\n[agents.bot]\n"
+        f"command = {json.dumps(scripted_command())}\n"
+        f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n",
+        encoding="utf-8",
+    )
+    env = tray_host
+    daemon = DaemonProcess("run", "--config", str(config), "-v", env=env)
+    try:
+        assert "tray: pystray" in daemon.wait_for_line("tray:")
+        daemon.wait_for_line("connected")
+        time.sleep(1.0)
+        before = screenshot(env, tmp_path / "before.png")
+        centre = icon_centre(before)
+        assert not strip_pixels(before, BADGE_COLOURS["warning"]), "no badge before anything arrived"
+
+        go.touch()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            after = screenshot(env, tmp_path / "after.png")
+            if strip_pixels(after, BADGE_COLOURS["warning"]):
+                break
+            time.sleep(0.3)
+        assert strip_pixels(after, BADGE_COLOURS["warning"]), "the warning badge never appeared"
+
+        # Do not disturb -> For 1 hour, through the real menu
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        screenshot(env, tmp_path / "menu.png")
+        for key in ("Down", "Down", "Right", "Down", "Down", "Return"):
+            xdotool(env, "key", key)
+        deadline = time.monotonic() + 10
+        while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        text = config.read_text(encoding="utf-8")
+        assert "enabled = true  # toggled from the tray" in text and text.startswith("# my settings")
+        status = subprocess.run(
+            [sys.executable, "-m", "acp_tray", "dnd", "status", "--config", str(config)],
+            env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert status.stdout.startswith("do not disturb: on until ")
+
+        # Quit, through the menu: a clean exit
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        xdotool(env, "key", "End")
+        xdotool(env, "key", "Return")
+        assert daemon.proc.wait(20) == 0
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+    assert "Traceback" not in daemon.stderr_text()
+    if os.environ.get("ACP_TRAY_KEEP_SHOTS"):
+        for name in ("before.png", "after.png", "menu.png"):
+            (Path(os.environ["ACP_TRAY_KEEP_SHOTS"]) / name).write_bytes((tmp_path / name).read_bytes())

@@ -138,7 +138,17 @@ def _run_with_tray(app: TrayApp, daemon: Daemon, chain: NotifierChain) -> None:
         loop.call_soon_threadsafe(stop.set)
 
     thread = threading.Thread(target=serve, name="acp-tray-daemon")
-    app.run(setup=thread.start, on_signal=request_stop)
+    try:
+        app.run(setup=thread.start, on_signal=request_stop)
+    except Exception as exc:  # the tray backend failed to start: carry on without a tray
+        if thread.is_alive() or thread.ident is not None:
+            raise
+        print(f"tray: failed to start ({type(exc).__name__}: {exc}); running without one", flush=True)
+        try:
+            loop.run_until_complete(_serve(daemon, chain, stop, own_signals=True))
+        finally:
+            loop.close()
+        return
     thread.join()
 
 

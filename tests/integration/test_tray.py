@@ -126,3 +126,23 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(tmp_path: Path, tray_h
     if os.environ.get("ACP_TRAY_KEEP_SHOTS"):
         for name in ("before.png", "after.png", "menu.png"):
             (Path(os.environ["ACP_TRAY_KEEP_SHOTS"]) / name).write_bytes((tmp_path / name).read_bytes())
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_signals_stop_the_tray_and_the_agents_cleanly(tmp_path: Path, tray_host: dict[str, str], sig: str) -> None:
+    import signal
+
+    config = tmp_path / "config.toml"
+    config.write_text(f"[agents.bot]\ncommand = {json.dumps(scripted_command())}\n", encoding="utf-8")
+    daemon = DaemonProcess("run", "--config", str(config), env=tray_host)
+    try:
+        assert "tray: pystray" in daemon.wait_for_line("tray:")
+        daemon.wait_for_line("connected")
+        agents = daemon.children()
+        assert daemon.stop(getattr(signal, sig)) == 0  # pystray resets SIGINT: handled anyway
+        for pid in agents:
+            stat = Path(f"/proc/{pid}/stat")
+            assert not stat.exists() or stat.read_text().split()[2] == "Z"
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()

@@ -91,31 +91,30 @@ class TrayApp:
         return pystray.MenuItem(entry.label, clicked, checked=checked, radio=entry.radio, enabled=action is not None)
 
     def run(self, setup: Callable[[], None], on_signal: Callable[[], None]) -> None:
-        """Block in the tray's main loop; `setup` runs once the icon exists; signals call `on_signal`."""
+        """Block in the tray's main loop; `setup` runs once the icon exists; signals call `on_signal`.
 
-        def started(icon: Any) -> None:  # pystray runs this on a thread of its own
-            icon.visible = True
-            setup()
-
-        self._handle_signals(on_signal)
-        self.icon.run(setup=started)
-
-    def _handle_signals(self, on_signal: Callable[[], None]) -> None:
-        """Called on the main thread. pystray's GTK backend resets SIGINT, and a Python handler
-        would wait until GTK returns to Python: there GLib dispatches the signals itself."""
+        pystray's GTK backends reset SIGINT to its default when their loop starts, and a Python
+        handler would wait until GTK returns to Python: there GLib dispatches the signals itself,
+        registered once the loop runs. Other backends run Python handlers, set here."""
+        glib = self._pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
+        if not glib:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, lambda *_: on_signal())
 
         def from_glib(*_: object) -> bool:
             on_signal()
             return True  # keep the source
 
-        if self._pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator"):
-            from gi.repository import GLib
+        def started(icon: Any) -> None:  # pystray runs this on a thread of its own
+            icon.visible = True
+            if glib:
+                from gi.repository import GLib
 
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, from_glib)
-            return
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: on_signal())
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, from_glib)
+            setup()
+
+        self.icon.run(setup=started)
 
     def stop(self) -> None:
         self.icon.stop()

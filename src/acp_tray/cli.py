@@ -13,20 +13,18 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomlkit
 
 from acp_tray import __version__, paths
-from acp_tray.daemon import Daemon
 from acp_tray.history import HistoryWriter, read_history
-from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
-from acp_tray.notifiers.select import backends_for
 from acp_tray.opener import default_opener
-from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
+from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
 from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.clock import SystemClock
@@ -34,6 +32,10 @@ from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.app import TrayApp, load_pystray
+
+if TYPE_CHECKING:
+    from acp_tray.daemon import Daemon
+    from acp_tray.notifiers.chain import NotifierChain
 
 log = logging.getLogger("acp_tray")
 
@@ -87,48 +89,63 @@ def cmd_run(args: argparse.Namespace) -> int:
         source = f"built-in defaults ({path} cannot be written)"
     else:
         source = f"{loaded.source}" + (" (created with the defaults; edit it any time)" if loaded.created else "")
-    history = HistoryWriter(paths.history_file())
     names = ", ".join(loaded.prefs.agents) or "none"
     headless = args.headless or loaded.prefs.notifier == "console"
     mode = " headless" if headless else ""
     print(
         f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
-        f"history: {history.path} · Ctrl+C to stop",
+        f"history: {paths.history_file()} · Ctrl+C to stop",
         flush=True,
     )
     if not loaded.prefs.agents:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
-    daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
     if headless:
-        daemon.add_surface(console.present)
+        daemon, _ = _build(loaded, console, native=False)
         asyncio.run(_serve(daemon, None, asyncio.Event(), own_signals=True))
         return 0
-    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
-    daemon.add_surface(chain.present)
     pystray, backend = load_pystray()
     if pystray is None:
         print(f"tray: none ({backend}); running without one", flush=True)
+        daemon, chain = _build(loaded, console, native=True)
         asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
     print(f"tray: pystray, {backend} backend", flush=True)
-    _run_with_tray(TrayApp(pystray, lambda action: None), daemon, chain)
+    # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
+    _run_with_tray(TrayApp(pystray, lambda action: None), lambda: _build(loaded, console, native=True))
     return 0
 
 
-def _run_with_tray(app: TrayApp, daemon: Daemon, chain: NotifierChain) -> None:
+def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
+    """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.daemon import Daemon
+    from acp_tray.notifiers.chain import NotifierChain
+    from acp_tray.notifiers.select import backends_for
+
+    history = HistoryWriter(paths.history_file())
+    daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
+    if not native:
+        daemon.add_surface(console.present)
+        return daemon, None
+    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
+    daemon.add_surface(chain.present)
+    return daemon, chain
+
+
+def _run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain | None]]) -> None:
     """pystray on the main thread; the daemon's loop on one background thread."""
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
 
-    def on_action(action: str) -> None:  # called on the tray's thread
-        loop.call_soon_threadsafe(daemon.tray_action, action)
-
-    app.set_action_handler(on_action)
-    daemon.add_publisher(app.show)
-
     def serve() -> None:
         try:
+            daemon, chain = build()
+
+            def on_action(action: str) -> None:  # called on the tray's thread
+                loop.call_soon_threadsafe(daemon.tray_action, action)
+
+            app.set_action_handler(on_action)
+            daemon.add_publisher(app.show)
             loop.run_until_complete(_serve(daemon, chain, stop, own_signals=False))
         finally:
             loop.close()
@@ -141,9 +158,10 @@ def _run_with_tray(app: TrayApp, daemon: Daemon, chain: NotifierChain) -> None:
     try:
         app.run(setup=thread.start, on_signal=request_stop)
     except Exception as exc:  # the tray backend failed to start: carry on without a tray
-        if thread.is_alive() or thread.ident is not None:
+        if thread.ident is not None:
             raise
         print(f"tray: failed to start ({type(exc).__name__}: {exc}); running without one", flush=True)
+        daemon, chain = build()
         try:
             loop.run_until_complete(_serve(daemon, chain, stop, own_signals=True))
         finally:

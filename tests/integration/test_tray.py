@@ -21,16 +21,21 @@ from tests.integration.test_cli_daemon import Daemon as DaemonProcess
 STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
 
 
-@pytest.fixture
-def tray_host(desktop: Any) -> Iterator[dict[str, str]]:
+HOSTS = {
+    # XEmbed, the classic system tray
+    "trayer": ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
+               "--transparent", "false", "--tint", "0x333333"],
+    # StatusNotifierItem with its own watcher: the path real desktops (KDE, GNOME with the extension) use
+    "sni": ["gtk-sni-tray-standalone", "--watcher", "--top", "--end", "--size", "32"],
+}  # fmt: skip
+
+
+@pytest.fixture(params=list(HOSTS))
+def tray_host(desktop: Any, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     pytest.importorskip("gi", reason="PyGObject is needed for the tray menu (make test installs it)")
     env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
-    host = subprocess.Popen(
-        ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
-         "--transparent", "false", "--tint", "0x333333"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    time.sleep(0.5)
+    host = subprocess.Popen(HOSTS[request.param], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
     try:
         yield env
     finally:
@@ -66,7 +71,9 @@ def xdotool(env: dict[str, str], *args: str) -> None:
     time.sleep(0.3)
 
 
-def test_icon_docks_badges_and_the_menu_drives_the_daemon(tmp_path: Path, tray_host: dict[str, str]) -> None:
+def test_icon_docks_badges_and_the_menu_drives_the_daemon(
+    tmp_path: Path, tray_host: dict[str, str], request: pytest.FixtureRequest
+) -> None:
     go = tmp_path / "go"
     steps = [
         {"wait_file": str(go)},
@@ -97,6 +104,11 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(tmp_path: Path, tray_h
                 break
             time.sleep(0.3)
         assert strip_pixels(after, BADGE_COLOURS["warning"]), "the warning badge never appeared"
+        if request.node.callspec.params["tray_host"] == "sni":
+            # the SNI host renders our menu over dbusmenu but takes no keyboard navigation from
+            # xdotool; the menu is driven through the XEmbed host above. Stop by signal here.
+            assert daemon.stop() == 0
+            return
 
         # Do not disturb -> For 1 hour, through the real menu
         xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, Event, NoticeMalformed, NoticeReceived
@@ -134,12 +135,15 @@ class Daemon:
         wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
         changed = [n for n, host in self.hosts.items() if n not in wanted or host.spec != wanted[n]]
         if changed:
-            restart = asyncio.ensure_future(self._restart(changed, wanted))
-            self._background.add(restart)
-            restart.add_done_callback(self._background.discard)
+            self._in_background(self._restart(changed, wanted))
         for name, spec in wanted.items():
             if name not in self.hosts and name not in self._stopped_by_user:
                 self._start(name, spec)
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _restart(self, names: list[str], wanted: dict[str, AgentSpec]) -> None:
         await self._stop_agents(names)
@@ -302,9 +306,7 @@ class Daemon:
         else:
             self._stopped_by_user.discard(name)
         if verb in ("stop", "restart"):
-            restart = asyncio.ensure_future(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
-            self._background.add(restart)
-            restart.add_done_callback(self._background.discard)
+            self._in_background(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
         elif verb == "start" and name not in self._agent_tasks:
             self._start(name, spec_of(config))
 

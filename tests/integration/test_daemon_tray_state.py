@@ -27,6 +27,22 @@ async def until(predicate: Any, timeout: float = 20.0) -> None:
     await asyncio.wait_for(loop(), timeout)
 
 
+def start(tmp_path: Path, path: Path) -> tuple[Daemon, list[TraySnapshot], list[Presentation], asyncio.Event, Any]:
+    """A daemon on a real preferences file, recording its snapshots and what it presents."""
+    snapshots: list[TraySnapshot] = []
+    shown: list[Presentation] = []
+    daemon = Daemon(
+        read_preferences(path),
+        history=HistoryWriter(tmp_path / "h.jsonl"),
+        surfaces=[shown.append],
+        status=lambda event: None,
+        prefs_path=path,
+    )
+    daemon.add_publisher(snapshots.append)
+    stop = asyncio.Event()
+    return daemon, snapshots, shown, stop, asyncio.create_task(daemon.run(stop))
+
+
 def config_with_agent(tmp_path: Path, steps: list[dict[str, Any]]) -> Path:
     path = tmp_path / "config.toml"
     agent = (
@@ -43,19 +59,8 @@ async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
         {"update": {"sessionUpdate": "notice", "severity": "info", "title": "Indexed"}},
         {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}},
     ]
-    path = config_with_agent(tmp_path, steps)
-    snapshots: list[TraySnapshot] = []
-    shown: list[Presentation] = []
-    daemon = Daemon(
-        read_preferences(path),
-        history=HistoryWriter(tmp_path / "h.jsonl"),
-        surfaces=[shown.append],
-        status=lambda event: None,
-        prefs_path=path,
-    )
-    daemon.add_publisher(snapshots.append)
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
+    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps))
+    path = tmp_path / "config.toml"
     try:
         await until(lambda: bool(snapshots) and snapshots[-1].unread == 2)
         latest = snapshots[-1]
@@ -103,17 +108,7 @@ async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
 
 async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Path) -> None:
     path = config_with_agent(tmp_path, [])
-    snapshots: list[TraySnapshot] = []
-    daemon = Daemon(
-        read_preferences(path),
-        history=HistoryWriter(tmp_path / "h.jsonl"),
-        surfaces=[],
-        status=lambda event: None,
-        prefs_path=path,
-    )
-    daemon.add_publisher(snapshots.append)
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
+    daemon, snapshots, _, stop, task = start(tmp_path, path)
     try:
         await until(lambda: bool(snapshots))
         soon = daemon.router.clock.now() + timedelta(seconds=1)

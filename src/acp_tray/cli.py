@@ -146,6 +146,9 @@ def _run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain
 
             app.set_action_handler(on_action)
             daemon.add_publisher(app.show)
+            daemon.copy_to_clipboard = app.copy
+            if chain is not None:
+                daemon.native_notifications = lambda: chain.active not in (None, "console")
             loop.run_until_complete(_serve(daemon, chain, stop, own_signals=False))
         finally:
             loop.close()

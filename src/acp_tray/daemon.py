@@ -75,6 +75,10 @@ class Daemon:
         self._dnd_timer: asyncio.TimerHandle | None = None
         self._stop: asyncio.Event | None = None
         self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
+        # set by the composition in cli: whether a native notification can be shown right now,
+        # and where "show it again" goes when it cannot
+        self.native_notifications: Callable[[], bool] = lambda: True
+        self.copy_to_clipboard: Callable[[str], None] | None = None
 
     @property
     def prefs(self) -> Preferences:
@@ -274,15 +278,21 @@ class Daemon:
         elif what.startswith("open:"):
             group = int(what.removeprefix("open:"))
             item = next((i for i in self.recent.items() if i.group == group), None)
-            if item is not None:  # show its full text again, as a native notification
-                self.recent.mark_read(group)
-                again = Presentation(
-                    group, item.agent, "", item.severity, item.kind, item.title, item.description,
-                    item.count, self.prefs.severity.of(severity_class(item.kind)).timeout, True, False,
-                    item.time, item.source,
-                )  # fmt: skip
-                for surface in self._surfaces:
-                    surface(again)
+            if item is None:
+                return
+            self.recent.mark_read(group)
+            if not self.native_notifications() and self.copy_to_clipboard is not None:
+                # no notification server to show it again: hand the full text to the clipboard
+                text = f"{item.agent}: {item.title}" + (f"\n{item.description}" if item.description else "")
+                self.copy_to_clipboard(text)
+                return
+            again = Presentation(
+                group, item.agent, "", item.severity, item.kind, item.title, item.description,
+                item.count, self.prefs.severity.of(severity_class(item.kind)).timeout, True, False,
+                item.time, item.source,
+            )  # fmt: skip
+            for surface in self._surfaces:
+                surface(again)
 
     def _set_dnd(self, action: str) -> None:
         if action == "dnd:off":

@@ -119,3 +119,20 @@ async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Pat
     finally:
         stop.set()
         await asyncio.wait_for(task, 20)
+
+
+async def test_without_native_notifications_show_again_copies_to_the_clipboard(tmp_path: Path) -> None:
+    steps = [{"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}}]
+    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps))
+    copied: list[str] = []
+    daemon.native_notifications = lambda: False
+    daemon.copy_to_clipboard = copied.append
+    try:
+        await until(lambda: bool(snapshots) and snapshots[-1].unread == 1)
+        presented = len(shown)
+        daemon.tray_action(f"recent:open:{snapshots[-1].recent[0].group}")
+        assert copied == ["bot: Rerouted\nd"] and len(shown) == presented
+        assert snapshots[-1].unread == 0
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)

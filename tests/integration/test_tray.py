@@ -170,3 +170,35 @@ def test_signals_stop_the_tray_and_the_agents_cleanly(tmp_path: Path, tray_host:
     finally:
         if daemon.proc.poll() is None:
             daemon.proc.kill()
+
+
+COPY_SCRIPT = """
+import sys, threading, time
+from acp_tray.tray.app import TrayApp, load_pystray
+pystray, backend = load_pystray()
+app = TrayApp(pystray, lambda action: None)
+def later():
+    app.copy(sys.argv[1])
+    print("copied", flush=True)
+    time.sleep(6)
+    app.stop()
+app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_signal=app.stop)
+"""
+
+
+def test_copy_puts_the_text_on_the_x11_clipboard(tray_host: dict[str, str]) -> None:
+    text = "bot: Build failed\nexit code 2 — see the log"
+    app = subprocess.Popen([sys.executable, "-c", COPY_SCRIPT, text], env=tray_host, stdout=subprocess.PIPE, text=True)
+    try:
+        assert app.stdout is not None and app.stdout.readline().strip() == "copied"
+        deadline = time.monotonic() + 5
+        got = ""
+        while time.monotonic() < deadline and got != text:
+            got = subprocess.run(
+                ["xclip", "-o", "-selection", "clipboard"], env=tray_host, capture_output=True, text=True
+            ).stdout
+            time.sleep(0.2)
+        assert got == text
+    finally:
+        app.terminate()
+        app.wait(10)

@@ -8,6 +8,7 @@ pystray's GTK backend marshals icon, title and menu updates onto its own main lo
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -20,6 +21,8 @@ from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
 from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
 
 ICON_SIZE = 64
+
+log = logging.getLogger(__name__)
 
 Action = Callable[[str], None]
 
@@ -71,6 +74,21 @@ class TrayApp:
             self.icon.title = title
         self.icon.menu = self._menu(menu_of(snapshot))
         self.icon.update_menu()
+
+    def copy(self, text: str) -> None:
+        """Put `text` on the clipboard (from any thread); only where GTK is the tray's toolkit."""
+        if self._pystray.Icon.__module__ not in ("pystray._gtk", "pystray._appindicator"):
+            log.warning("no clipboard without GTK; the notice is in `acp-tray history`")
+            return
+        from gi.repository import Gdk, GLib, Gtk
+
+        def on_gtk_loop() -> bool:
+            clipboard = Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD)
+            clipboard.set_text(text, -1)
+            clipboard.store()
+            return False  # run once
+
+        GLib.idle_add(on_gtk_loop)
 
     def _menu(self, entries: tuple[Entry, ...]) -> Any:
         return self._pystray.Menu(*(self._item(entry) for entry in entries))

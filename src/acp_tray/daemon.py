@@ -26,7 +26,8 @@ from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.clock import Clock, SystemClock
 from acp_tray.presentation.dnd import dnd_end
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Presentation, Router, severity_class
+from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
 from acp_tray.tray.snapshot import AgentRow, TraySnapshot
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from acp_tray.prefs.model import SeverityClass
+from acp_tray.presentation.severity import SEVERITY_RANK
+
 
 @dataclass
 class TokenBucket:
@@ -38,17 +41,14 @@ class TokenBucket:
 @dataclass
 class Overflow:
     count: int = 0
-    worst: str = "info"  # the most severe class among the overflow
+    worst: SeverityClass = "info"  # the most severe class among the overflow
 
 
 @dataclass(frozen=True)
 class Summary:
     agent: str
     count: int
-    severity_class: str
-
-
-_RANK = {"error": 3, "warning": 2, "other": 1, "info": 0}
+    severity_class: SeverityClass
 
 
 class RateLimiter:
@@ -71,13 +71,13 @@ class RateLimiter:
             bucket = self._buckets[agent] = TokenBucket(self._burst, self._rate, self._burst, now)
         return bucket
 
-    def allow(self, agent: str, severity_class: str, now: float) -> bool:
+    def allow(self, agent: str, severity_class: SeverityClass, now: float) -> bool:
         """Take a token for one native notification; False means: tray only, counted for a summary."""
         if agent not in self._overflow and self._bucket(agent, now).take(now):
             return True
         overflow = self._overflow.setdefault(agent, Overflow())
         overflow.count += 1
-        if _RANK[severity_class] > _RANK[overflow.worst]:
+        if SEVERITY_RANK[severity_class] > SEVERITY_RANK[overflow.worst]:
             overflow.worst = severity_class
         return False
 

@@ -21,21 +21,10 @@ from acp_tray.presentation.clock import Clock
 from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.dnd import DndState, dnd_state
 from acp_tray.presentation.ratelimit import RateLimiter, Summary
+from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import SeverityKind
 
 ACP_TRAY = "acp-tray"
-
-_CLASS_OF: dict[SeverityKind, SeverityClass] = {
-    SeverityKind.INFO: "info",
-    SeverityKind.WARNING: "warning",
-    SeverityKind.ERROR: "error",
-    SeverityKind.EXTENSION: "other",
-    SeverityKind.FUTURE: "other",
-}
-
-
-def severity_class(kind: SeverityKind) -> SeverityClass:
-    return _CLASS_OF[kind]
 
 
 @dataclass(frozen=True)
@@ -134,7 +123,7 @@ class Router:
         return None if due is None else max(0.0, due - now)
 
     def _summary(self, summary: Summary) -> Presentation:
-        cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class  # type: ignore[assignment]
+        cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class
         plural = "notice" if summary.count == 1 else "notices"
         notify = cls in self.prefs.dnd.allow or not self.dnd().active
         return Presentation(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from acp_tray.events import AgentState
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import RecentItem
-from acp_tray.protocol.notice import SeverityKind
+from acp_tray.presentation.severity import SEVERITY_RANK, severity_class
 
 
 @dataclass(frozen=True)
@@ -35,16 +35,10 @@ class TraySnapshot:
         return sum(row.state is AgentState.CONNECTED for row in self.agents)
 
 
-_RANK = {SeverityKind.ERROR: 4, SeverityKind.WARNING: 3, SeverityKind.EXTENSION: 2, SeverityKind.FUTURE: 2}
-
-
 def badge_of(snapshot: TraySnapshot) -> str:
     """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other")."""
-    unread = [item.kind for item in snapshot.recent if item.unread]
-    if not unread:
-        return "none"
-    worst = max(unread, key=lambda kind: _RANK.get(kind, 1))
-    return {SeverityKind.ERROR: "error", SeverityKind.WARNING: "warning", SeverityKind.INFO: "info"}.get(worst, "other")
+    unread = [severity_class(item.kind) for item in snapshot.recent if item.unread]
+    return max(unread, key=SEVERITY_RANK.__getitem__) if unread else "none"
 
 
 def tooltip_of(snapshot: TraySnapshot) -> str:

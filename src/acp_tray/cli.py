@@ -29,7 +29,7 @@ from acp_tray.prefs.model import dump
 from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.clock import SystemClock
 from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.app import TrayApp, load_pystray
 
@@ -184,7 +184,7 @@ def _history_line(record: dict[str, Any]) -> str:
         return f"(unreadable history record) {json.dumps(record)[:200]}"
     if record.get("kind") == "malformed":
         reason = plain_line(f"{record.get('field')}: {record.get('reason')}", DESCRIPTION_LIMIT)
-        return f"{time:%H:%M:%S}  {plain_line(agent, 64)}  dropped  malformed notice ({reason})"
+        return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed notice ({reason})"
     severity = str(record.get("severity"))
     notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
     if record.get("suppressed"):

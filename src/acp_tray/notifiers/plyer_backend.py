@@ -22,6 +22,7 @@ from pathlib import Path
 from acp_tray.assets import icon_path
 from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.content import Notification
+from acp_tray.session_bus import session_bus_available
 
 ZERO_WIDTH_SPACE = "\u200b"
 
@@ -33,11 +34,6 @@ def argument_safe(text: str) -> str:
     return ZERO_WIDTH_SPACE + text if text.startswith("-") else text
 
 
-def _linux_session_bus() -> bool:
-    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")
-    return bool(address) or os.path.exists(f"/run/user/{os.getuid()}/bus")
-
-
 class PlyerBackend:
     name = "plyer"
 
@@ -46,7 +42,7 @@ class PlyerBackend:
         self._lock = asyncio.Lock()  # one blocking call at a time
 
     async def start(self) -> str:
-        if sys.platform.startswith("linux") and not _linux_session_bus():
+        if sys.platform.startswith("linux") and not session_bus_available():
             raise BackendUnavailableError("no session bus for notify-send")
         if sys.platform.startswith("linux") and not os.path.isdir("/app") and not shutil.which("notify-send"):
             raise BackendUnavailableError("notify-send is not installed")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from acp_tray.session_bus import session_bus_available
 from acp_tray.tray.icon import render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
 from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
@@ -27,17 +28,12 @@ log = logging.getLogger(__name__)
 Action = Callable[[str], None]
 
 
-def _session_bus() -> bool:
-    address = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")
-    return bool(address) or os.path.exists(f"/run/user/{os.getuid()}/bus")
-
-
 def load_pystray() -> tuple[ModuleType | None, str]:
     """pystray, if a tray can work here, and which backend; else None and why (never a hang)."""
     if sys.platform not in ("win32", "darwin"):
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             return None, "no display"
-        if not _session_bus():
+        if not session_bus_available():
             return None, "no session bus (the GTK tray would hang without one)"
     os.environ.setdefault("NO_AT_BRIDGE", "1")  # no accessibility bus: GTK would wait for it
     try:
@@ -54,6 +50,8 @@ class TrayApp:
     def __init__(self, pystray: ModuleType, on_action: Action) -> None:
         self._pystray = pystray
         self._on_action = on_action
+        # pystray's GTK-based backends: GLib owns their loop (signals, clipboard)
+        self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self._look: tuple[str, bool] | None = None
         initial = TraySnapshot()
         self.icon: Any = pystray.Icon(
@@ -77,7 +75,7 @@ class TrayApp:
 
     def copy(self, text: str) -> None:
         """Put `text` on the clipboard (from any thread); only where GTK is the tray's toolkit."""
-        if self._pystray.Icon.__module__ not in ("pystray._gtk", "pystray._appindicator"):
+        if not self._gtk:
             log.warning("no clipboard without GTK; the notice is in `acp-tray history`")
             return
         from gi.repository import Gdk, GLib, Gtk
@@ -114,8 +112,7 @@ class TrayApp:
         pystray's GTK backends reset SIGINT to its default when their loop starts, and a Python
         handler would wait until GTK returns to Python: there GLib dispatches the signals itself,
         registered once the loop runs. Other backends run Python handlers, set here."""
-        glib = self._pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
-        if not glib:
+        if not self._gtk:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: on_signal())
 
@@ -125,7 +122,7 @@ class TrayApp:
 
         def started(icon: Any) -> None:  # pystray runs this on a thread of its own
             icon.visible = True
-            if glib:
+            if self._gtk:
                 from gi.repository import GLib
 
                 for signum in (signal.SIGINT, signal.SIGTERM):

@@ -128,6 +128,11 @@ def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:
     assert (dnd[0].checked, dnd[1].label, dnd[1].checked) == (False, "On, until Sun 14:00", True)
 
 
+def test_manual_dnd_without_an_end_is_just_on() -> None:
+    dnd = _find(menu_of(TraySnapshot(dnd=DndState(True, "manual", None))), "Do not disturb").children
+    assert (dnd[1].label, dnd[1].checked) == ("On", True)
+
+
 def test_hostile_titles_stay_one_bounded_line_in_the_menu() -> None:
     label = recent_label(item(1, "warning", title="line\nbreak \u202e" + "x" * 500, agent="a\tb"))
     assert "\n" not in label and "\u202e" not in label and len(label) <= 70

@@ -66,9 +66,8 @@ def _dnd(snapshot: TraySnapshot) -> Entry:
     manual = state.active and state.reason == "manual"
     entries = [Entry("Off", "dnd:off", checked=not manual, radio=True)]
     if manual:
-        entries.append(
-            Entry(f"On, {state.describe().removeprefix('on ')}".rstrip(", "), None, checked=True, radio=True)
-        )
+        label = f"On, until {state.until:%a %H:%M}" if state.until else "On"
+        entries.append(Entry(label, None, checked=True, radio=True))
     entries += [
         Entry("For 30 minutes", "dnd:30m"),
         Entry("For 1 hour", "dnd:1h"),

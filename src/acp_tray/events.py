@@ -19,10 +19,14 @@ def now() -> datetime:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class NoticeReceived:
+    """A notice to present: from an agent, or acp-tray's own (`source="acp-tray"`) about an agent."""
+
     agent: str
     session_id: str
     notice: Notice
     time: datetime = dataclasses.field(default_factory=now)
+    source: str = "agent"  # "agent" | "acp-tray"
+    actions: tuple[tuple[str, str], ...] = ()  # (action id, label) a notification may offer
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -51,4 +55,90 @@ class AgentStatus:
     time: datetime = dataclasses.field(default_factory=now)
 
 
-Event = NoticeReceived | NoticeMalformed | AgentStatus
+@dataclass(frozen=True, slots=True)
+class PermissionOption:
+    option_id: str
+    name: str
+    kind: str  # allow_once | allow_always | reject_once | reject_always | anything newer
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TurnEnded:
+    """A prompt turn ended: `stop_reason` from the agent, or `error` when the prompt request failed."""
+
+    agent: str
+    session_id: str
+    session: str  # the session's name in acp-tray
+    stop_reason: str | None
+    error: str | None = None
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PermissionAsked:
+    """An agent asks to be allowed something; the person answers with `approval_id`."""
+
+    agent: str
+    session_id: str
+    approval_id: str
+    title: str
+    options: tuple[PermissionOption, ...]
+    timeout: float
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PermissionSettled:
+    """A permission request got its answer: `outcome` is an option id or "cancelled"; `by` says who."""
+
+    agent: str
+    session_id: str
+    approval_id: str
+    outcome: str
+    by: str  # "person" | "policy" | "timeout" | "cancel" | "disconnect"
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class InputRequested:
+    """An agent asked for input (elicitation), which acp-tray declined."""
+
+    agent: str
+    session_id: str
+    message: str
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AgentCrashed:
+    """An agent exited unexpectedly. `retry_in` seconds until the restart; None: given up."""
+
+    agent: str
+    detail: str
+    stderr: tuple[str, ...]
+    retry_in: float | None
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SessionAttached:
+    """A named session is ready: "new", "loaded", "resumed", or "replaced" (the old one was lost)."""
+
+    agent: str
+    session: str
+    session_id: str
+    how: str
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+Event = (
+    NoticeReceived
+    | NoticeMalformed
+    | AgentStatus
+    | TurnEnded
+    | PermissionAsked
+    | PermissionSettled
+    | InputRequested
+    | AgentCrashed
+    | SessionAttached
+)

@@ -94,24 +94,45 @@ class AgentRoutes(_Strict):
     other: Route | None = None
 
 
+Permission = Literal["ask", "reject", "allow"]
+MAX_PERMISSION_TIMEOUT = 24 * 3600
+
+
 class AgentConfig(_Strict):
-    command: list[str] = Field(min_length=1)
+    command: list[str] | None = Field(default=None, min_length=1)
+    url: str | None = None  # a remote agent: ws:// or wss://
+    headers: dict[str, str] = Field(default_factory=dict)  # for `url`; "${VAR}" takes $VAR from the environment
     cwd: Path | None = None
     env: dict[str, str] = Field(default_factory=dict)
     mute: bool = False
     route: AgentRoutes = AgentRoutes()
+    permission: Permission = "ask"
+    permission_timeout: float = Field(default=300.0, gt=0, le=MAX_PERMISSION_TIMEOUT)
 
     @field_validator("command")
     @classmethod
-    def _program_not_empty(cls, value: list[str]) -> list[str]:
-        if not value[0].strip():
+    def _program_not_empty(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value[0].strip():
             raise ValueError("the program (first item) must not be empty")
         return value
 
+    @field_validator("url")
+    @classmethod
+    def _websocket_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^wss?://[^/\s]+", value):
+            raise ValueError(f'expected a WebSocket URL like "ws://127.0.0.1:8765" or "wss://host/acp", got {value!r}')
+        return value
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> AgentConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either `command` (a local agent) or `url` (a remote one), not both or neither")
+        return self
+
     def launch(self) -> tuple[list[str], Path, dict[str, str]]:
         """How to start it: `acp-tray ...` runs this very installation, whatever PATH says."""
-        command = list(self.command)
-        if command[0] == "acp-tray":
+        command = list(self.command or [])
+        if command[:1] == ["acp-tray"]:
             command = [sys.executable, "-m", "acp_tray", *command[1:]]
         cwd = self.cwd.expanduser() if self.cwd is not None else Path.home()
         return command, cwd, dict(self.env)

@@ -1,7 +1,7 @@
 """Routing: from a notice, the preferences and the clock, decide what the person sees.
 
 Order of rules for one notice:
-1. a muted agent: nothing is shown (`suppressed: muted`);
+1. a muted agent: nothing it says is shown (`suppressed: muted`; acp-tray's own events about it are);
 2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
 4. do not disturb: no native notification unless the class is allowed (`dnd`);
@@ -55,6 +55,7 @@ class Presentation:
     tray: bool
     time: datetime
     source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
+    actions: tuple[tuple[str, str], ...] = ()  # (action id, label): buttons a notification may offer
 
 
 class Router:
@@ -76,14 +77,15 @@ class Router:
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
-        agent = prefs.agents.get(event.agent)
+        # mute and per-agent routes apply to what the agent says, not to acp-tray's own events
+        agent = prefs.agents.get(event.agent) if event.source == "agent" else None
         if agent is not None and agent.mute:
             return Decision("none", False, False, "muted", 1), None
         route: Route = (getattr(agent.route, cls) if agent is not None else None) or prefs.severity.of(cls).route
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
-        key = (event.agent, event.session_id, notice.severity, notice.title, notice.description)
+        key = (event.source, event.agent, event.session_id, notice.severity, notice.title, notice.description, event.actions)
         group = self._coalescer.add(key, now, prefs.coalesce.window)
         suppressed = "coalesced" if group.count > 1 else None
         if route == "none":
@@ -108,7 +110,8 @@ class Router:
             notify=notify,
             tray=tray,
             time=event.time,
-            source=ACP_TRAY if event.agent == ACP_TRAY else "agent",
+            source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
+            actions=event.actions,
         )
         return decision, presentation
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from acp_tray.events import AgentState
+from acp_tray.events import AgentState, PermissionOption
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.severity import SEVERITY_RANK, severity_class
@@ -19,12 +19,23 @@ class AgentRow:
 
 
 @dataclass(frozen=True)
+class ApprovalRow:
+    """A permission request waiting for the person: answered with `approval:ID:OPTION_ID`."""
+
+    approval_id: str
+    agent: str
+    title: str
+    options: tuple[PermissionOption, ...]
+
+
+@dataclass(frozen=True)
 class TraySnapshot:
     agents: tuple[AgentRow, ...] = ()
     dnd: DndState = dataclasses.field(default_factory=lambda: DndState(False))
     quiet_hours_enabled: bool = False
     recent: tuple[RecentItem, ...] = ()  # newest first
     missed_during_dnd: int = 0
+    approvals: tuple[ApprovalRow, ...] = ()  # oldest first
 
     @property
     def unread(self) -> int:

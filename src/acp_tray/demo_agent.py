@@ -20,6 +20,7 @@ from acp.connection import Connection
 from acp.stdio import stdio_streams
 
 from acp_tray import __version__
+from acp_tray.demo_ws import listen_address, serve_websocket
 
 INTERVAL_ENV = "ACP_TRAY_DEMO_INTERVAL"
 
@@ -126,9 +127,19 @@ def main(argv: list[str] | None = None) -> int:
         default=float(os.environ.get(INTERVAL_ENV, "1.5")),
         help=f"seconds between demo notices (default 1.5, or ${INTERVAL_ENV})",
     )
+    parser.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        type=listen_address,
+        help="serve ACP over WebSocket instead of stdio (port 0: any free port); prints 'listening on ws://HOST:PORT'",
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.interval))
+        if args.listen is None:
+            asyncio.run(serve(args.interval))
+        else:
+            host, port = args.listen
+            asyncio.run(serve_websocket(host, port, lambda: DemoAgent(args.interval)))
     return 0
 
 

@@ -1,8 +1,9 @@
 """What a native notification says: built once, sanitised once, for every backend.
 
-Untrusted text (agent name, title, description) loses control characters and bidi overrides
-and is bounded in length, title and description separately. Backends may escape further for
-their own format (markup) but never see raw agent text.
+Untrusted text (agent name, title, description, action labels) loses control characters and
+bidi overrides and is bounded in length, each part separately. Backends may escape further for
+their own format (markup) but never see raw agent text. Action ids pass through unchanged: they
+are what the daemon gets back, and a backend decides how to put them on its own wire.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ class Urgency(IntEnum):
     CRITICAL = 2
 
 
+ACTION_LABEL_LIMIT = 48  # a button or a context-menu line
+MAX_ACTIONS = 8  # buttons beyond these are left to the tray menu
+UNNAMED_ACTION = "(unnamed)"
+
 # info is NORMAL, not LOW: several servers (e.g. KDE Plasma by default) never pop up LOW.
 _URGENCY = {"info": Urgency.NORMAL, "warning": Urgency.NORMAL, "error": Urgency.CRITICAL, "other": Urgency.NORMAL}
 
@@ -35,6 +40,8 @@ class Notification:
     urgency: Urgency
     timeout: int  # seconds; 0 = until dismissed
     presentation: Presentation
+    # (action id, label) beyond the default click: label sanitised, at most MAX_ACTIONS
+    actions: tuple[tuple[str, str], ...] = ()
 
 
 def notification_of(p: Presentation) -> Notification:
@@ -49,4 +56,8 @@ def notification_of(p: Presentation) -> Notification:
         urgency=_URGENCY[severity_class(p.kind)],
         timeout=p.timeout,
         presentation=p,
+        actions=tuple(
+            (action_id, plain_line(label, ACTION_LABEL_LIMIT) or UNNAMED_ACTION)
+            for action_id, label in p.actions[:MAX_ACTIONS]
+        ),
     )

@@ -12,8 +12,17 @@ against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
   answering with ~150 calls in flight, a bare dbus-daemon refuses a client's 129th pending
   call, and measured here dunst stalled in 3 of 6 runs of 1,500 calls with 12 or 16 in
   flight and in none of 13 runs with 2 to 8; the dispatcher queues the rest;
-- `NotificationClosed` and `ActionInvoked` become local actions (read in the tray); nothing
-  about them is sent to any agent.
+- with the `actions` capability, sends the "default" action (a click) and then the
+  notification's own actions (e.g. `approval:ID:OPTION_ID`, one per option an agent offered),
+  labels already sanitised; an id goes on the wire as is when it is one plain line without
+  brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
+  key; which keys were offered is remembered per group (bounded like the id maps);
+- believes `NotificationClosed` and `ActionInvoked` only from the notification server (the
+  sender that answers its calls: anyone on the bus can emit a signal) and only for its own
+  notifications; `NotificationClosed` becomes "closed" or "expired", `ActionInvoked` "default"
+  becomes "clicked", a key offered for that notification becomes its action id, and any other
+  key is ignored. Only the daemon decides what an action id does: clicks and dismissals stay
+  local, an approval answers the permission request it names.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from dbus_fast.aio import MessageBus
 from acp_tray.assets import icon_path
 from acp_tray.notifiers.backend import BackendUnavailableError, LocalAction
 from acp_tray.notifiers.content import Notification
+from acp_tray.presentation.text import plain_line
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +53,36 @@ MAX_IN_FLIGHT = 8
 REPLY_TIMEOUT = 5.0
 MAX_REMEMBERED = 512  # group <-> server id mappings kept for in-place updates and signals
 CLOSE_REASONS = {1: "expired", 2: "dismissed", 3: "closed by call", 4: "undefined"}
-SIGNALS = ("NotificationClosed", "ActionInvoked")
+SIGNATURES = {"NotificationClosed": "uu", "ActionInvoked": "us"}
+SIGNALS = tuple(SIGNATURES)
+DEFAULT_ACTION = "default"
+ACTION_KEY_LIMIT = 200
+STAND_IN_KEY = "acp-tray-action-{}"
+
+
+def _plain_key(action_id: str) -> bool:
+    return (
+        0 < len(action_id) <= ACTION_KEY_LIMIT
+        and plain_line(action_id, ACTION_KEY_LIMIT) == action_id
+        and "[" not in action_id
+        and "]" not in action_id
+    )
+
+
+def wire_actions(actions: tuple[tuple[str, str], ...]) -> tuple[list[str], dict[str, str]]:
+    """The `actions` array for `Notify` ("default" first) and what each of the notification's
+    own keys stands for (key -> action id). Duplicate ids are offered once."""
+    wire = [DEFAULT_ACTION, "Open"]
+    offered: dict[str, str] = {}
+    for action_id, label in actions:
+        if action_id in offered.values():
+            continue
+        key = action_id
+        if not _plain_key(key) or key == DEFAULT_ACTION or key in offered:
+            key = next(k for n in range(len(offered) + 2) if (k := STAND_IN_KEY.format(n)) not in offered)
+        offered[key] = action_id
+        wire += [key, label]
+    return wire, offered
 
 
 class FreedesktopBackend:
@@ -68,6 +107,8 @@ class FreedesktopBackend:
         self._bus: MessageBus | None = None
         self._server_id: OrderedDict[int, int] = OrderedDict()  # group -> server notification id
         self._group_of: OrderedDict[int, int] = OrderedDict()  # server id -> group
+        self._offered: OrderedDict[int, dict[str, str]] = OrderedDict()  # group -> {key: action id}
+        self._server: str | None = None  # unique bus name of the server that answered last
         self.capabilities: frozenset[str] = frozenset()
         self.markup = False
 
@@ -98,24 +139,41 @@ class FreedesktopBackend:
         if (
             message.message_type != MessageType.SIGNAL
             or message.interface != INTERFACE
-            or message.member not in SIGNALS
+            or message.path != OBJECT_PATH
+            or message.member not in SIGNATURES
+            or message.signature != SIGNATURES[message.member]
         ):
             return
-        group = self._group_of.get(message.body[0])
+        if self._server is None or message.sender != self._server:
+            log.debug("ignored %s from %s: not the notification server", message.member, message.sender)
+            return
+        server_id, detail = message.body
+        group = self._group_of.get(server_id)
         if group is None:
             return  # not ours, or long forgotten
         if message.member == "NotificationClosed":
-            reason = CLOSE_REASONS.get(message.body[1], "undefined")
+            reason = CLOSE_REASONS.get(detail, "undefined")
             self._on_action(group, "expired" if reason == "expired" else "closed")
-        else:
+        elif detail == DEFAULT_ACTION:
             self._on_action(group, "clicked")
+        elif (action := self._offered.get(group, {}).get(detail)) is not None:
+            self._on_action(group, action)
+        else:
+            log.debug("ignored action %r on notification %d: not offered there", detail, server_id)
 
     async def _call(self, member: str, signature: str = "", body: list[Any] | None = None) -> list[Any]:
-        return await self._bus_call(BUS_NAME, OBJECT_PATH, INTERFACE, member, signature, body or [])
+        reply = await self._request(BUS_NAME, OBJECT_PATH, INTERFACE, member, signature, body or [])
+        self._server = reply.sender  # the name's owner now: only its signals are believed
+        return list(reply.body)
 
     async def _bus_call(
         self, destination: str, path: str, interface: str, member: str, signature: str, body: list[Any]
     ) -> list[Any]:
+        return list((await self._request(destination, path, interface, member, signature, body)).body)
+
+    async def _request(
+        self, destination: str, path: str, interface: str, member: str, signature: str, body: list[Any]
+    ) -> Message:
         if self._bus is None or not self._bus.connected:
             raise BackendUnavailableError("not connected to the session bus")
         message = Message(
@@ -132,7 +190,7 @@ class FreedesktopBackend:
             error = getattr(reply, "error_name", "no reply")
             detail = reply.body[0] if reply is not None and reply.body else ""
             raise BackendUnavailableError(f"{member}: {error}: {detail}")
-        return list(reply.body)
+        return reply
 
     def _body(self, text: str) -> str:
         """The body may be rendered as markup (`body-markup`): escape it. The summary is plain
@@ -145,7 +203,10 @@ class FreedesktopBackend:
             "urgency": Variant("y", int(notification.urgency)),
             "desktop-entry": Variant("s", DESKTOP_ENTRY),
         }
-        actions = ["default", "Open"] if "actions" in self.capabilities else []
+        actions: list[str] = []
+        offered: dict[str, str] = {}
+        if "actions" in self.capabilities:
+            actions, offered = wire_actions(notification.actions)
         body = [
             "acp-tray",
             replaces,
@@ -157,9 +218,13 @@ class FreedesktopBackend:
             notification.timeout * 1000 if notification.timeout else 0,
         ]
         (server_id,) = await self._call("Notify", "susssasa{sv}i", body)
-        self._remember(notification.group, int(server_id))
+        self._remember(notification.group, int(server_id), offered)
 
-    def _remember(self, group: int, server_id: int) -> None:
+    def _remember(self, group: int, server_id: int, offered: dict[str, str]) -> None:
+        self._offered[group] = offered  # an update in place offers only its own actions
+        self._offered.move_to_end(group)
+        while len(self._offered) > MAX_REMEMBERED:
+            self._offered.popitem(last=False)
         self._server_id[group] = server_id
         self._server_id.move_to_end(group)
         self._group_of[server_id] = group

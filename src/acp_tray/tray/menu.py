@@ -1,10 +1,11 @@
 """The tray menu as plain data, built from a snapshot (pure: the pystray adapter only maps it).
 
 Each actionable entry carries an action id that the tray hands back to the daemon's loop:
-`recent:open:GROUP`, `recent:read-all`, `recent:clear`, `dnd:off`, `dnd:30m`, `dnd:1h`,
-`dnd:tomorrow`, `quiet-hours:toggle`, `agent:start|stop|restart:NAME`, `prefs:open`,
-`history:open`, `quit`. None of them can reach an agent except start/stop/restart, which
-manage the agent process itself.
+`approval:ID:OPTION_ID`, `recent:open:GROUP`, `recent:read-all`, `recent:clear`, `dnd:off`,
+`dnd:30m`, `dnd:1h`, `dnd:tomorrow`, `quiet-hours:toggle`, `agent:start|stop|restart:NAME`,
+`prefs:open`, `history:open`, `quit`. Only two kinds reach an agent: `approval:…` answers the
+permission request ID with the option OPTION_ID (one the agent itself offered), and
+start/stop/restart manage the agent process itself.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from acp_tray.events import AgentState
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
-from acp_tray.tray.snapshot import TraySnapshot
+from acp_tray.tray.snapshot import ApprovalRow, TraySnapshot
 
 GLYPH = {
     SeverityKind.INFO: "ℹ",
@@ -25,6 +26,9 @@ GLYPH = {
     SeverityKind.FUTURE: "◆",
 }
 MENU_TEXT_LIMIT = 60
+MAX_APPROVALS = 20  # submenus shown (oldest first); the rest are counted
+MAX_OPTIONS = 10  # options shown per approval
+ALLOW_MARK, REJECT_MARK = "✔ ", "✖ "
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,33 @@ def recent_label(item: RecentItem) -> str:
     count = f" ×{item.count}" if item.count > 1 else ""
     text = plain_line(f"{plain_line(item.agent, NAME_LIMIT)}: {item.title}", MENU_TEXT_LIMIT)
     return f"{mark}{GLYPH[item.kind]} {text}{count}"
+
+
+def approval_label(row: ApprovalRow) -> str:
+    return plain_line(f"{plain_line(row.agent, NAME_LIMIT)}: {row.title}", MENU_TEXT_LIMIT)
+
+
+def option_label(name: str, kind: str) -> str:
+    """The option's name, marked by its kind: allow_* "✔ ", reject_* "✖ ", an unknown kind nothing."""
+    mark = ALLOW_MARK if kind.startswith("allow_") else REJECT_MARK if kind.startswith("reject_") else ""
+    return mark + (plain_line(name, MENU_TEXT_LIMIT) or "(unnamed option)")
+
+
+def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
+    """The "Needs approval (N)" entry: a submenu per pending request, an entry per option; none if none."""
+    if not snapshot.approvals:
+        return ()
+    rows = []
+    for row in snapshot.approvals[:MAX_APPROVALS]:
+        options = tuple(
+            Entry(option_label(option.name, option.kind), f"approval:{row.approval_id}:{option.option_id}")
+            for option in row.options[:MAX_OPTIONS]
+        )
+        rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
+    hidden = len(snapshot.approvals) - MAX_APPROVALS
+    if hidden > 0:
+        rows.append(Entry(f"… and {hidden} more"))
+    return (Entry(f"Needs approval ({len(snapshot.approvals)})", children=tuple(rows)),)
 
 
 def _recent(snapshot: TraySnapshot) -> Entry:
@@ -98,6 +129,7 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
     return (
         Entry(header),
         Entry(dnd),
+        *_approvals(snapshot),
         SEPARATOR,
         _recent(snapshot),
         _dnd(snapshot),

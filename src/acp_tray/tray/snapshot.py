@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from acp_tray.events import AgentState, PermissionOption
+from acp_tray.prefs.model import SeverityClass
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.severity import SEVERITY_RANK, severity_class
@@ -47,14 +48,18 @@ class TraySnapshot:
 
 
 def badge_of(snapshot: TraySnapshot) -> str:
-    """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other")."""
-    unread = [severity_class(item.kind) for item in snapshot.recent if item.unread]
-    return max(unread, key=SEVERITY_RANK.__getitem__) if unread else "none"
+    """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other"),
+    and at least "warning" while an approval is pending (a person is needed)."""
+    classes: list[SeverityClass] = [severity_class(item.kind) for item in snapshot.recent if item.unread]
+    if snapshot.approvals:
+        classes.append("warning")
+    return max(classes, key=SEVERITY_RANK.__getitem__) if classes else "none"
 
 
 def tooltip_of(snapshot: TraySnapshot) -> str:
-    """One line: "3 unread · 2 agents connected · DND until 14:00"."""
-    parts = [f"{snapshot.unread} unread" if snapshot.unread else "nothing unread"]
+    """One line: "1 awaiting approval · 3 unread · 2/3 agents connected · DND until 14:00"."""
+    parts = [f"{len(snapshot.approvals)} awaiting approval"] if snapshot.approvals else []
+    parts.append(f"{snapshot.unread} unread" if snapshot.unread else "nothing unread")
     total = len(snapshot.agents)
     parts.append(
         f"{snapshot.connected}/{total} agents connected" if total != 1 else f"{snapshot.connected}/1 agent connected"

@@ -1,41 +1,15 @@
-"""The `acp-tray` command line: the daemon, preferences, do-not-disturb, history, the demo agent."""
+"""The `acp-tray` command line: parses, then runs the command (imported only when chosen, so that
+`acp-tray status` and friends do not pay for the ACP SDK, pydantic or the tray)."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import json
+import importlib
 import logging
-import os
-import shlex
-import signal
-import subprocess
 import sys
-import threading
-from collections.abc import Callable
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import tomlkit
+from typing import Any
 
 from acp_tray import __version__, paths
-from acp_tray.history import HistoryWriter, read_history
-from acp_tray.notifiers.console import ConsoleNotifier, notice_line
-from acp_tray.opener import default_opener
-from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences, read_preferences
-from acp_tray.prefs.model import dump
-from acp_tray.prefs.write import set_dnd
-from acp_tray.presentation.clock import SystemClock
-from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
-from acp_tray.protocol.notice import severity_kind
-from acp_tray.tray.app import TrayApp, load_pystray
-
-if TYPE_CHECKING:
-    from acp_tray.daemon import Daemon
-    from acp_tray.notifiers.chain import NotifierChain
 
 log = logging.getLogger("acp_tray")
 
@@ -49,259 +23,14 @@ def _setup_logging(verbosity: int) -> None:
     root.setLevel(level)
 
 
-def _config_path(args: argparse.Namespace) -> tuple[Path, bool]:
-    if args.config is not None:
-        return Path(args.config).expanduser(), True
-    return paths.config_file(), False
+def _local(name: str) -> Any:
+    """A command of `local_commands`, imported when it runs."""
 
+    def run(args: argparse.Namespace) -> int:
+        module = importlib.import_module("acp_tray.local_commands")
+        return int(getattr(module, name)(args))
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"acp-tray: {message}", file=sys.stderr)
-    return code
-
-
-# run --------------------------------------------------------------------------------------
-
-
-async def _serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event, *, own_signals: bool) -> None:
-    if own_signals:  # headless: asyncio owns the main thread and the signals
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-    if chain is not None:
-        print(f"notifications: {await chain.start()}", flush=True)
-    try:
-        await daemon.run(stop)
-    finally:
-        if chain is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(chain.drain(), 3.0)
-            await chain.aclose()
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    path, explicit = _config_path(args)
-    try:
-        loaded = load_preferences(path, explicit=explicit)
-    except PreferencesError as exc:
-        return _fail(f"invalid preferences, not starting:\n{exc}")
-    if loaded.source is None:
-        source = f"built-in defaults ({path} cannot be written)"
-    else:
-        source = f"{loaded.source}" + (" (created with the defaults; edit it any time)" if loaded.created else "")
-    names = ", ".join(loaded.prefs.agents) or "none"
-    headless = args.headless or loaded.prefs.notifier == "console"
-    mode = " headless" if headless else ""
-    print(
-        f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
-        f"history: {paths.history_file()} · Ctrl+C to stop",
-        flush=True,
-    )
-    if not loaded.prefs.agents:
-        print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
-    console = ConsoleNotifier()
-    if headless:
-        daemon, _ = _build(loaded, console, native=False)
-        asyncio.run(_serve(daemon, None, asyncio.Event(), own_signals=True))
-        return 0
-    pystray, backend = load_pystray()
-    if pystray is None:
-        print(f"tray: none ({backend}); running without one", flush=True)
-        daemon, chain = _build(loaded, console, native=True)
-        asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
-        return 0
-    print(f"tray: pystray, {backend} backend", flush=True)
-    # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
-    _run_with_tray(TrayApp(pystray, lambda action: None), lambda: _build(loaded, console, native=True))
-    return 0
-
-
-def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
-    """The daemon and its surfaces (imported here: the SDK is slow to import)."""
-    from acp_tray.daemon import Daemon
-    from acp_tray.notifiers.chain import NotifierChain
-    from acp_tray.notifiers.select import backends_for
-
-    history = HistoryWriter(paths.history_file())
-    daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
-    if not native:
-        daemon.add_surface(console.present)
-        return daemon, None
-    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
-    daemon.add_surface(chain.present)
-    return daemon, chain
-
-
-def _run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain | None]]) -> None:
-    """pystray on the main thread; the daemon's loop on one background thread."""
-    loop = asyncio.new_event_loop()
-    stop = asyncio.Event()
-
-    def serve() -> None:
-        try:
-            daemon, chain = build()
-
-            def on_action(action: str) -> None:  # called on the tray's thread
-                loop.call_soon_threadsafe(daemon.tray_action, action)
-
-            app.set_action_handler(on_action)
-            daemon.add_publisher(app.show)
-            daemon.copy_to_clipboard = app.copy
-            if chain is not None:
-                daemon.native_notifications = lambda: chain.active not in (None, "console")
-            loop.run_until_complete(_serve(daemon, chain, stop, own_signals=False))
-        finally:
-            loop.close()
-            app.stop()  # the daemon is done (Quit, SIGINT, SIGTERM): end the tray's loop too
-
-    def request_stop() -> None:
-        loop.call_soon_threadsafe(stop.set)
-
-    thread = threading.Thread(target=serve, name="acp-tray-daemon")
-    try:
-        app.run(setup=thread.start, on_signal=request_stop)
-    except Exception as exc:  # the tray backend failed to start: carry on without a tray
-        if thread.ident is not None:
-            raise
-        print(f"tray: failed to start ({type(exc).__name__}: {exc}); running without one", flush=True)
-        daemon, chain = build()
-        try:
-            loop.run_until_complete(_serve(daemon, chain, stop, own_signals=True))
-        finally:
-            loop.close()
-        return
-    thread.join()
-
-
-# history ------------------------------------------------------------------------------------
-
-
-def _history_line(record: dict[str, Any]) -> str:
-    try:
-        time = datetime.fromisoformat(str(record["time"]))
-        agent = str(record["agent"])
-    except (KeyError, ValueError):
-        return f"(unreadable history record) {json.dumps(record)[:200]}"
-    if record.get("kind") == "malformed":
-        reason = plain_line(f"{record.get('field')}: {record.get('reason')}", DESCRIPTION_LIMIT)
-        return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed notice ({reason})"
-    severity = str(record.get("severity"))
-    notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
-    if record.get("suppressed"):
-        notes.append(f"suppressed: {record['suppressed']}")
-    elif record.get("route"):
-        notes.append(f"route: {record['route']}")
-    description = record.get("description")
-    return notice_line(
-        time,
-        agent,
-        severity,
-        severity_kind(severity),
-        str(record.get("title")),
-        description if isinstance(description, str) else None,
-        suffix=" · ".join(notes),
-    )
-
-
-def cmd_history(args: argparse.Namespace) -> int:
-    records = list(read_history(paths.history_file()))
-    if args.limit:
-        records = records[-args.limit :]
-    for record in records:
-        if args.json:
-            print(json.dumps(record if isinstance(record, dict) else {"unreadable": record}, ensure_ascii=False))
-        elif isinstance(record, dict):
-            print(_history_line(record))
-        else:
-            print(f"(unreadable history line) {record[:200]!r}")
-    return 0
-
-
-# prefs --------------------------------------------------------------------------------------
-
-
-def cmd_prefs(args: argparse.Namespace) -> int:
-    path, explicit = _config_path(args)
-    if args.action == "path":
-        print(path)
-        return 0
-    if args.action == "validate":
-        target = Path(args.file).expanduser() if args.file else path
-        try:
-            read_preferences(target)
-        except PreferencesError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-        print(f"{target}: ok")
-        return 0
-    if args.action == "show":
-        try:
-            prefs = load_preferences(path, explicit=explicit).prefs
-        except PreferencesError as exc:
-            return _fail(str(exc), 1)
-        print(tomlkit.dumps(dump(prefs)), end="")
-        return 0
-    return _edit(path, explicit)
-
-
-def _editor_command(path: Path) -> list[str] | None:
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return [*shlex.split(value), str(path)]
-    if sys.platform == "darwin":
-        return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
-    return default_opener(path)
-
-
-def _edit(path: Path, explicit: bool) -> int:
-    with contextlib.suppress(PreferencesError):  # open a broken file anyway: that is how it gets fixed
-        load_preferences(path, explicit=explicit)  # creates the commented default file on first use
-    if sys.platform == "win32" and not os.environ.get("VISUAL") and not os.environ.get("EDITOR"):
-        os.startfile(path)  # type: ignore[attr-defined]
-        print(f"opened {path} in the default editor; run `acp-tray prefs validate` after saving")
-        return 0
-    command = _editor_command(path)
-    if command is None:
-        return _fail(f"no editor found: set $EDITOR, or edit {path} by hand", 1)
-    try:
-        subprocess.run(command, check=False)
-    except OSError as exc:
-        return _fail(f"could not start {command[0]!r}: {exc}", 1)
-    try:
-        read_preferences(path)
-    except PreferencesError as exc:
-        print(f"{exc}\nThe file is saved as you left it; a running acp-tray keeps its last good settings.")
-        return 1
-    print(f"{path}: ok; a running acp-tray applies it now")
-    return 0
-
-
-# dnd ----------------------------------------------------------------------------------------
-
-
-def cmd_dnd(args: argparse.Namespace) -> int:
-    path, explicit = _config_path(args)
-    clock = SystemClock()
-    try:
-        prefs = load_preferences(path, explicit=explicit).prefs
-        if args.action == "status":
-            state = dnd_state(prefs.dnd, clock.now())
-            print(f"do not disturb: {state.describe()}")
-            return 0
-        if args.action == "off":
-            prefs = set_dnd(path, enabled=False, until=None)
-        elif args.action == "on":
-            prefs = set_dnd(path, enabled=True, until=None)
-        else:
-            spec = " ".join(args.duration)
-            if args.action == "until":
-                spec = f"until {spec}"
-            prefs = set_dnd(path, enabled=True, until=dnd_end(spec, clock.now(), prefs.dnd.morning))
-    except (PreferencesError, DurationError) as exc:
-        return _fail(str(exc), 1)
-    print(f"do not disturb: {dnd_state(prefs.dnd, clock.now()).describe()}")
-    return 0
+    return run
 
 
 # parser -------------------------------------------------------------------------------------
@@ -330,12 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="start the daemon", parents=[common])
     run.add_argument("--headless", action="store_true", help="present notices on the console (no tray)")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=_local("cmd_run"))
 
     history = commands.add_parser("history", help="show notices received so far (local only)", parents=[common])
     history.add_argument("--json", action="store_true", help="one JSON object per line")
     history.add_argument("-n", "--limit", type=int, default=0, help="only the last N records")
-    history.set_defaults(func=cmd_history)
+    history.set_defaults(func=_local("cmd_history"))
 
     prefs = commands.add_parser("prefs", help="the preferences file: path, show, validate, edit", parents=[common])
     prefs_actions = prefs.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -344,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = prefs_actions.add_parser("validate", help="check a preferences file", parents=[common])
     validate.add_argument("file", nargs="?", help="file to check (default: the preferences file)")
     prefs_actions.add_parser("edit", help="open the file in $VISUAL/$EDITOR, then validate it", parents=[common])
-    prefs.set_defaults(func=cmd_prefs)
+    prefs.set_defaults(func=_local("cmd_prefs"))
 
     dnd = commands.add_parser("dnd", help="do not disturb: on, off, for DURATION, until TIME, status", parents=[common])
     dnd_actions = dnd.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -355,7 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     for_.add_argument("duration", nargs="+")
     until = dnd_actions.add_parser("until", help='e.g. "tomorrow" or "14:00"', parents=[common])
     until.add_argument("duration", nargs="+")
-    dnd.set_defaults(func=cmd_dnd)
+    dnd.set_defaults(func=_local("cmd_dnd"))
+
+    from acp_tray.control.terminal import add_commands
+
+    add_commands(commands, common)
 
     # listed for --help; `main` hands its arguments to the demo agent's own parser
     commands.add_parser("demo-agent", help="run the bundled demo ACP agent on stdio (see demo-agent --help)")

@@ -14,8 +14,19 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from acp_tray.agents.host import AgentHost, AgentSpec
-from acp_tray.events import AgentState, AgentStatus, Event, NoticeMalformed, NoticeReceived
+from acp_tray.agents.approvals import ApprovalError, Approvals
+from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.sessions import SessionStore
+from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.events import (
+    AgentState,
+    AgentStatus,
+    Event,
+    NoticeMalformed,
+    NoticeReceived,
+    PermissionAsked,
+    PermissionSettled,
+)
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
 from acp_tray.paths import history_file
@@ -25,11 +36,12 @@ from acp_tray.prefs.watch import watch_file
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.clock import Clock, SystemClock
 from acp_tray.presentation.dnd import dnd_end
+from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
-from acp_tray.tray.snapshot import AgentRow, TraySnapshot
+from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +55,11 @@ DND_ACTIONS = {"dnd:30m": "30m", "dnd:1h": "1h", "dnd:tomorrow": "tomorrow"}
 
 def spec_of(config: AgentConfig) -> AgentSpec:
     command, cwd, env = config.launch()
-    return AgentSpec(command=command, cwd=cwd, env=env)
+    return AgentSpec(command=command, cwd=cwd, env=env, url=config.url, headers=dict(config.headers))
+
+
+def policy_of(config: AgentConfig) -> PermissionPolicy:
+    return PermissionPolicy(config.permission, config.permission_timeout)
 
 
 class Daemon:
@@ -57,8 +73,13 @@ class Daemon:
         prefs_path: Path | None = None,
         clock: Clock | None = None,
         advertise_notices: bool = True,
+        sessions: SessionStore | None = None,
+        backoff: BackoffPolicy | None = None,
     ) -> None:
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self.approvals = Approvals(self._queue.put_nowait)
+        self.session_store = sessions or SessionStore(None)
+        self._backoff = backoff or BackoffPolicy()
         self._history = history
         self._surfaces = surfaces
         self._status = status
@@ -84,6 +105,18 @@ class Daemon:
     @property
     def prefs(self) -> Preferences:
         return self.router.prefs
+
+    @property
+    def prefs_path(self) -> Path | None:
+        return self._prefs_path
+
+    def request_stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+    def supervised(self, name: str) -> bool:
+        """Whether the agent is running or will be restarted (not stopped, not given up on)."""
+        return name in self._agent_tasks
 
     async def run(self, stop: asyncio.Event) -> None:
         """Host every agent and present their events until `stop` is set; then shut down cleanly."""
@@ -139,6 +172,9 @@ class Daemon:
         """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
         wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
         changed = [n for n, host in self.hosts.items() if n not in wanted or host.spec != wanted[n]]
+        for name, host in self.hosts.items():
+            if name in prefs.agents:  # a new permission policy applies to the next request, no restart
+                host.policy = policy_of(prefs.agents[name])
         if changed:
             self._in_background(self._restart(changed, wanted))
         for name, spec in wanted.items():
@@ -157,9 +193,25 @@ class Daemon:
                 self._start(name, wanted[name])
 
     def _start(self, name: str, spec: AgentSpec) -> None:
-        host = AgentHost(name, spec, self._queue.put_nowait, advertise_notices=self._advertise_notices)
+        config = self.prefs.agents.get(name)
+        host = AgentHost(
+            name,
+            spec,
+            self._queue.put_nowait,
+            approvals=self.approvals,
+            store=self.session_store,
+            policy=policy_of(config) if config is not None else None,
+            advertise_notices=self._advertise_notices,
+        )
         self.hosts[name] = host
-        self._agent_tasks[name] = asyncio.create_task(host.run(), name=f"agent:{name}")
+        task = asyncio.create_task(supervise(host, self._queue.put_nowait, self._backoff), name=f"agent:{name}")
+        self._agent_tasks[name] = task
+        task.add_done_callback(lambda done: self._supervision_ended(name, done))
+
+    def _supervision_ended(self, name: str, task: asyncio.Task[None]) -> None:
+        """The agent will not be restarted (cannot start, or given up): it stays listed, stopped."""
+        if self._agent_tasks.get(name) is task:
+            del self._agent_tasks[name]
 
     async def _stop_agents(self, names: list[str]) -> None:
         tasks = [self._agent_tasks.pop(name) for name in names if name in self._agent_tasks]
@@ -186,27 +238,47 @@ class Daemon:
 
     def _handle(self, event: Event) -> None:
         if isinstance(event, NoticeReceived):
-            decision, presentation = self.router.route(event)
-            self._history.append(event, decision)
-            if presentation is not None:
-                self._present(presentation)
-            self._schedule_summaries()
+            self._route(event)
         elif isinstance(event, NoticeMalformed):
             self._history.append(event, None)
             return
-        else:
+        elif isinstance(event, AgentStatus):
             self.agent_states[event.agent] = event
             self._status(event)
+        else:
+            own = own_notice(event)
+            if own is not None:
+                self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+            elif not isinstance(event, (PermissionAsked, PermissionSettled)):
+                return  # nothing the tray shows changed
         self._publish()
+
+    def _route(self, event: NoticeReceived) -> None:
+        decision, presentation = self.router.route(event)
+        self._history.append(event, decision)
+        if presentation is not None:
+            self._present(presentation)
+        self._schedule_summaries()
 
     def local_action(self, group: int, what: str) -> None:
         """A person acted on a shown notification ("clicked", "closed", "expired").
 
         Local only: it may mark the item read in the tray list; nothing reaches any agent.
         """
+        if what.startswith("approval:"):  # a button the person pressed: the agent's own option
+            self._answer_approval(what)
+            what = "clicked"
         if what in ("clicked", "closed") and self.recent.mark_read(group):
             self._publish()
         log.debug("notification %d %s", group, what)
+
+    def _answer_approval(self, action: str) -> None:
+        _, approval_id, option_id = action.split(":", 2)
+        try:
+            self.approvals.approve(approval_id, option_id)
+        except ApprovalError as exc:
+            log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
+        self._publish()
 
     # the tray ----------------------------------------------------------------------------
 
@@ -225,6 +297,7 @@ class Daemon:
             quiet_hours_enabled=self.prefs.dnd.quiet_hours.enabled,
             recent=self.recent.items(),
             missed_during_dnd=self.router.missed_during_dnd,
+            approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self.approvals.pending()),
         )
 
     def _publish(self) -> None:
@@ -253,12 +326,14 @@ class Daemon:
         try:
             if kind == "recent":
                 self._recent_action(argument)
+            elif kind == "approval":
+                self._answer_approval(action)
             elif action == "dnd:off" or action in DND_ACTIONS:
                 self._set_dnd(action)
             elif action == "quiet-hours:toggle":
-                self._change_prefs(lambda path: set_quiet_hours(path, enabled=not self.prefs.dnd.quiet_hours.enabled))
+                self.change_prefs(lambda path: set_quiet_hours(path, enabled=not self.prefs.dnd.quiet_hours.enabled))
             elif kind == "agent":
-                self._agent_action(*argument.split(":", 1))
+                self.agent_action(*argument.split(":", 1))
             elif action == "prefs:open" and self._prefs_path is not None:
                 open_path(self._prefs_path)
             elif action == "history:open":
@@ -297,18 +372,20 @@ class Daemon:
 
     def _set_dnd(self, action: str) -> None:
         if action == "dnd:off":
-            self._change_prefs(lambda path: set_dnd(path, enabled=False, until=None))
+            self.change_prefs(lambda path: set_dnd(path, enabled=False, until=None))
             return
         until = dnd_end(DND_ACTIONS[action], self.router.clock.now(), self.prefs.dnd.morning)
-        self._change_prefs(lambda path: set_dnd(path, enabled=True, until=until))
+        self.change_prefs(lambda path: set_dnd(path, enabled=True, until=until))
 
-    def _change_prefs(self, change: Callable[[Path], Preferences]) -> None:
+    def change_prefs(self, change: Callable[[Path], Preferences]) -> None:
         """Write the change to the file (comments kept) and apply it now; the watcher agrees later."""
         if self._prefs_path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
-        self.router.update_prefs(change(self._prefs_path))
+        prefs = change(self._prefs_path)
+        self.router.update_prefs(prefs)
+        self._sync_agents(prefs)
 
-    def _agent_action(self, verb: str, name: str) -> None:
+    def agent_action(self, verb: str, name: str) -> None:
         config = self.prefs.agents.get(name)
         if config is None:
             return

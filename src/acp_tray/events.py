@@ -6,11 +6,13 @@ Events flow one way (agents -> presentation -> notifiers). Nothing here can reac
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 from acp_tray.protocol.notice import Notice
+from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 
 
 def now() -> datetime:
@@ -53,13 +55,6 @@ class AgentStatus:
     state: AgentState
     detail: str = ""
     time: datetime = dataclasses.field(default_factory=now)
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionOption:
-    option_id: str
-    name: str
-    kind: str  # allow_once | allow_always | reject_once | reject_always | anything newer
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -142,3 +137,5 @@ Event = (
     | AgentCrashed
     | SessionAttached
 )
+
+EventSink = Callable[[Event], None]

@@ -47,6 +47,7 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
         "time": event.time.isoformat(timespec="milliseconds"),
         "agent": event.agent,
         "session_id": event.session_id,
+        "source": event.source if isinstance(event, NoticeReceived) else "agent",
     }
     if isinstance(event, NoticeReceived):
         notice = event.notice

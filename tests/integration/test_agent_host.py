@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
 from tests.conftest import EventLog, scripted_command, validator_for
 
@@ -157,7 +157,7 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
         notice("info", "done"),
     ]
     log = EventLog()
-    host = AgentHost("requests", scripted(steps, tmp_path), log)
+    host = AgentHost("requests", scripted(steps, tmp_path), log, policy=PermissionPolicy("reject"))
     task = await run_until(host, log, lambda: log.of(NoticeReceived))
     entries = agent_log(tmp_path)
     received = [e["received"] for e in entries if "received" in e]

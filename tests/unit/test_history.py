@@ -87,7 +87,7 @@ def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
     writer.append(received("ok"), Decision("tray", False, True, None, 1))
     writer.append(NoticeMalformed("agent-a", None, "update.severity", "missing (required)", {"update": {}}))
     writer.close()
-    documented = {"time", "agent", "session_id", "kind", "severity", "title", "description", "meta", "reason"}
+    documented = {"time", "agent", "session_id", "source", "kind", "severity", "title", "description", "meta", "reason"}
     documented |= {"route", "suppressed", "count", "notified", "tray"}
     notice, malformed = (r for r in read_history(tmp_path / "h.jsonl") if isinstance(r, dict))
     assert set(notice) == documented

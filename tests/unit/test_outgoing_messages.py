@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from acp_tray import __version__
-from acp_tray.agents.client_handler import safe_permission_outcome
+from acp_tray.agents.approvals import policy_outcome
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
+from acp_tray.protocol.session import parse_permission_request
 from tests.conftest import validator_for
 
 
@@ -65,13 +66,16 @@ def test_session_new_validates() -> None:
         ([], {"outcome": "cancelled"}),
     ],
 )
-def test_permission_requests_get_a_safe_answer_that_validates(options: list, expected: dict) -> None:
+def test_reject_policy_answers_safely_and_validates(options: list, expected: dict) -> None:
     params = {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": options}
-    outcome = safe_permission_outcome(params)
+    outcome = policy_outcome("reject", parse_permission_request(params).options)
+    assert outcome is not None
     assert outcome["outcome"] == expected
     assert validator_for("v1", "RequestPermissionResponse").is_valid(outcome)
 
 
 @pytest.mark.parametrize("params", [None, 5, {"options": "x"}, {"options": [1, None, {"kind": "reject_once"}]}])
 def test_permission_request_garbage_is_cancelled(params: object) -> None:
-    assert safe_permission_outcome(params) == {"outcome": {"outcome": "cancelled"}}
+    options = parse_permission_request(params).options
+    assert policy_outcome("reject", options) == {"outcome": {"outcome": "cancelled"}}
+    assert policy_outcome("allow", options) is None  # nothing to allow with: the person is asked

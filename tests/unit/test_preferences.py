@@ -53,7 +53,10 @@ def test_empty_file_means_no_agents(tmp_path: Path) -> None:
         ('[agents.a]\ncommand = [""]\n', "f.toml:2", "the program (first item) must not be empty"),
         ('[agent.a]\ncommand = ["x"]\n', "f.toml:1", "agent: Extra inputs are not permitted"),
         ('[agents.a]\ncommand = ["x"\n', "f.toml:", "TOML syntax error"),
-        ("[agents.a]\ncwd = '/tmp'\n", "f.toml:1", "agents.a.command: Field required"),
+        ("[agents.a]\ncwd = '/tmp'\n", "f.toml:1", "agents.a: give either `command` (a local agent) or `url`"),
+        ("[agents.a]\ncommand = ['x']\nurl = 'ws://h'\n", "f.toml:1", "agents.a: give either `command`"),
+        ("\n[agents.a]\nurl = 'http://h'\n", "f.toml:3", "agents.a.url: expected a WebSocket URL"),
+        ("[agents.a]\ncommand = ['x']\npermission = 'yes'\n", "f.toml:3", "agents.a.permission: Input should be"),
     ],
 )
 def test_errors_name_file_line_and_reason(text: str, where: str, reason: str) -> None:

@@ -2,59 +2,61 @@
 
 `session/update` becomes domain events. The SDK runs every incoming notification as its own
 task; tasks start in creation order, so the event is handed to the sink *before any await*
-and notices keep their arrival order. Requests we do not implement get a JSON-RPC error.
+and notices keep their arrival order. Reply text goes to the session's waiting prompt.
+Permission requests go to the approvals (the person or the agent's policy decides);
+elicitations are declined and the person is told. Anything else gets method-not-found.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from acp import RequestError
 
-from acp_tray.events import Event, NoticeMalformed, NoticeReceived
+from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
+from acp_tray.protocol.session import message_text
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
 
-EventSink = Callable[[Event], None]
-
 log = logging.getLogger(__name__)
 
-REJECT_KINDS = ("reject_once", "reject_always")
+AGENT_MESSAGE = "agent_message_chunk"
 
 
-def safe_permission_outcome(params: object) -> dict[str, Any]:
-    """Until approvals exist: pick a reject option if the agent offers one, else `cancelled`."""
-    options = params.get("options") if isinstance(params, dict) else None
-    if isinstance(options, list):
-        for kind in REJECT_KINDS:
-            for option in options:
-                if isinstance(option, dict) and option.get("kind") == kind and isinstance(option.get("optionId"), str):
-                    return {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
-    return {"outcome": {"outcome": "cancelled"}}
+class Peer(Protocol):
+    """What the handler needs from its host."""
+
+    def on_message_text(self, session_id: str, text: str) -> None: ...
+
+    async def request_permission(self, params: object) -> dict[str, Any]: ...
+
+    def input_requested(self, params: object) -> dict[str, Any]: ...
 
 
 class ClientHandler:
     """The SDK `MethodHandler` for one agent connection."""
 
-    def __init__(self, agent: str, sink: EventSink, version: ProtocolVersion = ProtocolVersion.V1) -> None:
+    def __init__(
+        self, agent: str, sink: EventSink, version: ProtocolVersion = ProtocolVersion.V1, *, peer: Peer | None = None
+    ) -> None:
         self._agent = agent
         self._sink = sink
         self._version = version
+        self._peer = peer
         self.other_updates = 0  # non-notice updates seen (kept raw, ignored for presentation)
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         if method == "session/update":
             self.on_session_update(params)
             return None
-        if method == "session/request_permission" and not is_notification:
-            outcome = safe_permission_outcome(params)
-            log.info("%s asked for permission; answered %s", self._agent, outcome["outcome"])
-            return outcome
         if is_notification:
-            log.debug("%s sent unsupported notification %r; ignored", self._agent, method)
+            log.debug("%s sent notification %r; ignored", self._agent, method)
             return None
+        if method == "session/request_permission" and self._peer is not None:
+            return await self._peer.request_permission(params)
+        if method == "elicitation/create" and self._peer is not None:
+            return self._peer.input_requested(params)
         log.info("%s called unsupported method %r; answered method-not-found", self._agent, method)
         raise RequestError.method_not_found(method)
 
@@ -73,4 +75,7 @@ class ClientHandler:
             self._sink(NoticeMalformed(self._agent, update.session_id, update.field, update.reason, update.raw))
         elif isinstance(update, OtherUpdate):
             self.other_updates += 1
-            log.debug("%s sent %r update; kept raw, not presented", self._agent, update.kind)
+            if update.kind == AGENT_MESSAGE and self._peer is not None:
+                text = message_text(update.raw)
+                if text is not None:
+                    self._peer.on_message_text(update.session_id, text)

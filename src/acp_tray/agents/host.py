@@ -1,8 +1,9 @@
-"""Host one stdio agent: spawn it, speak ACP v1 through the SDK's `Connection`, report events.
+"""Host one agent connection: a local process over stdio or a remote agent over WebSocket.
 
-Lifecycle: STARTING -> CONNECTED (after `initialize` and `session/new`) -> EXITED, or FAILED
-when it cannot start or the handshake fails, or STOPPED when acp-tray stops it. The daemon
-stays up whatever the agent does.
+One `run()` is one connection's life: STARTING -> CONNECTED (after `initialize` and the default
+session) -> EXITED, or FAILED when it cannot start or the handshake fails, or STOPPED when
+acp-tray stops it. Restarts are the supervisor's business (`agents/supervisor.py`). While
+connected the host keeps the named sessions, their prompt queues and the agent's requests.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +22,24 @@ from acp import RequestError
 from acp.connection import Connection
 from acp.transports import spawn_stdio_transport
 
-from acp_tray.agents.client_handler import ClientHandler, EventSink
+from acp_tray.agents.approvals import Approvals
+from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.environment import agent_environment
+from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
-from acp_tray.events import AgentState, AgentStatus
+from acp_tray.agents.turns import HostedSession, PromptJob
+from acp_tray.events import AgentState, AgentStatus, EventSink, InputRequested, SessionAttached
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
+from acp_tray.protocol.session import (
+    AgentCapabilities,
+    agent_capabilities,
+    elicitation_message,
+    elicitation_session,
+    load_session_params,
+    parse_permission_request,
+    resume_session_params,
+)
 from acp_tray.protocol.version import ProtocolVersion
 
 HANDSHAKE_TIMEOUT = 60.0
@@ -37,13 +53,54 @@ class HandshakeError(Exception):
     """The agent answered `initialize` or `session/new` with something we cannot use."""
 
 
+class RunEnd(Enum):
+    CANNOT_START = "cannot start"  # the program or its directory is missing, a header variable unset: no retry
+    ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
+
+
 @dataclass(frozen=True)
 class AgentSpec:
-    """How to start an agent (from the configuration)."""
+    """How to reach an agent (from the configuration): a `command` to start, or a remote `url`."""
 
     command: list[str]
     cwd: Path = field(default_factory=Path.home)
     env: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # templates: "${VAR}" from the environment
+
+    @property
+    def remote(self) -> bool:
+        return self.url is not None
+
+    def describe(self) -> str:
+        return self.url if self.url is not None else " ".join(self.command)
+
+
+@dataclass
+class PermissionPolicy:
+    policy: str = "ask"  # ask | reject | allow
+    timeout: float = 300.0
+
+
+class _EndAware:
+    """A transport that remembers when the agent's side ended (EOF): how a remote agent 'exits'."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.ended = asyncio.Event()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        message: dict[str, Any] | None = await self._inner.receive()
+        if message is None:
+            self.ended.set()
+        return message
+
+    async def close(self) -> None:
+        self.ended.set()
+        await self._inner.close()
 
 
 class AgentHost:
@@ -53,28 +110,46 @@ class AgentHost:
         spec: AgentSpec,
         sink: EventSink,
         *,
+        approvals: Approvals | None = None,
+        store: SessionStore | None = None,
+        policy: PermissionPolicy | None = None,
         advertise_notices: bool = True,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
     ) -> None:
         self.name = name
         self.spec = spec
-        self.session_id: str | None = None
+        self.session_id: str | None = None  # the default session's
         self.dropped_lines = 0
+        self.capabilities = AgentCapabilities()
+        self.policy = policy or PermissionPolicy()
+        self.connected = asyncio.Event()
+        self.sessions: dict[SessionKey, HostedSession] = {}
         self._sink = sink
+        self._approvals = approvals or Approvals(sink)
+        self._store = store or SessionStore(None)
         self._advertise_notices = advertise_notices
         self._max_line_bytes = max_line_bytes
         self._handshake_timeout = handshake_timeout
         self._log = logging.getLogger(f"acp_tray.agent.{name}")
         self.stderr = StderrTail(name)
         self._handler: ClientHandler | None = None
+        self._connection: Connection | None = None
+        self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
+        self._failure = ""  # why the last handshake failed
+        self.last_detail = ""  # of the last status reported
 
     @property
     def other_updates(self) -> int:
         """Non-notice session updates received on the current connection (kept raw, not presented)."""
         return self._handler.other_updates if self._handler is not None else 0
 
+    @property
+    def default_key(self) -> SessionKey:
+        return SessionKey(self.name, str(self.spec.cwd), DEFAULT_SESSION)
+
     def _status(self, state: AgentState, detail: str = "") -> None:
+        self.last_detail = detail
         self._sink(AgentStatus(self.name, state, detail))
 
     def _on_drop(self, reason: str, line: bytes) -> None:
@@ -82,14 +157,27 @@ class AgentHost:
         n = self.dropped_lines
         if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
             preview = line[:PREVIEW_BYTES].decode("utf-8", "replace")
-            self._log.warning("skipped a line from the agent (%s; %d so far): %r", reason, n, preview)
+            self._log.warning("skipped a message from the agent (%s; %d so far): %r", reason, n, preview)
 
-    async def run(self) -> None:
-        """Run the agent until it exits (or this task is cancelled). Never raises for agent faults."""
-        self._status(AgentState.STARTING, " ".join(self.spec.command))
+    # one connection's life -------------------------------------------------------------------
+
+    async def run(self) -> RunEnd:
+        """Run one connection until the agent goes (or this task is cancelled). Never raises for agent faults."""
+        self._status(AgentState.STARTING, self.spec.describe())
+        try:
+            if self.spec.remote:
+                return await self._run_remote()
+            return await self._run_local()
+        except asyncio.CancelledError:
+            self._status(AgentState.STOPPED, "stopped by acp-tray")
+            raise
+        finally:
+            self._disconnected("the agent is gone")
+
+    async def _run_local(self) -> RunEnd:
         if not self.spec.cwd.is_dir():
             self._status(AgentState.FAILED, f"working directory {self.spec.cwd} does not exist")
-            return
+            return RunEnd.CANNOT_START
         program, *args = self.spec.command
         try:
             async with spawn_stdio_transport(
@@ -99,39 +187,80 @@ class AgentHost:
                 cwd=self.spec.cwd,
                 limit=self._max_line_bytes,
             ) as (reader, writer, process):
-                await self._serve(reader, writer, process)
+                assert process.stderr is not None
+                drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
+                transport = LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+                try:
+                    async with self._connect(transport) as connection:
+                        if connection is None:
+                            await self._settle(process, drain, SETTLE_TIMEOUT)
+                            self._status(AgentState.FAILED, self._failure + self._exit_code(process) + self._hint())
+                            return RunEnd.ENDED
+                        await self._settle(process, drain, None)
+                        assert process.returncode is not None
+                        self._status(AgentState.EXITED, f"exit code {process.returncode}{self._hint()}")
+                        return RunEnd.ENDED
+                finally:
+                    drain.cancel()
         except OSError as exc:
             self._status(AgentState.FAILED, f"cannot start {program!r}: {exc.strerror or exc}")
-        except asyncio.CancelledError:
-            self._status(AgentState.STOPPED, "stopped by acp-tray")
-            raise
+            return RunEnd.CANNOT_START
 
-    async def _serve(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        process: asyncio.subprocess.Process,
-    ) -> None:
-        assert process.stderr is not None
-        drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
-        transport = LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
-        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1)
+    async def _run_remote(self) -> RunEnd:
+        from acp_tray.agents.remote import RemoteConfigError, expand_headers, open_remote
+
+        assert self.spec.url is not None
+        try:
+            headers = expand_headers(self.spec.headers, os.environ)
+        except RemoteConfigError as exc:
+            self._status(AgentState.FAILED, str(exc))
+            return RunEnd.CANNOT_START
+        try:
+            remote = await open_remote(
+                self.spec.url, headers, on_drop=self._on_drop, max_message_bytes=self._max_line_bytes
+            )
+        except ConnectionError as exc:
+            self._status(AgentState.FAILED, str(exc))
+            return RunEnd.ENDED
+        transport = _EndAware(remote)
+        async with self._connect(transport) as connection:
+            if connection is None:
+                self._status(AgentState.FAILED, self._failure)
+                return RunEnd.ENDED
+            await transport.ended.wait()
+            self._status(AgentState.EXITED, "the agent closed the connection")
+            return RunEnd.ENDED
+
+    @contextlib.asynccontextmanager
+    async def _connect(self, transport: Any) -> AsyncIterator[Connection | None]:
+        """The SDK connection over `transport`, handshake done (None if it failed: see `_failure`)."""
+        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self)
         connection = Connection(self._handler, transport)
+        self._connection = connection
         try:
             try:
-                self.session_id = await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
+                await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
-                if isinstance(exc, ConnectionError):  # it probably exited: learn its code and last words
-                    await self._settle(process, drain, SETTLE_TIMEOUT)
-                self._status(AgentState.FAILED, self._failure_detail(exc, process))
+                self._failure = self._failure_reason(exc)
+                yield None
                 return
             self._status(AgentState.CONNECTED, f"session {self.session_id}")
-            await self._settle(process, drain, None)
-            assert process.returncode is not None
-            self._status(AgentState.EXITED, self._exit_detail(process.returncode))
+            self.connected.set()
+            yield connection
         finally:
+            self._disconnected("the agent is gone")
             await connection.close()
-            drain.cancel()
+
+    def _disconnected(self, reason: str) -> None:
+        self.connected.clear()
+        self._connection = None
+        for session in self.sessions.values():
+            session.close(reason)
+        self.sessions.clear()
+        for opening in self._opening.values():
+            opening.cancel()
+        self._opening.clear()
+        self._approvals.forget_agent(self.name)
 
     @staticmethod
     async def _settle(process: asyncio.subprocess.Process, drain: asyncio.Task[None], timeout: float | None) -> None:
@@ -140,33 +269,116 @@ class AgentHost:
             await asyncio.wait_for(process.wait(), timeout)
             await asyncio.wait_for(asyncio.shield(drain), SETTLE_TIMEOUT)
 
-    async def _handshake(self, connection: Connection) -> str:
+    async def _handshake(self, connection: Connection) -> None:
         init = await connection.send_request("initialize", initialize_params_v1(notices=self._advertise_notices))
         version = init.get("protocolVersion") if isinstance(init, dict) else None
         if version != ProtocolVersion.V1:
             raise HandshakeError(f"agent answered protocolVersion {version!r}; acp-tray speaks 1 here")
-        session = await connection.send_request("session/new", new_session_params(str(self.spec.cwd)))
-        session_id: Any = session.get("sessionId") if isinstance(session, dict) else None
-        if not isinstance(session_id, str):
-            raise HandshakeError("agent answered session/new without a sessionId")
-        return session_id
+        self.capabilities = agent_capabilities(init)
+        session = await self._attach(connection, self.default_key)
+        self.session_id = session.session_id
 
-    def _failure_detail(self, exc: BaseException, process: asyncio.subprocess.Process) -> str:
+    def _failure_reason(self, exc: BaseException) -> str:
         if isinstance(exc, asyncio.TimeoutError):
-            reason = f"no answer to the handshake within {self._handshake_timeout:g} s"
-        elif isinstance(exc, RequestError):
-            reason = f"handshake refused: {exc} (code {exc.code})"
-        elif isinstance(exc, ConnectionError):
-            reason = "agent closed the connection during the handshake"
-        else:
-            reason = str(exc)
-        if process.returncode is not None:
-            reason += f"; exit code {process.returncode}"
-        return reason + self._stderr_hint()
+            return f"no answer to the handshake within {self._handshake_timeout:g} s"
+        if isinstance(exc, RequestError):
+            return f"handshake refused: {exc} (code {exc.code})"
+        if isinstance(exc, ConnectionError):
+            return "agent closed the connection during the handshake"
+        return str(exc)
 
-    def _exit_detail(self, code: int) -> str:
-        return f"exit code {code}" + self._stderr_hint()
+    @staticmethod
+    def _exit_code(process: asyncio.subprocess.Process) -> str:
+        return f"; exit code {process.returncode}" if process.returncode is not None else ""
 
-    def _stderr_hint(self) -> str:
+    def _hint(self) -> str:
         tail = self.stderr.tail()
         return f"; last stderr: {tail[-1]}" if tail else ""
+
+    # sessions ----------------------------------------------------------------------------------
+
+    async def _attach(self, connection: Connection, key: SessionKey) -> HostedSession:
+        """Reattach the stored session of `key` (load, else resume) or start a new one, and say which."""
+        stored = self._store.get(key)
+        session_id: str | None = None
+        how = "new"
+        if stored is not None:
+            for supported, method, params, done in (
+                (self.capabilities.load_session, "session/load", load_session_params, "loaded"),
+                (self.capabilities.resume_session, "session/resume", resume_session_params, "resumed"),
+            ):
+                if not supported:
+                    continue
+                try:
+                    await connection.send_request(method, params(stored, key.cwd))
+                except RequestError as exc:
+                    self._log.info("could not %s session %s: %s", method, stored, exc)
+                    continue
+                session_id, how = stored, done
+                break
+            else:
+                how = "replaced"
+        if session_id is None:
+            answer = await connection.send_request("session/new", new_session_params(key.cwd))
+            new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
+            if not isinstance(new_id, str):
+                raise HandshakeError("agent answered session/new without a sessionId")
+            session_id = new_id
+        self._store.put(key, session_id)
+        session = HostedSession(key, session_id, connection, self._sink, self._on_session_cancel)
+        self.sessions[key] = session
+        self._sink(SessionAttached(self.name, key.name, session_id, how))
+        return session
+
+    async def open_session(self, name: str = DEFAULT_SESSION, cwd: str | None = None) -> HostedSession:
+        """The session called `name` in `cwd` (default: the agent's), attached on first use."""
+        key = SessionKey(self.name, cwd or str(self.spec.cwd), name)
+        if key in self.sessions:
+            return self.sessions[key]
+        if key in self._opening:
+            return await asyncio.shield(self._opening[key])
+        connection = self._connection
+        if connection is None:
+            raise ConnectionError(f"{self.name} is not connected")
+        opening: asyncio.Future[HostedSession] = asyncio.get_running_loop().create_future()
+        self._opening[key] = opening
+        try:
+            session = await self._attach(connection, key)
+        except BaseException as exc:
+            if not opening.done():
+                opening.set_exception(exc if isinstance(exc, Exception) else ConnectionError("cancelled"))
+            opening.exception()  # retrieved: no "never retrieved" warning
+            raise
+        finally:
+            self._opening.pop(key, None)
+        opening.set_result(session)
+        return session
+
+    def find_job(self, job_id: str) -> tuple[HostedSession, PromptJob] | None:
+        for session in self.sessions.values():
+            for job in session.jobs():
+                if job.job_id == job_id:
+                    return session, job
+        return None
+
+    def _session_by_id(self, session_id: str) -> HostedSession | None:
+        return next((s for s in self.sessions.values() if s.session_id == session_id), None)
+
+    def _on_session_cancel(self, session_id: str) -> None:
+        self._approvals.cancel_session(self.name, session_id)
+
+    # what the agent asks of us (called by ClientHandler) -------------------------------------
+
+    def on_message_text(self, session_id: str, text: str) -> None:
+        session = self._session_by_id(session_id)
+        if session is not None:
+            session.on_message_text(text)
+
+    async def request_permission(self, params: object) -> dict[str, Any]:
+        request = parse_permission_request(params)
+        return await self._approvals.request(self.name, request, policy=self.policy.policy, timeout=self.policy.timeout)
+
+    def input_requested(self, params: object) -> dict[str, Any]:
+        """Elicitation: acp-tray has no form to show; it declines and tells the person."""
+        self._sink(InputRequested(self.name, elicitation_session(params), elicitation_message(params)))
+        return {"action": "decline"}

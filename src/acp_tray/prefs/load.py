@@ -78,7 +78,8 @@ def parse_preferences(text: str, source: Path) -> Preferences:
             dotted = ".".join(str(p) for p in loc)
             line = _key_line(text, loc)
             where = f"{source}:{line}" if line else str(source)
-            problems.append(f"{where}: {dotted}: {error['msg']}")
+            message = error["msg"].removeprefix("Value error, ")  # pydantic's wrapper of our own messages
+            problems.append(f"{where}: {dotted}: {message}")
         raise PreferencesError("\n".join(problems)) from None
 
 

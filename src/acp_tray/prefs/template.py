@@ -63,11 +63,21 @@ window = 30
 burst = 5
 per = 10
 
-# Agents to host. Each is a table [agents.NAME]:
-#   command = ["program", "arg", ...]   (required; "acp-tray" means this installation)
+# Agents to host. Each is a table [agents.NAME] with either a command or a url
+# (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one):
+#   command = ["program", "arg", ...]   (a local agent; "acp-tray" means this installation)
+#   url     = "wss://host/acp"          (a remote agent over WebSocket: ws:// or wss://)
+#   headers = { Authorization = "Bearer ${MY_AGENT_TOKEN}" }
+#                                       (remote only; ${VAR} is read from your environment at
+#                                        connect time, and never written to logs or history)
 #   cwd     = "~/src/project"           (session working directory; default: your home)
 #   env     = { NAME = "value" }        (added to your environment for this agent)
 #   mute    = true                      (keep its notices in the history only)
+#   permission = "ask"                  (when it asks to run a tool: "ask" you (tray, notification
+#                                        buttons, `acp-tray approve ID`), "reject", or "allow".
+#                                        WARNING: "allow" lets the agent do anything it asks,
+#                                        unattended. Nothing is approved by a dismissal.)
+#   permission_timeout = 300            (seconds to wait for your answer; then "cancelled")
 #   [agents.NAME.route]                 (per-severity route overrides for this agent)
 #   error = "both"
 [agents.demo]

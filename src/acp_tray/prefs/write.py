@@ -1,4 +1,4 @@
-"""Changes acp-tray makes to the preferences file itself (DND from the CLI or the tray).
+"""Changes acp-tray makes to the preferences file itself (DND, quiet hours, `agents add/remove`).
 
 The file is edited with `tomlkit`, so the person's comments, ordering and formatting stay; it
 is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
@@ -87,5 +87,34 @@ def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences
 def set_quiet_hours(path: Path, *, enabled: bool) -> Preferences:
     def change(document: tomlkit.TOMLDocument) -> None:
         _table(document, "dnd", "quiet_hours")["enabled"] = enabled
+
+    return update_file(path, change)
+
+
+def add_agent(path: Path, name: str, *, command: list[str] | None = None, url: str | None = None) -> Preferences:
+    """Add `[agents.NAME]` with a command or a URL; an agent of that name already there is refused."""
+
+    def change(document: tomlkit.TOMLDocument) -> None:
+        agents = _table(document, "agents")
+        if name in agents:
+            raise PreferencesError(f"an agent called {name!r} is already configured in {path}")
+        table = tomlkit.table()
+        if command is not None:
+            table["command"] = command
+        if url is not None:
+            table["url"] = url
+        agents[name] = table
+
+    return update_file(path, change)
+
+
+def remove_agent(path: Path, name: str) -> Preferences:
+    """Remove `[agents.NAME]` (and its sub-tables); the rest of the file stays as it is."""
+
+    def change(document: tomlkit.TOMLDocument) -> None:
+        agents = _table(document, "agents")
+        if name not in agents:
+            raise PreferencesError(f"no agent called {name!r} in {path}")
+        del agents[name]
 
     return update_file(path, change)

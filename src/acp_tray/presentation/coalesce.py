@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import count
 
-Key = tuple[str, str, str, str, str | None]
+Key = tuple[object, ...]  # what makes two notices repeats of each other (hashable)
 
 DEFAULT_MAX_GROUPS = 1024
 

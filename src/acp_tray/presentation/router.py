@@ -85,7 +85,16 @@ class Router:
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
-        key = (event.source, event.agent, event.session_id, notice.severity, notice.title, notice.description, event.actions)
+        # an approval's buttons (their ids) make it one of its own
+        key = (
+            event.source,
+            event.agent,
+            event.session_id,
+            notice.severity,
+            notice.title,
+            notice.description,
+            *event.actions,
+        )
         group = self._coalescer.add(key, now, prefs.coalesce.window)
         suppressed = "coalesced" if group.count > 1 else None
         if route == "none":

@@ -1,0 +1,65 @@
+"""Keep an agent running: restart it after a crash with exponential backoff, give up on a crash loop.
+
+A crash is any end of a connection acp-tray did not ask for. The delay doubles from `initial`
+up to `maximum` while crashes keep coming (a connection that lasted `stable` seconds starts
+the count again). A local agent that crashes `give_up_after` times in a row, each within `fast`
+seconds of starting, is left stopped: restarting it would only repeat the crash. A remote
+agent is never given up on (its server may come back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+
+from acp_tray.agents.host import AgentHost, RunEnd
+from acp_tray.events import AgentCrashed, AgentState, AgentStatus, EventSink
+
+STDERR_LINES = 10
+
+
+@dataclass(frozen=True)
+class BackoffPolicy:
+    initial: float = 1.0
+    maximum: float = 300.0
+    stable: float = 60.0
+    fast: float = 10.0
+    give_up_after: int | None = 5
+
+
+class Backoff:
+    """Pure: feed it each crash's uptime, get the delay before the restart (None: give up)."""
+
+    def __init__(self, policy: BackoffPolicy) -> None:
+        self.policy = policy
+        self.streak = 0  # crashes since the last stable run
+        self.fast_streak = 0  # consecutive crashes within `fast` seconds of starting
+
+    def crashed(self, uptime: float) -> float | None:
+        p = self.policy
+        if uptime >= p.stable:
+            self.streak = 0
+        self.streak += 1
+        self.fast_streak = self.fast_streak + 1 if uptime < p.fast else 0
+        if p.give_up_after is not None and self.fast_streak >= p.give_up_after:
+            return None
+        return float(min(p.maximum, p.initial * 2 ** (self.streak - 1)))
+
+
+async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> None:
+    """Run `host` until it cannot start, is given up on, or this task is cancelled (stopped)."""
+    loop = asyncio.get_running_loop()
+    backoff = Backoff(dataclasses.replace(policy, give_up_after=None) if host.spec.remote else policy)
+    while True:
+        started = loop.time()
+        end = await host.run()
+        if end is RunEnd.CANNOT_START:
+            return
+        delay = backoff.crashed(loop.time() - started)
+        stderr = tuple(host.stderr.tail()[-STDERR_LINES:])
+        sink(AgentCrashed(host.name, host.last_detail, stderr, delay))
+        if delay is None:
+            sink(AgentStatus(host.name, AgentState.FAILED, f"stopped after {backoff.fast_streak} crashes in a row"))
+            return
+        await asyncio.sleep(delay)

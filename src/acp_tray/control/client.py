@@ -1,0 +1,97 @@
+"""The CLI's end of the control endpoint: send one request, read events and the final reply.
+
+Standard library (and platformdirs) only: `acp-tray status` must not pay for the ACP SDK,
+pydantic or the tray.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
+
+from acp_tray.control.endpoint import pipe_name, socket_path
+from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
+
+
+class NoDaemonError(Exception):
+    """Nothing is listening: acp-tray is not running (for this user)."""
+
+
+class ReplyError(Exception):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _connect(timeout: float | None) -> Iterator[BinaryIO]:
+    if sys.platform == "win32":  # pragma: no cover - Windows only
+        try:
+            pipe = open(pipe_name(), "r+b", buffering=0)  # noqa: SIM115
+        except OSError:
+            raise NoDaemonError("acp-tray is not running (no control pipe)") from None
+        with pipe:
+            yield pipe
+        return
+    path = socket_path()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        raise NoDaemonError(f"acp-tray is not running (nothing at {path}); start it with `acp-tray run`") from None
+    except OSError as exc:
+        sock.close()
+        raise NoDaemonError(f"cannot reach acp-tray at {path}: {exc.strerror or exc}") from None
+    with sock, sock.makefile("rwb", buffering=0) as stream:
+        yield stream  # type: ignore[misc]
+
+
+class Call:
+    """One request on its own connection; read its events and final reply with `next()`."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def next(self) -> dict[str, Any]:
+        """The next message: an event ({"event": ...}) or the final reply ({"ok": ...})."""
+        line = self._stream.readline(MAX_LINE + 1)
+        if not line:
+            raise ReplyError("the daemon closed the connection without an answer (did it stop?)", "closed")
+        try:
+            return decode(line)
+        except ProtocolError as exc:
+            raise ReplyError(f"unexpected answer from the daemon: {exc}", "protocol") from None
+
+
+def result_of(message: dict[str, Any]) -> Any:
+    """The result of a final reply, or ReplyError."""
+    if message.get("ok"):
+        return message.get("result")
+    raise ReplyError(str(message.get("error", "failed")), str(message.get("code", "failed")))
+
+
+@contextlib.contextmanager
+def call(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0) -> Iterator[Call]:
+    with _connect(timeout) as stream:
+        stream.write(encode({"op": op, "args": args or {}}))
+        yield Call(stream)
+
+
+def request(
+    op: str,
+    args: dict[str, Any] | None = None,
+    *,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    timeout: float | None = 30.0,
+) -> Any:
+    """Send one request; events go to `on_event`; returns the result or raises ReplyError/NoDaemonError."""
+    with call(op, args, timeout=timeout) as pending:
+        while "event" in (message := pending.next()):
+            if on_event is not None:
+                on_event(message)
+        return result_of(message)

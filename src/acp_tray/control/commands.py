@@ -1,0 +1,254 @@
+"""The daemon's command API, as the control endpoint serves it: status, agents, sessions, prompts,
+cancel, approvals, quit. Runs on the daemon's loop; each op reads or drives the daemon.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp_tray import __version__
+from acp_tray.agents.approvals import ApprovalError
+from acp_tray.agents.sessions import DEFAULT_SESSION
+from acp_tray.agents.turns import PromptJob
+from acp_tray.control.server import CommandError, Emit
+from acp_tray.events import AgentState
+from acp_tray.prefs.load import PreferencesError
+from acp_tray.prefs.write import add_agent, remove_agent
+
+if TYPE_CHECKING:
+    from acp_tray.agents.host import AgentHost
+    from acp_tray.daemon import Daemon
+
+CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
+
+
+def _text(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = args.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise CommandError(f"{key!r} must be a non-empty string", "bad_request")
+    return value
+
+
+class Commands:
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+        self._started = time.time()
+
+    async def __call__(self, op: str, args: dict[str, Any], emit: Emit) -> Any:
+        handler = getattr(self, "op_" + op.replace(".", "_").replace("-", "_"), None)
+        if handler is None:
+            raise CommandError(f"unknown request {op!r}", "unknown_op")
+        return await handler(args, emit)
+
+    # reading -------------------------------------------------------------------------------
+
+    def _agents(self) -> list[dict[str, Any]]:
+        daemon = self._daemon
+        rows = []
+        for name, config in daemon.prefs.agents.items():
+            status = daemon.agent_states.get(name)
+            host = daemon.hosts.get(name)
+            sessions = list(host.sessions.values()) if host is not None else []
+            rows.append(
+                {
+                    "name": name,
+                    "kind": "remote" if config.url else "local",
+                    "target": config.url or " ".join(config.command or []),
+                    "state": status.state.value if status else AgentState.STOPPED.value,
+                    "detail": status.detail if status else "",
+                    "sessions": len(sessions),
+                    "busy": sum(s.current is not None for s in sessions),
+                    "queued": sum(s.queued for s in sessions),
+                    "permission": config.permission,
+                }
+            )
+        return rows
+
+    def _approvals(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": p.approval_id,
+                "agent": p.agent,
+                "session_id": p.session_id,
+                "title": p.title,
+                "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in p.options],
+            }
+            for p in self._daemon.approvals.pending()
+        ]
+
+    async def op_status(self, args: dict[str, Any], emit: Emit) -> Any:
+        daemon = self._daemon
+        snapshot = daemon.snapshot()
+        return {
+            "version": __version__,
+            "pid": os.getpid(),
+            "uptime": round(time.time() - self._started, 1),
+            "preferences": str(daemon.prefs_path) if daemon.prefs_path else None,
+            "dnd": snapshot.dnd.describe(),
+            "unread": snapshot.unread,
+            "agents": self._agents(),
+            "approvals": self._approvals(),
+        }
+
+    async def op_agents_list(self, args: dict[str, Any], emit: Emit) -> Any:
+        return self._agents()
+
+    async def op_approvals(self, args: dict[str, Any], emit: Emit) -> Any:
+        return self._approvals()
+
+    async def op_sessions(self, args: dict[str, Any], emit: Emit) -> Any:
+        daemon = self._daemon
+        rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for key in daemon.session_store.known():
+            rows[(key.agent, key.cwd, key.name)] = {
+                "agent": key.agent,
+                "name": key.name,
+                "cwd": key.cwd,
+                "session_id": daemon.session_store.get(key),
+                "state": "detached",
+                "queued": 0,
+                "turns": 0,
+            }
+        for host in daemon.hosts.values():
+            for key, session in host.sessions.items():
+                rows[(key.agent, key.cwd, key.name)] = {
+                    "agent": key.agent,
+                    "name": key.name,
+                    "cwd": key.cwd,
+                    "session_id": session.session_id,
+                    "state": "running" if session.current is not None else "idle",
+                    "queued": session.queued,
+                    "turns": session.turns,
+                }
+        return [rows[k] for k in sorted(rows)]
+
+    # agents --------------------------------------------------------------------------------
+
+    def _change(self, change: Any) -> None:
+        try:
+            self._daemon.change_prefs(change)
+        except PreferencesError as exc:
+            raise CommandError(str(exc), "preferences") from None
+
+    async def op_agents_add(self, args: dict[str, Any], emit: Emit) -> Any:
+        name = _text(args, "name")
+        assert name is not None
+        command = args.get("command")
+        url = _text(args, "url", required=False)
+        if command is not None and (not isinstance(command, list) or not all(isinstance(c, str) for c in command)):
+            raise CommandError("'command' must be a list of strings", "bad_request")
+        if (command is None) == (url is None):
+            raise CommandError("give a command (after --) or --url, one of the two", "bad_request")
+        self._change(lambda path: add_agent(path, name, command=command, url=url))
+        return {"name": name, "preferences": str(self._daemon.prefs_path)}
+
+    async def op_agents_remove(self, args: dict[str, Any], emit: Emit) -> Any:
+        name = _text(args, "name")
+        assert name is not None
+        self._host_config(name)
+        self._change(lambda path: remove_agent(path, name))
+        return {"name": name}
+
+    async def op_agents_restart(self, args: dict[str, Any], emit: Emit) -> Any:
+        name = _text(args, "name")
+        assert name is not None
+        self._host_config(name)
+        self._daemon.agent_action("restart", name)
+        return {"name": name}
+
+    def _host_config(self, name: str) -> None:
+        if name not in self._daemon.prefs.agents:
+            known = ", ".join(self._daemon.prefs.agents) or "none"
+            raise CommandError(f"no agent called {name!r} (configured: {known})", "not_found")
+
+    async def _connected_host(self, name: str) -> AgentHost:
+        self._host_config(name)
+        host = self._daemon.hosts.get(name)
+        if host is None or not self._daemon.supervised(name):
+            status = self._daemon.agent_states.get(name)
+            why = f"{status.state.value}: {status.detail}" if status else "stopped"
+            raise CommandError(f"{name} is not running ({why}); try `acp-tray agents restart {name}`", "not_running")
+        try:
+            await asyncio.wait_for(host.connected.wait(), CONNECT_WAIT)
+        except TimeoutError:
+            status = self._daemon.agent_states.get(name)
+            why = f"{status.state.value}: {status.detail}" if status else "starting"
+            raise CommandError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", "not_running") from None
+        return host
+
+    # prompts -------------------------------------------------------------------------------
+
+    async def op_prompt(self, args: dict[str, Any], emit: Emit) -> Any:
+        agent, text = _text(args, "agent"), _text(args, "text")
+        assert agent is not None and text is not None
+        name = _text(args, "session", required=False) or DEFAULT_SESSION
+        cwd = _text(args, "cwd", required=False)
+        if cwd is not None and (not Path(cwd).is_absolute() or not Path(cwd).is_dir()):
+            raise CommandError(f"--cwd {cwd}: not an existing absolute directory", "bad_request")
+        wait = args.get("wait", True) is not False
+        host = await self._connected_host(agent)
+        try:
+            session = await host.open_session(name, cwd)
+        except ConnectionError as exc:
+            raise CommandError(f"{agent}: {exc}", "not_running") from None
+        except Exception as exc:  # the agent refused session/new or session/load
+            raise CommandError(f"{agent} could not open session {name!r}: {exc}", "failed") from None
+        job = PromptJob(session.key, text, stream=emit if wait else None)
+        ahead = session.submit(job)
+        emit({"event": "queued", "job": job.job_id, "ahead": ahead, "session": name, "session_id": session.session_id})
+        if not wait:
+            return {"job": job.job_id, "ahead": ahead, "session": name, "session_id": session.session_id}
+        outcome = await asyncio.shield(job.result)
+        return {"job": job.job_id, "stop_reason": outcome.stop_reason, "error": outcome.error}
+
+    async def op_cancel(self, args: dict[str, Any], emit: Emit) -> Any:
+        job_id = _text(args, "job", required=False)
+        if job_id is not None:  # Ctrl+C on a waiting `prompt`: exactly that prompt
+            for host in self._daemon.hosts.values():
+                found = host.find_job(job_id)
+                if found is not None:
+                    session, job = found
+                    return {"cancelled": await session.cancel(job)}
+            return {"cancelled": False}
+        agent = _text(args, "agent")
+        assert agent is not None
+        self._host_config(agent)
+        name = _text(args, "session", required=False) or DEFAULT_SESSION
+        cwd = _text(args, "cwd", required=False)
+        running = self._daemon.hosts.get(agent)
+        if running is None:
+            return {"cancelled": False}
+        for key, session in running.sessions.items():
+            if key.name == name and (cwd is None or key.cwd == cwd):
+                return {"cancelled": await session.cancel()}
+        return {"cancelled": False}
+
+    # approvals -----------------------------------------------------------------------------
+
+    async def op_approve(self, args: dict[str, Any], emit: Emit) -> Any:
+        approval_id = _text(args, "id")
+        assert approval_id is not None
+        try:
+            option = self._daemon.approvals.approve(approval_id, _text(args, "option", required=False))
+        except ApprovalError as exc:
+            raise CommandError(str(exc), "not_found") from None
+        return {"id": approval_id, "option": option.option_id, "name": option.name, "kind": option.kind}
+
+    async def op_deny(self, args: dict[str, Any], emit: Emit) -> Any:
+        approval_id = _text(args, "id")
+        assert approval_id is not None
+        try:
+            option = self._daemon.approvals.deny(approval_id)
+        except ApprovalError as exc:
+            raise CommandError(str(exc), "not_found") from None
+        return {"id": approval_id, "option": option.option_id if option else None}
+
+    async def op_quit(self, args: dict[str, Any], emit: Emit) -> Any:
+        asyncio.get_running_loop().call_soon(self._daemon.request_stop)
+        return {"stopping": True}

@@ -1,0 +1,87 @@
+"""Where the control socket lives, and the checks that keep it private to the user.
+
+The socket is `control.sock` in `platformdirs.user_runtime_dir("acp-tray")` (on Linux
+`$XDG_RUNTIME_DIR/acp-tray`), created with mode 0600 in a directory that must belong to the
+user and be writable by nobody else; anything else is refused with the reason. Standard library
+and platformdirs only: the CLI imports this.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+APP = "acp-tray"
+SOCKET_NAME = "control.sock"
+MAX_UNIX_PATH = 100  # sun_path is 104 (macOS) or 108 (Linux) bytes with the terminating NUL
+
+
+class EndpointError(Exception):
+    """The control endpoint cannot be made private here: the message says why and what to do."""
+
+
+def runtime_dir() -> Path:
+    """Linux/BSD: `$XDG_RUNTIME_DIR/acp-tray`, else `/run/user/UID/acp-tray`, else a per-user
+    directory in the temporary directory (our own check of that directory is what keeps it
+    private, so platformdirs' fallback for a lax $XDG_RUNTIME_DIR is not needed). Elsewhere:
+    platformdirs."""
+    if sys.platform in ("win32", "darwin"):
+        return Path(platformdirs.user_runtime_dir(APP))
+    configured = os.environ.get("XDG_RUNTIME_DIR")
+    if configured and os.path.isabs(configured):
+        return Path(configured) / APP
+    base = Path(f"/run/user/{os.getuid()}")
+    if base.is_dir():
+        return base / APP
+    return Path(tempfile.gettempdir()) / f"{APP}-{os.getuid()}"
+
+
+def socket_path() -> Path:
+    return runtime_dir() / SOCKET_NAME
+
+
+def pipe_name() -> str:
+    """Windows: a per-user named pipe."""
+    user = os.environ.get("USERNAME", "user")
+    return rf"\\.\pipe\{APP}-{user}"
+
+
+def check_private_dir(path: Path) -> None:
+    """Refuse a directory another user owns or others may write to (or a symlink, or not a directory)."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        raise EndpointError(f"{path} does not exist") from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise EndpointError(f"{path} is not a directory (a symlink or a file is there); remove it and start again")
+    if info.st_uid != os.getuid():
+        raise EndpointError(
+            f"{path} belongs to user id {info.st_uid}, not to you ({os.getuid()}); "
+            "acp-tray keeps its control socket only in a directory of your own"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise EndpointError(
+            f"{path} can be written by others (mode {stat.S_IMODE(info.st_mode):o}); "
+            f"run `chmod 700 {path}` or remove it, then start again"
+        )
+
+
+def prepare_socket_path() -> Path:
+    """Create the private runtime directory if needed, check it, and return the socket path."""
+    directory = runtime_dir()
+    if not directory.exists() and not directory.is_symlink():
+        try:
+            directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            directory.mkdir(mode=0o700)
+        except OSError as exc:
+            raise EndpointError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    check_private_dir(directory)
+    path = directory / SOCKET_NAME
+    if len(os.fsencode(path)) > MAX_UNIX_PATH:
+        raise EndpointError(f"the socket path {path} is too long for a Unix socket; set a shorter $XDG_RUNTIME_DIR")
+    return path

@@ -1,0 +1,135 @@
+"""The daemon's end of the control endpoint: accepts local connections, one request each, and
+hands it to the command API; streams its events, then the final reply.
+
+Unix: an asyncio Unix server on the private socket (mode 0600). A socket file left by a daemon
+that crashed is replaced; one that answers means acp-tray is already running, and is refused.
+Windows: a named pipe through the Proactor loop's pipe server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path
+from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], None]
+Handler = Callable[[str, dict[str, Any], Emit], Awaitable[Any]]
+
+
+class CommandError(Exception):
+    """A request that cannot be done: the message is for the person, the code for scripts."""
+
+    def __init__(self, message: str, code: str = "failed") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def socket_answers(path: Path) -> bool:
+    """Whether a daemon is listening on `path` (a file left by a crash does not answer)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+class ControlServer:
+    def __init__(self, handler: Handler) -> None:
+        self._handler = handler
+        self._server: asyncio.AbstractServer | None = None
+        self._pipe: Any = None
+        self.path: Path | None = None
+        self._connections: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> str:
+        """Start listening; returns where. Raises EndpointError (not private, or already running)."""
+        if sys.platform == "win32":  # pragma: no cover - Windows only
+            loop = asyncio.get_running_loop()
+            self._pipe = await loop.start_serving_pipe(  # type: ignore[attr-defined]
+                lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=MAX_LINE), self._serve),
+                pipe_name(),
+            )
+            return pipe_name()
+        path = prepare_socket_path()
+        if path.exists() or path.is_symlink():
+            if socket_answers(path):
+                raise EndpointError(f"acp-tray is already running (its control socket {path} answers)")
+            path.unlink()  # left behind by a daemon that did not stop cleanly
+        old_umask = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(self._serve, path=str(path), limit=MAX_LINE)
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        self.path = path
+        return str(path)
+
+    async def aclose(self) -> None:
+        for task in list(self._connections):
+            task.cancel()
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2.0)
+        if self._pipe is not None:  # pragma: no cover - Windows only
+            for server in self._pipe:
+                server.close()
+        if self.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            self.path = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            reply = await self._one(reader, writer)
+            writer.write(encode(reply))
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client went away; whatever it asked for carries on
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> dict[str, Any]:
+        try:
+            line = await reader.readuntil(b"\n")
+            request = decode(line)
+        except asyncio.LimitOverrunError:
+            return {"ok": False, "error": f"request longer than {MAX_LINE} bytes", "code": "bad_request"}
+        except ProtocolError as exc:
+            return {"ok": False, "error": str(exc), "code": "bad_request"}
+        op, args = request.get("op"), request.get("args", {})
+        if not isinstance(op, str) or not isinstance(args, dict):
+            return {"ok": False, "error": "a request needs an op (string) and args (object)", "code": "bad_request"}
+
+        def emit(event: dict[str, Any]) -> None:
+            if writer.is_closing():
+                raise ConnectionError("the client went away")
+            writer.write(encode(event))
+
+        try:
+            result = await self._handler(op, args, emit)
+        except CommandError as exc:
+            return {"ok": False, "error": str(exc), "code": exc.code}
+        except Exception as exc:  # a bug must not take the daemon down: say so, keep serving
+            log.exception("control request %r failed", op)
+            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}", "code": "internal"}
+        return {"ok": True, "result": result}

@@ -1,0 +1,280 @@
+"""The CLI commands that talk to a running daemon: status, agents, sessions, prompt, cancel,
+approvals, approve, deny, quit. Standard library only (plus the control client), so they start fast.
+
+Exit codes: 0 done; 1 the daemon refused or failed (the message says why); 2 usage;
+3 no daemon running. `prompt` exits with its turn's stop reason: 0 end_turn, 4 max_tokens,
+5 max_turn_requests, 6 refusal, 130 cancelled, 1 a failed prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
+
+EXIT_FAILED = 1
+EXIT_NO_DAEMON = 3
+STOP_EXIT = {"end_turn": 0, "max_tokens": 4, "max_turn_requests": 5, "refusal": 6, "cancelled": 130}
+PROMPT_TIMEOUT = None  # a turn takes as long as it takes
+
+
+def _say(message: str) -> None:
+    print(f"acp-tray: {message}", file=sys.stderr)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=None))
+
+
+def _run(args: argparse.Namespace, op: str, payload: dict[str, Any]) -> tuple[int, Any]:
+    try:
+        return 0, request(op, payload)
+    except NoDaemonError as exc:
+        _say(str(exc))
+        return EXIT_NO_DAEMON, None
+    except ReplyError as exc:
+        _say(str(exc))
+        return EXIT_FAILED, None
+
+
+def _agent_line(row: dict[str, Any]) -> str:
+    sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
+    work = f", {row['busy']} busy" if row["busy"] else ""
+    work += f", {row['queued']} queued" if row["queued"] else ""
+    detail = f"  ({row['detail']})" if row["detail"] else ""
+    return f"  {row['name']:<14} {row['state']:<10} {sessions}{work}{detail}"
+
+
+def _approval_lines(approvals: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for a in approvals:
+        options = ", ".join(f"{o['id']} ({o['kind'] or 'unknown kind'})" for o in a["options"]) or "no options"
+        lines.append(f"  [{a['id']}] {a['agent']}: {a['title']}  — options: {options}")
+    return lines
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    code, status = _run(args, "status", {})
+    if code or args.json:
+        if not code:
+            _print_json(status)
+        return code
+    uptime = int(status["uptime"])
+    print(
+        f"acp-tray {status['version']} running (pid {status['pid']}, up {uptime // 3600}h {uptime // 60 % 60}m)"
+        f" · do not disturb: {status['dnd']} · {status['unread']} unread"
+    )
+    agents = status["agents"]
+    connected = sum(a["state"] == "connected" for a in agents)
+    print(f"agents: {len(agents)} ({connected} connected)")
+    for row in agents:
+        print(_agent_line(row))
+    if status["approvals"]:
+        print(f"waiting for your approval: {len(status['approvals'])}")
+        print("\n".join(_approval_lines(status["approvals"])))
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        code, rows = _run(args, "agents.list", {})
+        if code or args.json:
+            if not code:
+                _print_json(rows)
+            return code
+        for row in rows:
+            print(_agent_line(row) + f"\n      {row['kind']}: {row['target']} · permission: {row['permission']}")
+        if not rows:
+            print("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
+        return 0
+    if args.action == "add":
+        command = [part for part in args.agent_command if part != "--"] or None
+        if (command is None) == (args.url is None):
+            _say("give the agent's command after `--`, or --url ws://… (one of the two)")
+            return 2
+        code, result = _run(args, "agents.add", {"name": args.name, "command": command, "url": args.url})
+        if not code:
+            print(f"added {args.name} to {result['preferences']}; it is starting")
+        return code
+    code, _ = _run(args, f"agents.{args.action}", {"name": args.name})
+    if not code:
+        print(f"{args.name}: {'removed (stopped)' if args.action == 'remove' else 'restarting'}")
+    return code
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    code, rows = _run(args, "sessions", {})
+    if code or args.json:
+        if not code:
+            _print_json(rows)
+        return code
+    for row in rows:
+        queued = f", {row['queued']} queued" if row["queued"] else ""
+        print(f"{row['agent']:<14} {row['name']:<12} {row['state']:<9} {row['session_id']}{queued}  {row['cwd']}")
+    if not rows:
+        print("no sessions yet")
+    return 0
+
+
+def cmd_approvals(args: argparse.Namespace) -> int:
+    code, rows = _run(args, "approvals", {})
+    if code or args.json:
+        if not code:
+            _print_json(rows)
+        return code
+    print("\n".join(_approval_lines(rows)) if rows else "nothing is waiting for your approval")
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    code, result = _run(args, "approve", {"id": args.id, "option": args.option})
+    if not code:
+        print(f"request {args.id}: answered {result['option']} ({result['name']})")
+    return code
+
+
+def cmd_deny(args: argparse.Namespace) -> int:
+    code, result = _run(args, "deny", {"id": args.id})
+    if not code:
+        print(f"request {args.id}: " + (f"answered {result['option']}" if result["option"] else "cancelled"))
+    return code
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    code, result = _run(args, "cancel", {"agent": args.agent, "session": args.session, "cwd": _cwd(args)})
+    if not code:
+        print("cancelling the running turn" if result["cancelled"] else "nothing was running")
+    return code
+
+
+def cmd_quit(args: argparse.Namespace) -> int:
+    code, _ = _run(args, "quit", {})
+    if not code:
+        print("acp-tray is stopping")
+    return code
+
+
+def _cwd(args: argparse.Namespace) -> str | None:
+    return os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    payload = {
+        "agent": args.agent,
+        "text": " ".join(args.text),
+        "session": args.session,
+        "cwd": _cwd(args),
+        "wait": not args.no_wait,
+    }
+    job: str | None = None
+    interrupted = False
+    try:
+        with call("prompt", payload, timeout=PROMPT_TIMEOUT) as pending:
+            while True:
+                try:
+                    message = pending.next()
+                except KeyboardInterrupt:
+                    if interrupted or job is None:
+                        raise
+                    interrupted = True  # first Ctrl+C: cancel the turn, wait for the agent to stop
+                    _say("cancelling (Ctrl+C again to stop waiting)")
+                    request("cancel", {"job": job})
+                    continue
+                if "event" not in message:
+                    break
+                job = _prompt_event(args, message) or job
+    except NoDaemonError as exc:
+        _say(str(exc))
+        return EXIT_NO_DAEMON
+    except ReplyError as exc:
+        _say(str(exc))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return STOP_EXIT["cancelled"]
+    try:
+        result = result_of(message)
+    except ReplyError as exc:
+        _say(str(exc))
+        return EXIT_FAILED
+    return _prompt_result(args, result)
+
+
+def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | None:
+    if args.json:
+        _print_json(message)
+    elif message["event"] == "chunk":
+        sys.stdout.write(message["text"])
+        sys.stdout.flush()
+    elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
+        _say(f"queued behind {message['ahead']} prompt(s) in session {message['session']}")
+    job = message.get("job")
+    return job if isinstance(job, str) else None
+
+
+def _prompt_result(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    if args.json:
+        _print_json(result)
+    if args.no_wait:
+        if not args.json:
+            ahead = f", {result['ahead']} ahead of it" if result["ahead"] else ""
+            print(f"queued as prompt {result['job']} in session {result['session']}{ahead}")
+        return 0
+    if not args.json:
+        print()  # the reply may not end with a line break
+    if result["error"]:
+        _say(f"the prompt failed: {result['error']}")
+        return EXIT_FAILED
+    stop = result["stop_reason"]
+    if stop != "end_turn" and not args.json:
+        _say(f"the turn ended: {stop}")
+    return STOP_EXIT.get(stop, EXIT_FAILED)
+
+
+def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register the daemon-facing commands on the main parser's subcommands."""
+
+    def command(name: str, help_text: str, func: Any, *, json_output: bool = True) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help_text, parents=[common])
+        if json_output:
+            parser.add_argument("--json", action="store_true", help="machine-readable output")
+        parser.set_defaults(func=func)
+        return parser
+
+    command("status", "is the daemon running; agents, DND, approvals waiting", cmd_status)
+
+    agents = command("agents", "list, add, remove or restart agents", cmd_agents)
+    actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="configured agents and their state", parents=[common])
+    add = actions.add_parser(
+        "add", help="add an agent: NAME -- COMMAND ARGS...  or  NAME --url ws://…", parents=[common]
+    )
+    add.add_argument("name")
+    add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
+    add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
+    for verb, text in (("remove", "remove an agent (stops it)"), ("restart", "restart an agent")):
+        actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+
+    command("sessions", "named sessions: live and remembered", cmd_sessions)
+
+    prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", cmd_prompt)
+    prompt.add_argument("agent")
+    prompt.add_argument("text", nargs="+")
+    prompt.add_argument("--session", default=None, help="session name (default: default)")
+    prompt.add_argument("--cwd", default=None, help="session directory (default: the agent's cwd)")
+    prompt.add_argument("--no-wait", action="store_true", help="queue it and return at once")
+
+    cancel = command("cancel", "cancel the running turn of a session", cmd_cancel, json_output=False)
+    cancel.add_argument("agent")
+    cancel.add_argument("--session", default=None)
+    cancel.add_argument("--cwd", default=None)
+
+    command("approvals", "permission requests waiting for you", cmd_approvals)
+    approve = command("approve", "approve a request: ID [OPTION id or kind]", cmd_approve, json_output=False)
+    approve.add_argument("id")
+    approve.add_argument("option", nargs="?")
+    command("deny", "reject a request", cmd_deny, json_output=False).add_argument("id")
+    command("quit", "stop the daemon", cmd_quit, json_output=False)

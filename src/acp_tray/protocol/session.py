@@ -1,0 +1,130 @@
+"""ACP v1 session messages acp-tray sends (prompt, cancel, load, resume) and the agent requests it reads
+(capabilities, permission, elicitation), as plain data. Pure: no I/O; tolerant of agent input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
+ALLOW_KINDS = ("allow_once", "allow_always")
+REJECT_KINDS = ("reject_once", "reject_always")
+
+
+def prompt_params(session_id: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def cancel_params(session_id: str) -> dict[str, Any]:
+    return {"sessionId": session_id}
+
+
+def load_session_params(session_id: str, cwd: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
+
+
+def resume_session_params(session_id: str, cwd: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "cwd": cwd}
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionOption:
+    option_id: str
+    name: str
+    kind: str  # allow_once | allow_always | reject_once | reject_always | anything newer
+
+
+@dataclass(frozen=True)
+class AgentCapabilities:
+    """What we use of the agent's `initialize` answer."""
+
+    load_session: bool = False
+    resume_session: bool = False
+    name: str | None = None
+
+
+def agent_capabilities(initialize_result: object) -> AgentCapabilities:
+    """v1: `agentCapabilities.loadSession` (bool) and `agentCapabilities.sessionCapabilities.resume` ({})."""
+    if not isinstance(initialize_result, dict):
+        return AgentCapabilities()
+    capabilities = initialize_result.get("agentCapabilities")
+    capabilities = capabilities if isinstance(capabilities, dict) else {}
+    session = capabilities.get("sessionCapabilities")
+    info = initialize_result.get("agentInfo")
+    name = info.get("title") or info.get("name") if isinstance(info, dict) else None
+    return AgentCapabilities(
+        load_session=capabilities.get("loadSession") is True,
+        resume_session=isinstance(session, dict) and isinstance(session.get("resume"), dict),
+        name=name if isinstance(name, str) else None,
+    )
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    session_id: str
+    title: str
+    options: tuple[PermissionOption, ...]
+
+
+def parse_permission_request(params: object) -> PermissionRequest:
+    """The parts of `session/request_permission` we show. Options without a string id are left out;
+    a missing title becomes the tool call's kind or "a tool call"."""
+    params = params if isinstance(params, dict) else {}
+    session_id = params.get("sessionId")
+    tool_call = params.get("toolCall")
+    tool_call = tool_call if isinstance(tool_call, dict) else {}
+    title = tool_call.get("title")
+    if not isinstance(title, str) or not title.strip():
+        kind = tool_call.get("kind")
+        title = f"a {kind} tool call" if isinstance(kind, str) and kind else "a tool call"
+    options = []
+    raw_options = params.get("options")
+    for option in raw_options if isinstance(raw_options, list) else []:
+        if not isinstance(option, dict) or not isinstance(option.get("optionId"), str):
+            continue
+        name = option.get("name")
+        kind = option.get("kind")
+        options.append(
+            PermissionOption(
+                option["optionId"],
+                name if isinstance(name, str) and name else option["optionId"],
+                kind if isinstance(kind, str) else "",
+            )
+        )
+    return PermissionRequest(session_id if isinstance(session_id, str) else "", title, tuple(options))
+
+
+def selected(option_id: str) -> dict[str, Any]:
+    return {"outcome": {"outcome": "selected", "optionId": option_id}}
+
+
+def cancelled() -> dict[str, Any]:
+    return {"outcome": {"outcome": "cancelled"}}
+
+
+def first_of_kinds(options: tuple[PermissionOption, ...], kinds: tuple[str, ...]) -> PermissionOption | None:
+    """The first option of the first kind in `kinds` the agent offers (never an unknown kind)."""
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                return option
+    return None
+
+
+def elicitation_message(params: object) -> str:
+    message = params.get("message") if isinstance(params, dict) else None
+    return message if isinstance(message, str) and message.strip() else "(no message)"
+
+
+def elicitation_session(params: object) -> str:
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    return session_id if isinstance(session_id, str) else ""
+
+
+def message_text(update: dict[str, Any]) -> str | None:
+    """The text of an `agent_message_chunk` update (None for other content)."""
+    content = update.get("content")
+    if isinstance(content, dict) and content.get("type") == "text" and isinstance(content.get("text"), str):
+        text: str = content["text"]
+        return text
+    return None

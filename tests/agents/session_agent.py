@@ -1,0 +1,144 @@
+"""A well-behaved ACP v1 agent for session tests, on the SDK's `Connection`: a real subprocess.
+
+Many sessions; a prompt's text says what the turn does (words are separated by spaces):
+  say TEXT...        stream TEXT back in a few chunks, then end_turn
+  slow SECONDS       stream "tick " every 0.1 s for SECONDS (cancellable: answers "cancelled")
+  ask                request permission (allow_once "allow", reject_once "reject", "_odd" of an
+                     unknown kind), say which option came back, then end_turn
+  stop REASON        end the turn with that stop reason
+  fail               answer the prompt with a JSON-RPC error
+  crash              exit at once with code 3
+  elicit             send elicitation/create and say the answer's action
+  notice TITLE...    send a warning notice, then end_turn
+Anything else is echoed. Environment:
+  SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
+  SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
+  SESSION_AGENT_EXIT_AT_START=CODE  exit with CODE right after starting (a crash loop)
+  SESSION_AGENT_LOG=PATH   append every received method (and its params) as JSON lines
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from acp import RequestError
+from acp.connection import Connection
+from acp.stdio import stdio_streams
+
+LOG = os.environ.get("SESSION_AGENT_LOG")
+
+
+def log(entry: dict[str, Any]) -> None:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+class SessionAgent:
+    def __init__(self) -> None:
+        self.connection: Connection | None = None
+        self.count = 0
+        self.cancelled: set[str] = set()
+
+    async def update(self, session_id: str, update: dict[str, Any]) -> None:
+        assert self.connection is not None
+        await self.connection.send_notification("session/update", {"sessionId": session_id, "update": update})
+
+    async def say(self, session_id: str, text: str) -> None:
+        await self.update(session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}})
+
+    async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
+        log({"method": method, "params": params})
+        if method == "initialize":
+            capabilities: dict[str, Any] = {"loadSession": os.environ.get("SESSION_AGENT_LOAD") == "1"}
+            if os.environ.get("SESSION_AGENT_RESUME") == "1":
+                capabilities["sessionCapabilities"] = {"resume": {}}
+            return {"protocolVersion": 1, "agentCapabilities": capabilities, "authMethods": []}
+        if method == "session/new":
+            self.count += 1
+            return {"sessionId": f"s{self.count}-{os.getpid()}"}
+        if method == "session/load":
+            session_id = params["sessionId"]
+            await self.update(session_id, {"sessionUpdate": "notice", "severity": "info", "title": "Replayed notice"})
+            await self.say(session_id, "replayed text")
+            return {}
+        if method == "session/resume":
+            return {}
+        if method == "session/cancel":
+            self.cancelled.add(params["sessionId"])
+            return None
+        if method == "session/prompt":
+            return await self.prompt(params["sessionId"], params["prompt"][0]["text"])
+        if is_notification:
+            return None
+        raise RequestError.method_not_found(method)
+
+    async def prompt(self, session_id: str, text: str) -> dict[str, Any]:
+        assert self.connection is not None
+        self.cancelled.discard(session_id)
+        verb, _, rest = text.partition(" ")
+        if verb == "say":
+            for word in rest.split(" "):
+                await self.say(session_id, word + " ")
+        elif verb == "slow":
+            for _ in range(int(float(rest) * 10)):
+                if session_id in self.cancelled:
+                    return {"stopReason": "cancelled"}
+                await self.say(session_id, "tick ")
+                await asyncio.sleep(0.1)
+        elif verb == "ask":
+            options = [
+                {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+                {"optionId": "_odd", "name": "Something new", "kind": "_odd_kind"},
+            ]
+            answer = await self.connection.send_request(
+                "session/request_permission",
+                {
+                    "sessionId": session_id,
+                    "toolCall": {"toolCallId": "t1", "title": "Delete build/", "kind": "delete"},
+                    "options": options,
+                },
+            )
+            outcome = answer["outcome"]
+            await self.say(session_id, f"outcome={outcome.get('optionId', outcome['outcome'])}")
+            if session_id in self.cancelled:
+                return {"stopReason": "cancelled"}
+        elif verb == "stop":
+            return {"stopReason": rest}
+        elif verb == "fail":
+            raise RequestError.internal_error({"details": "the model is unavailable"})
+        elif verb == "crash":
+            sys.stderr.write("fatal: crashing on request\n")
+            sys.stderr.flush()
+            os._exit(3)
+        elif verb == "elicit":
+            answer = await self.connection.send_request(
+                "elicitation/create",
+                {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
+            )
+            await self.say(session_id, f"elicitation={answer.get('action')}")
+        elif verb == "notice":
+            await self.update(session_id, {"sessionUpdate": "notice", "severity": "warning", "title": rest})
+        else:
+            await self.say(session_id, text)
+        return {"stopReason": "end_turn"}
+
+
+async def serve() -> None:
+    reader, writer = await stdio_streams()
+    agent = SessionAgent()
+    agent.connection = Connection(agent, writer, reader, listening=False)
+    await agent.connection.main_loop()
+
+
+if __name__ == "__main__":
+    code = os.environ.get("SESSION_AGENT_EXIT_AT_START")
+    if code is not None:
+        sys.stderr.write(f"session agent: exiting at start with {code}\n")
+        raise SystemExit(int(code))
+    asyncio.run(serve())

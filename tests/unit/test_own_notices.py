@@ -1,0 +1,182 @@
+"""acp-tray's own notices: which hosting events a person is told about, how loudly, and with what."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_tray.events import (
+    AgentCrashed,
+    AgentState,
+    AgentStatus,
+    InputRequested,
+    PermissionAsked,
+    PermissionOption,
+    PermissionSettled,
+    SessionAttached,
+    TurnEnded,
+)
+from acp_tray.presentation.own_notices import OwnNotice, own_notice
+
+
+def text_of(own: OwnNotice) -> str:
+    return f"{own.notice.title}\n{own.notice.description or ''}"
+
+
+def notice_of(event: object) -> OwnNotice:
+    own = own_notice(event)  # type: ignore[arg-type]
+    assert own is not None
+    return own
+
+
+# --- turns --------------------------------------------------------------------------------------
+
+
+def test_a_finished_turn_is_news() -> None:
+    own = notice_of(TurnEnded("claude", "sid-1", "default", "end_turn"))
+    assert own.notice.severity == "info"
+    assert "claude finished" in own.notice.title
+    assert "session" not in own.notice.title  # the default session is not named
+    assert (own.agent, own.session_id) == ("claude", "sid-1")
+    assert own.actions == ()
+
+
+@pytest.mark.parametrize("reason", ["max_tokens", "max_turn_requests", "refusal"])
+def test_a_turn_that_stopped_early_is_a_warning(reason: str) -> None:
+    own = notice_of(TurnEnded("claude", "sid-1", "default", reason))
+    assert own.notice.severity == "warning"
+    assert own.notice.title.startswith("claude")
+    assert "finished" not in own.notice.title
+    # each reason reads differently: the person can tell which limit was hit
+    others = {r for r in ("max_tokens", "max_turn_requests", "refusal") if r != reason}
+    for other in others:
+        assert notice_of(TurnEnded("claude", "s", "default", other)).notice.title != own.notice.title
+
+
+def test_a_stop_reason_from_the_future_is_a_warning_that_names_it() -> None:
+    own = notice_of(TurnEnded("claude", "sid-1", "default", "_paused_for_lunch"))
+    assert own.notice.severity == "warning"
+    assert "_paused_for_lunch" in text_of(own)
+
+
+def test_a_failed_prompt_is_an_error_with_the_error_text() -> None:
+    own = notice_of(TurnEnded("claude", "sid-1", "default", None, error="Internal error: model overloaded"))
+    assert own.notice.severity == "error"
+    assert "model overloaded" in text_of(own)
+    assert own.notice.title.startswith("claude")
+
+
+@pytest.mark.parametrize("reason", ["cancelled", None])
+def test_a_cancelled_turn_says_nothing(reason: str | None) -> None:
+    assert own_notice(TurnEnded("claude", "sid-1", "default", reason)) is None
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        TurnEnded("claude", "sid-1", "refactor", "end_turn"),
+        TurnEnded("claude", "sid-1", "refactor", "max_tokens"),
+        TurnEnded("claude", "sid-1", "refactor", None, error="boom"),
+    ],
+)
+def test_a_named_session_is_named(event: TurnEnded) -> None:
+    assert "refactor" in notice_of(event).notice.title
+
+
+# --- permission requests ------------------------------------------------------------------------
+
+OPTIONS = (
+    PermissionOption("allow-once", "Allow once", "allow_once"),
+    PermissionOption("reject-once", "Reject", "reject_once"),
+    PermissionOption("_later", "Ask me later", "_defer"),
+)
+
+
+def test_a_permission_request_is_a_warning_with_the_id_and_a_button_for_every_option() -> None:
+    own = notice_of(PermissionAsked("claude", "sid-1", "7", "Delete build/", OPTIONS, 120.0))
+    assert own.notice.severity == "warning"
+    assert "claude" in own.notice.title
+    description = own.notice.description or ""
+    assert "Delete build/" in description
+    assert "approve 7" in description and "deny 7" in description  # how to answer from a terminal
+    assert own.actions == (
+        ("approval:7:allow-once", "Allow once"),
+        ("approval:7:reject-once", "Reject"),
+        ("approval:7:_later", "Ask me later"),
+    )
+    assert own.session_id == "sid-1"
+
+
+def test_the_request_says_when_it_will_be_cancelled() -> None:
+    short = notice_of(PermissionAsked("claude", "s", "1", "t", OPTIONS, 45.0)).notice.description or ""
+    long = notice_of(PermissionAsked("claude", "s", "1", "t", OPTIONS, 600.0)).notice.description or ""
+    assert "45 s" in short
+    assert "10 min" in long
+
+
+def test_a_request_without_options_offers_no_buttons() -> None:
+    assert notice_of(PermissionAsked("claude", "s", "3", "t", (), 60.0)).actions == ()
+
+
+def test_a_timed_out_request_is_a_warning() -> None:
+    own = notice_of(PermissionSettled("claude", "sid-1", "7", "cancelled", "timeout"))
+    assert own.notice.severity == "warning"
+    assert "7" in text_of(own)
+    assert "cancelled" in text_of(own)
+
+
+@pytest.mark.parametrize("by", ["person", "cancel", "policy", "disconnect"])
+def test_other_settlements_say_nothing(by: str) -> None:
+    assert own_notice(PermissionSettled("claude", "sid-1", "7", "allow-once", by)) is None
+
+
+# --- input, crashes, sessions -------------------------------------------------------------------
+
+
+def test_a_request_for_input_is_a_warning_with_the_agents_message() -> None:
+    own = notice_of(InputRequested("claude", "sid-1", "Which branch should I push to?"))
+    assert own.notice.severity == "warning"
+    assert "Which branch should I push to?" in text_of(own)
+    assert own.agent == "claude"
+
+
+def test_a_crash_with_a_restart_coming_is_a_warning_with_the_delay() -> None:
+    own = notice_of(AgentCrashed("claude", "exited with code 1", ("Traceback", "KeyError: 'x'"), 4.0))
+    assert own.notice.severity == "warning"
+    assert "claude" in own.notice.title
+    assert "exited with code 1" in text_of(own)
+    assert "4 s" in text_of(own)
+    five_minutes = notice_of(AgentCrashed("claude", "exited", (), 300.0))
+    assert "5 min" in text_of(five_minutes)
+
+
+def test_a_crash_given_up_on_is_an_error_with_stderr_and_the_restart_command() -> None:
+    stderr = tuple(f"line {n}" for n in range(1, 9))
+    own = notice_of(AgentCrashed("claude", "exited with code 3", stderr, None))
+    assert own.notice.severity == "error"
+    text = text_of(own)
+    assert "exited with code 3" in text
+    assert "acp-tray agents restart claude" in text
+    assert "line 8" in text and "line 7" in text  # the last lines, where the reason usually is
+    assert "line 1\n" not in text  # not the whole stderr
+
+
+def test_a_crash_given_up_on_without_stderr_still_says_how_to_restart() -> None:
+    own = notice_of(AgentCrashed("claude", "killed by signal 9", (), None))
+    assert own.notice.severity == "error"
+    assert "acp-tray agents restart claude" in text_of(own)
+
+
+def test_a_replaced_session_is_news() -> None:
+    own = notice_of(SessionAttached("claude", "refactor", "sid-2", "replaced"))
+    assert own.notice.severity == "info"
+    assert "refactor" in text_of(own)
+    assert own.session_id == "sid-2"
+
+
+@pytest.mark.parametrize("how", ["new", "loaded", "resumed"])
+def test_other_session_attachments_say_nothing(how: str) -> None:
+    assert own_notice(SessionAttached("claude", "refactor", "sid-2", how)) is None
+
+
+def test_status_changes_are_not_own_notices() -> None:
+    assert own_notice(AgentStatus("claude", AgentState.CONNECTED)) is None

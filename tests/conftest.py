@@ -141,3 +141,14 @@ class FakeClock:
 
         self._now = (self._now.astimezone(UTC) + timedelta(seconds=seconds)).astimezone(self._now.tzinfo)
         self._mono += seconds
+
+
+@pytest.fixture
+def daemons() -> Iterator[list[Any]]:
+    """Daemons (`tests.daemon_process.Daemon`) a test starts: killed at the end if still running."""
+    started: list[Any] = []
+    yield started
+    for daemon in started:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait()

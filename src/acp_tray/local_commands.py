@@ -139,8 +139,17 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
 
+    from acp_tray.agents.sessions import SessionStore
+
     history = HistoryWriter(paths.history_file())
-    daemon = Daemon(loaded.prefs, history=history, surfaces=[], status=console.status, prefs_path=loaded.source)
+    daemon = Daemon(
+        loaded.prefs,
+        history=history,
+        surfaces=[],
+        status=console.status,
+        prefs_path=loaded.source,
+        sessions=SessionStore(paths.sessions_file()),
+    )
     if not native:
         daemon.add_surface(console.present)
         return daemon, None

@@ -19,3 +19,7 @@ def state_dir() -> Path:
 
 def history_file() -> Path:
     return state_dir() / "history.jsonl"
+
+
+def sessions_file() -> Path:
+    return state_dir() / "sessions.json"

@@ -49,7 +49,9 @@ class SessionAgent:
         await self.connection.send_notification("session/update", {"sessionId": session_id, "update": update})
 
     async def say(self, session_id: str, text: str) -> None:
-        await self.update(session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}})
+        await self.update(
+            session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+        )
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         log({"method": method, "params": params})

@@ -85,9 +85,11 @@ class Approvals:
         self._emit(PermissionAsked(agent, request.session_id, approval_id, request.title, request.options, timeout))
         try:
             return await pending.answer
-        finally:  # answered, timed out, or the agent's request went away (connection closed)
-            if self._pending.pop(approval_id, None) is not None and pending.timer is not None:
-                pending.timer.cancel()
+        finally:  # answered, or the agent's request went away (connection closed): then say so
+            if self._pending.pop(approval_id, None) is not None:
+                if pending.timer is not None:
+                    pending.timer.cancel()
+                self._emit(PermissionSettled(agent, request.session_id, approval_id, "cancelled", "disconnect"))
 
     def approve(self, approval_id: str, choice: str | None = None) -> PermissionOption:
         """Approve with `choice` (an option id or kind); without one, the agent's only allow option."""

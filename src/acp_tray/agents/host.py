@@ -28,7 +28,7 @@ from acp_tray.agents.environment import agent_environment
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
-from acp_tray.agents.turns import HostedSession, PromptJob
+from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.events import AgentState, AgentStatus, EventSink, InputRequested, SessionAttached
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
 from acp_tray.protocol.session import (
@@ -282,7 +282,7 @@ class AgentHost:
         if isinstance(exc, asyncio.TimeoutError):
             return f"no answer to the handshake within {self._handshake_timeout:g} s"
         if isinstance(exc, RequestError):
-            return f"handshake refused: {exc} (code {exc.code})"
+            return f"handshake refused: {error_text(exc)}"
         if isinstance(exc, ConnectionError):
             return "agent closed the connection during the handshake"
         return str(exc)

@@ -12,7 +12,7 @@ import logging
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,8 @@ class SessionStore:
     def put(self, key: SessionKey, session_id: str) -> None:
         if self.get(key) == session_id:
             return
-        self._ids[key] = (session_id, datetime.now().astimezone().isoformat(timespec="seconds"))
+        updated = datetime.now(UTC).isoformat(timespec="microseconds")  # UTC: sorts right across DST
+        self._ids[key] = (session_id, updated)
         while len(self._ids) > MAX_SESSIONS:  # the oldest go first
             del self._ids[min(self._ids, key=lambda k: self._ids[k][1])]
         self._write()

@@ -44,7 +44,7 @@ class Backoff:
         self.fast_streak = self.fast_streak + 1 if uptime < p.fast else 0
         if p.give_up_after is not None and self.fast_streak >= p.give_up_after:
             return None
-        return float(min(p.maximum, p.initial * 2 ** (self.streak - 1)))
+        return float(min(p.maximum, p.initial * 2.0 ** min(self.streak - 1, 64)))  # no overflow after days down
 
 
 async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> None:

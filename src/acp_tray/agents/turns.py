@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from acp_tray.protocol.session import STOP_REASONS, cancel_params, prompt_params
 log = logging.getLogger(__name__)
 
 _job_ids = itertools.count(1)
+DETAIL_LIMIT = 300
 
 StreamSink = Callable[[dict[str, Any]], None]
 
@@ -34,6 +36,15 @@ class Requester(Protocol):
     async def send_request(self, method: str, params: Any | None = None) -> Any: ...
 
     async def send_notification(self, method: str, params: Any | None = None) -> None: ...
+
+
+def error_text(exc: RequestError) -> str:
+    """A JSON-RPC error as one line for a person: message, the agent's details, code."""
+    data = exc.data
+    if isinstance(data, dict):
+        data = data.get("details") or data.get("message") or data.get("reason") or (json.dumps(data) if data else None)
+    detail = f": {str(data)[:DETAIL_LIMIT]}" if data else ""
+    return f"{exc}{detail} (code {exc.code})"
 
 
 @dataclass(frozen=True)
@@ -149,7 +160,7 @@ class HostedSession:
         try:
             result = await self._connection.send_request("session/prompt", prompt_params(self.session_id, job.text))
         except RequestError as exc:
-            return TurnOutcome(None, f"{exc} (code {exc.code})")
+            return TurnOutcome(None, error_text(exc))
         except ConnectionError:
             return TurnOutcome(None, "the agent closed the connection during the turn")
         stop = result.get("stopReason") if isinstance(result, dict) else None

@@ -209,6 +209,7 @@ def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | No
     elif message["event"] == "chunk":
         sys.stdout.write(message["text"])
         sys.stdout.flush()
+        args.line_open = not message["text"].endswith("\n")
     elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
         _say(f"queued behind {message['ahead']} prompt(s) in session {message['session']}")
     job = message.get("job")
@@ -223,8 +224,8 @@ def _prompt_result(args: argparse.Namespace, result: dict[str, Any]) -> int:
             ahead = f", {result['ahead']} ahead of it" if result["ahead"] else ""
             print(f"queued as prompt {result['job']} in session {result['session']}{ahead}")
         return 0
-    if not args.json:
-        print()  # the reply may not end with a line break
+    if getattr(args, "line_open", False):
+        print()  # the reply did not end with a line break
     if result["error"]:
         _say(f"the prompt failed: {result['error']}")
         return EXIT_FAILED
@@ -246,9 +247,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
     command("status", "is the daemon running; agents, DND, approvals waiting", cmd_status)
 
-    agents = command("agents", "list, add, remove or restart agents", cmd_agents)
+    agents = command("agents", "list, add, remove or restart agents", cmd_agents, json_output=False)
     actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="configured agents and their state", parents=[common])
+    listing = actions.add_parser("list", help="configured agents and their state", parents=[common])
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
     add = actions.add_parser(
         "add", help="add an agent: NAME -- COMMAND ARGS...  or  NAME --url ws://…", parents=[common]
     )

@@ -30,6 +30,6 @@ def decode(line: bytes) -> dict[str, Any]:
         raise ProtocolError(f"not JSON: {exc}") from None
     if not isinstance(message, dict):
         raise ProtocolError("not a JSON object")
-    if message.get("v") != VERSION:
+    if type(message.get("v")) is not int or message["v"] != VERSION:
         raise ProtocolError(f"control protocol version {message.get('v')!r}; this acp-tray speaks {VERSION}")
     return message

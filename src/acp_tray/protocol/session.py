@@ -51,11 +51,12 @@ def agent_capabilities(initialize_result: object) -> AgentCapabilities:
     capabilities = capabilities if isinstance(capabilities, dict) else {}
     session = capabilities.get("sessionCapabilities")
     info = initialize_result.get("agentInfo")
-    name = info.get("title") or info.get("name") if isinstance(info, dict) else None
+    info = info if isinstance(info, dict) else {}
+    name = next((v for v in (info.get("title"), info.get("name")) if isinstance(v, str) and v.strip()), None)
     return AgentCapabilities(
         load_session=capabilities.get("loadSession") is True,
         resume_session=isinstance(session, dict) and isinstance(session.get("resume"), dict),
-        name=name if isinstance(name, str) else None,
+        name=name,
     )
 
 
@@ -76,7 +77,7 @@ def parse_permission_request(params: object) -> PermissionRequest:
     title = tool_call.get("title")
     if not isinstance(title, str) or not title.strip():
         kind = tool_call.get("kind")
-        title = f"a {kind} tool call" if isinstance(kind, str) and kind else "a tool call"
+        title = f"a tool call ({kind})" if isinstance(kind, str) and kind else "a tool call"
     options = []
     raw_options = params.get("options")
     for option in raw_options if isinstance(raw_options, list) else []:

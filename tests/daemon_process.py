@@ -1,0 +1,107 @@
+"""`acp-tray` as a person runs it, for tests: the daemon as a subprocess, read line by line."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from queue import Empty, Queue
+
+from tests.conftest import ROOT, cli_env
+
+
+class Daemon:
+    """`python -m acp_tray ...` as a subprocess, its stdout read line by line."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env or cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"),
+            cwd=ROOT,
+        )
+        self.lines: Queue[str] = Queue()
+        self.seen: list[str] = []
+        self.err_lines: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._err_pump = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._err_pump.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _pump_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.err_lines.append(line.rstrip("\n"))
+
+    def wait_for_stderr(self, needle: str, occurrences: int = 1, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(needle in line for line in list(self.err_lines)) >= occurrences:
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"stderr never said {needle!r} {occurrences} time(s): {self.err_lines!r}")
+
+    def wait_for_lines(self, *needles: str, timeout: float = 30.0) -> None:
+        """Every needle in some line, in any order (lines already seen count)."""
+        for needle in needles:
+            if not any(needle in line for line in self.seen):
+                self.wait_for_line(needle, timeout)
+
+    def wait_for_line(self, needle: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except Empty:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            self.seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no line with {needle!r}; saw {self.seen!r}; stderr {self.stderr_text()!r}")
+
+    def stderr_text(self) -> str:
+        if self.proc.poll() is None:
+            return "(still running)"
+        self._err_pump.join(timeout=5)
+        return "\n".join(self.err_lines)
+
+    def children(self) -> list[int]:
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(pid) for pid in path.read_text().split()]
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 15.0) -> int:
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout)
+
+
+def alive(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split()[2] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    """One `acp-tray ARGS...` command, run to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tray", *args],
+        capture_output=True,
+        text=True,
+        env=env or cli_env(),
+        cwd=ROOT,
+        timeout=timeout,
+    )

@@ -135,11 +135,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.agents.sessions import SessionStore
     from acp_tray.daemon import Daemon
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
-
-    from acp_tray.agents.sessions import SessionStore
 
     history = HistoryWriter(paths.history_file())
     daemon = Daemon(

@@ -208,7 +208,7 @@ def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], 
     assert prompt.stdout is not None
     assert prompt.stdout.read(5) == "tick "  # the turn is running
     prompt.send_signal(signal.SIGINT)
-    out, err = prompt.communicate(timeout=15)
+    _, err = prompt.communicate(timeout=15)
     assert prompt.returncode == 130, err
     assert "cancelling" in err and "the turn ended: cancelled" in err
     assert len(received(log, "session/cancel")) == 1
@@ -260,8 +260,7 @@ def _pending(agent: str) -> list[dict[str, Any]]:
 
 def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[Daemon], tmp_path: Path) -> None:
     write_config(
-        agent_table("sa", tmp_path / "sa.log")
-        + agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
+        agent_table("sa", tmp_path / "sa.log") + agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
     )
     start(daemons, "sa", "slowpoke")
     waiting = subprocess.Popen(

@@ -125,7 +125,10 @@ BROKEN = {
     "wrong type": ('[severity.info]\ntimeout = "soon"\n', ":2: severity.info.timeout: Input should be a valid integer"),
     "out of range": ("[rate_limit]\nburst = 0\n", ":2: rate_limit.burst: Input should be greater than or equal to 1"),
     "bad route": ('[severity.error]\nroute = "loud"\n', ":2: severity.error.route: Input should be 'notify'"),
-    "bad time": ('[dnd.quiet_hours]\nstart = "25:00"\n', ":2: dnd.quiet_hours.start: expected a time of day like \"22:00\", got '25:00'"),
+    "bad time": (
+        '[dnd.quiet_hours]\nstart = "25:00"\n',
+        ":2: dnd.quiet_hours.start: expected a time of day like \"22:00\", got '25:00'",
+    ),
     "bad day": ('[dnd.quiet_hours]\ndays = ["funday"]\n', ":2: dnd.quiet_hours.days.0: Input should be 'mon'"),
 }
 

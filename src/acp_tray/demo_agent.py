@@ -3,8 +3,9 @@
 After `session/new` it sends a short series of notices of every severity (known and an
 extension), but only if the client advertised `clientCapabilities.session.notices`; otherwise
 it falls back to `agent_message_chunk` text, as the notice spec describes. It answers
-`session/prompt` with a short reply. Run it with `acp-tray demo-agent` or
-`python -m acp_tray.demo_agent`.
+`session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
+for permission first (so approvals can be tried: `acp-tray prompt demo "delete the build folder"`).
+Run it with `acp-tray demo-agent` or `python -m acp_tray.demo_agent`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,23 @@ def _chunk(text: str) -> dict[str, Any]:
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 
+def _prompt_text(params: object) -> str:
+    blocks = params.get("prompt") if isinstance(params, dict) else None
+    texts = [b["text"] for b in blocks or [] if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return " ".join(texts)
+
+
+def _permission(session_id: str) -> dict[str, Any]:
+    return {
+        "sessionId": session_id,
+        "toolCall": {"toolCallId": "demo-delete", "title": "Delete the build/ folder", "kind": "delete"},
+        "options": [
+            {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ],
+    }
+
+
 class DemoAgent:
     def __init__(self, interval: float) -> None:
         self.interval = interval
@@ -84,6 +102,22 @@ class DemoAgent:
                     text += f": {notice['description']}"
                 await self._update(session_id, _chunk(text + "\n"))
 
+    async def _reply(self, session_id: str, text: str) -> None:
+        parts = ["Hello from the acp-tray demo agent. ", f"You said: {text[:200]!r}. "]
+        if "delete" in text.lower():
+            assert self.connection is not None
+            answer = await self.connection.send_request("session/request_permission", _permission(session_id))
+            outcome = answer.get("outcome", {}) if isinstance(answer, dict) else {}
+            chosen = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
+            parts.append(
+                "You allowed it: (pretend) deleted build/. "
+                if chosen == "allow"
+                else "Not allowed, so nothing was deleted. "
+            )
+        parts.append("I only demonstrate notices, approvals and streaming.\n")
+        for part in parts:
+            await self._update(session_id, _chunk(part))
+
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         if method == "initialize":
             self._notices = client_supports_notices(params)
@@ -103,9 +137,7 @@ class DemoAgent:
         if method == "session/prompt":
             prompt_session = params.get("sessionId") if isinstance(params, dict) else None
             if isinstance(prompt_session, str):
-                await self._update(
-                    prompt_session, _chunk("Hello from the acp-tray demo agent. I only demonstrate notices.")
-                )
+                await self._reply(prompt_session, _prompt_text(params))
             return {"stopReason": "end_turn"}
         if is_notification:
             return None  # session/cancel and anything else: nothing to do

@@ -7,10 +7,11 @@ pydantic or the tray.
 from __future__ import annotations
 
 import contextlib
+import io
 import socket
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
 from acp_tray.control.endpoint import pipe_name, socket_path
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
@@ -27,10 +28,10 @@ class ReplyError(Exception):
 
 
 @contextlib.contextmanager
-def _connect(timeout: float | None) -> Iterator[BinaryIO]:
+def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
     if sys.platform == "win32":  # pragma: no cover - Windows only
         try:
-            pipe = open(pipe_name(), "r+b", buffering=0)  # noqa: SIM115
+            pipe = open(pipe_name(), "r+b")  # noqa: SIM115
         except OSError:
             raise NoDaemonError("acp-tray is not running (no control pipe)") from None
         with pipe:
@@ -47,14 +48,14 @@ def _connect(timeout: float | None) -> Iterator[BinaryIO]:
     except OSError as exc:
         sock.close()
         raise NoDaemonError(f"cannot reach acp-tray at {path}: {exc.strerror or exc}") from None
-    with sock, sock.makefile("rwb", buffering=0) as stream:
-        yield stream  # type: ignore[misc]
+    with sock, sock.makefile("rwb") as stream:
+        yield stream
 
 
 class Call:
     """One request on its own connection; read its events and final reply with `next()`."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: io.BufferedIOBase) -> None:
         self._stream = stream
 
     def next(self) -> dict[str, Any]:
@@ -79,6 +80,7 @@ def result_of(message: dict[str, Any]) -> Any:
 def call(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0) -> Iterator[Call]:
     with _connect(timeout) as stream:
         stream.write(encode({"op": op, "args": args or {}}))
+        stream.flush()
         yield Call(stream)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -172,20 +173,21 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     }
     job: str | None = None
     interrupted = False
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        """Ctrl+C: the first cancels this prompt's turn (reading goes on: the call is retried);
+        the second, or one before the daemon has queued the prompt, stops waiting."""
+        nonlocal interrupted
+        if interrupted or job is None:
+            raise KeyboardInterrupt
+        interrupted = True
+        _say("cancelling (Ctrl+C again to stop waiting)")
+        request("cancel", {"job": job})
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         with call("prompt", payload, timeout=PROMPT_TIMEOUT) as pending:
-            while True:
-                try:
-                    message = pending.next()
-                except KeyboardInterrupt:
-                    if interrupted or job is None:
-                        raise
-                    interrupted = True  # first Ctrl+C: cancel the turn, wait for the agent to stop
-                    _say("cancelling (Ctrl+C again to stop waiting)")
-                    request("cancel", {"job": job})
-                    continue
-                if "event" not in message:
-                    break
+            while "event" in (message := pending.next()):
                 job = _prompt_event(args, message) or job
     except NoDaemonError as exc:
         _say(str(exc))
@@ -195,6 +197,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return STOP_EXIT["cancelled"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         result = result_of(message)
     except ReplyError as exc:

@@ -74,7 +74,8 @@ def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "cond
 
 
 def titles(source: str = "acp-tray") -> list[str]:
-    return [r["title"] for r in history() if r.get("source") == source]
+    """What the person read: "agent: title", as every surface shows it."""
+    return [f"{r['agent']}: {r['title']}" for r in history() if r.get("source") == source]
 
 
 # no daemon, and a private endpoint ------------------------------------------------------------
@@ -213,8 +214,8 @@ def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], 
     assert "cancelling" in err and "the turn ended: cancelled" in err
     assert len(received(log, "session/cancel")) == 1
     assert cli("prompt", "sa", "say", "after").stdout == "after \n"  # the session goes on
-    until(lambda: "sa finished" in titles(), what="the next turn's notice")
-    assert titles().count("sa finished") == 1  # only the turn that was not cancelled
+    until(lambda: "sa: Finished" in titles(), what="the next turn's notice")
+    assert titles().count("sa: Finished") == 1  # only the turn that was not cancelled
 
 
 def test_cancel_command_stops_the_running_turn(daemons: list[Daemon], tmp_path: Path) -> None:
@@ -241,11 +242,11 @@ def test_turn_endings_become_notices_by_stop_reason(daemons: list[Daemon], tmp_p
     until(lambda: len(titles()) >= 4, what="four notices")
     time.sleep(0.3)
     records = [r for r in history() if r["source"] == "acp-tray"]
-    assert [(r["severity"], r["title"]) for r in records] == [
-        ("info", "sa finished"),
-        ("warning", "sa stopped: token limit reached"),
-        ("warning", "sa refused to continue"),
-        ("error", "sa: prompt failed"),
+    assert [(r["severity"], f"{r['agent']}: {r['title']}") for r in records] == [
+        ("info", "sa: Finished"),
+        ("warning", "sa: Stopped: token limit reached"),
+        ("warning", "sa: Refused to continue"),
+        ("error", "sa: Prompt failed"),
     ]
     assert "model is unavailable" in records[3]["description"]
 
@@ -295,8 +296,8 @@ def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[D
     # nobody answers: cancelled after the agent's permission_timeout, and the person is told
     late = cli("prompt", "slowpoke", "ask")
     assert late.returncode == 0 and late.stdout == "outcome=cancelled\n"
-    until(lambda: "slowpoke: approval timed out" in titles(), what="the timeout notice")
-    assert "sa needs approval" in titles() and "slowpoke needs approval" in titles()
+    until(lambda: "slowpoke: Approval timed out" in titles(), what="the timeout notice")
+    assert "sa: Needs approval" in titles() and "slowpoke: Needs approval" in titles()
 
 
 def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], tmp_path: Path) -> None:
@@ -307,15 +308,15 @@ def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], 
     start(daemons, "strict", "trusting")
     assert cli("prompt", "strict", "ask").stdout == "outcome=reject\n"
     assert cli("prompt", "trusting", "ask").stdout == "outcome=allow\n"
-    assert not any("needs approval" in t for t in titles())
+    assert not any("Needs approval" in t for t in titles())
 
 
 def test_an_elicitation_is_declined_and_the_person_told(daemons: list[Daemon], tmp_path: Path) -> None:
     write_config(agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     assert cli("prompt", "sa", "elicit").stdout == "elicitation=decline\n"
-    until(lambda: "sa asked for input" in titles(), what="the input notice")
-    record = next(r for r in history() if r["title"] == "sa asked for input")
+    until(lambda: "sa: Asked for input" in titles(), what="the input notice")
+    record = next(r for r in history() if r["agent"] == "sa" and r["title"] == "Asked for input")
     assert record["severity"] == "warning" and "Which branch?" in record["description"]
 
 
@@ -328,14 +329,14 @@ def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[Daem
     daemon = start(daemons, "sa")
     crashed = cli("prompt", "sa", "crash")
     assert crashed.returncode == 1 and "closed the connection" in crashed.stderr
-    daemon.wait_for_line("sa crashed")
+    daemon.wait_for_line("  sa  WARNING  Crashed")
     daemon.wait_for_line("  sa  connected")  # restarted by itself
     assert cli("prompt", "sa", "say", "back").stdout == "back \n"
-    records = {r["title"]: r for r in history() if r["source"] == "acp-tray"}
-    assert "exit code 3" in records["sa crashed"]["description"]
-    assert "crashing on request" in records["sa crashed"]["description"]  # its last stderr line
-    assert records["sa crashed"]["severity"] == "warning"
-    assert records["sa started a new session"]["severity"] == "info"  # it cannot load or resume
+    records = {f"{r['agent']}: {r['title']}": r for r in history() if r["source"] == "acp-tray"}
+    assert "exit code 3" in records["sa: Crashed"]["description"]
+    assert "crashing on request" in records["sa: Crashed"]["description"]  # its last stderr line
+    assert records["sa: Crashed"]["severity"] == "warning"
+    assert records["sa: Started a new session"]["severity"] == "info"  # it cannot load or resume
 
 
 def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], tmp_path: Path) -> None:
@@ -362,8 +363,8 @@ def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], t
     rows = json.loads(cli("sessions", "--json").stdout)
     now = {r["agent"]: r["session_id"] for r in rows if r["name"] == "work"}
     assert now["loader"] == ids["loader"] and now["resumer"] == ids["resumer"] and now["plain"] != ids["plain"]
-    assert "plain started a new session" in titles()
-    assert not any(t.startswith(("loader started", "resumer started")) for t in titles())
+    assert "plain: Started a new session" in titles()
+    assert not any(t.startswith(("loader: Started", "resumer: Started")) for t in titles())
     # a notice replayed by session/load is presented as a live event
     replayed = [r for r in history() if r["title"] == "Replayed notice"]
     assert replayed and replayed[-1]["agent"] == "loader" and replayed[-1]["source"] == "agent"
@@ -422,7 +423,7 @@ def test_a_remote_agent_over_websocket_is_hosted_and_reconnected(daemons: list[D
         assert reply.returncode == 0 and "Hello from the acp-tray demo agent" in reply.stdout
         server.kill()
         server.wait()
-        daemon.wait_for_line("far crashed")
+        daemon.wait_for_line("  far  WARNING  Crashed")
         server, _ = _listen(port)  # the server comes back: acp-tray reconnects by itself
         daemon.wait_for_line("  far  connected", timeout=30)
     finally:

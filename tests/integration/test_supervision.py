@@ -64,7 +64,7 @@ class Running:
         self.task = asyncio.create_task(self.daemon.run(self.stop))
 
     def titles(self) -> list[str]:
-        return [p.title for p in self.shown]
+        return [f"{p.agent}: {p.title}" for p in self.shown]
 
     async def close(self) -> None:
         self.stop.set()
@@ -75,25 +75,25 @@ async def test_a_crash_loop_is_retried_with_growing_delays_then_given_up(tmp_pat
     path = config(tmp_path, {"SESSION_AGENT_EXIT_AT_START": "2"})
     run = Running(tmp_path, path, BackoffPolicy(initial=0.05, maximum=1.0, fast=10.0, give_up_after=3))
     try:
-        await until(lambda: "bot keeps crashing; stopped" in run.titles())
-        crashes = [p for p in run.shown if p.title == "bot crashed"]
+        await until(lambda: "bot: Keeps crashing; stopped" in run.titles())
+        crashes = [p for p in run.shown if p.title == "Crashed"]
         assert [p.severity for p in crashes] == ["warning", "warning"]
         assert "Restarting in 0.05 s" in (crashes[0].description or "")
         assert "Restarting in 0.1 s" in (crashes[1].description or "")  # doubled
-        final = next(p for p in run.shown if p.title == "bot keeps crashing; stopped")
+        final = next(p for p in run.shown if p.title == "Keeps crashing; stopped")
         assert final.severity == "error" and final.source == "acp-tray"
         assert "exiting at start with 2" in (final.description or "")  # its last stderr lines
         assert "acp-tray agents restart bot" in (final.description or "")
         await asyncio.sleep(0.5)  # given up: no more attempts
-        assert run.titles().count("bot crashed") == 2
+        assert run.titles().count("bot: Crashed") == 2
         assert run.daemon.agent_states["bot"].state is AgentState.FAILED
         assert "3 crashes in a row" in run.daemon.agent_states["bot"].detail
         assert not run.daemon.supervised("bot")
         # the tray can start it again, with a fresh count
         run.daemon.agent_action("restart", "bot")
-        await until(lambda: run.titles().count("bot keeps crashing; stopped") == 2)
+        await until(lambda: run.titles().count("bot: Keeps crashing; stopped") == 2)
         records = [r for r in read_history(run.history_path) if isinstance(r, dict)]
-        assert [r["title"] for r in records if r["source"] == "acp-tray"].count("bot crashed") == 4
+        assert [r["title"] for r in records if r["source"] == "acp-tray"].count("Crashed") == 4
     finally:
         await run.close()
 
@@ -112,7 +112,7 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         (row,) = run.snapshots[-1].approvals
         entries = [e for e in menu_of(run.snapshots[-1]) if e.label.startswith("Needs approval")]
         assert entries, "the tray menu offers the approval"
-        asked = next(p for p in run.shown if p.title == "bot needs approval")
+        asked = next(p for p in run.shown if p.title == "Needs approval")
         assert ("approval:" + row.approval_id + ":allow", "Allow once") in asked.actions
         before = log.read_text()
         run.daemon.local_action(asked.group, "closed")  # dismissed: nothing is answered

@@ -18,6 +18,11 @@ from acp_tray.events import (
 from acp_tray.presentation.own_notices import OwnNotice, own_notice
 
 
+def summary(own: OwnNotice) -> str:
+    """What every surface shows: the agent's name, then the title."""
+    return f"{own.agent}: {own.notice.title}"
+
+
 def text_of(own: OwnNotice) -> str:
     return f"{own.notice.title}\n{own.notice.description or ''}"
 
@@ -34,7 +39,7 @@ def notice_of(event: object) -> OwnNotice:
 def test_a_finished_turn_is_news() -> None:
     own = notice_of(TurnEnded("claude", "sid-1", "default", "end_turn"))
     assert own.notice.severity == "info"
-    assert "claude finished" in own.notice.title
+    assert summary(own) == "claude: Finished"
     assert "session" not in own.notice.title  # the default session is not named
     assert (own.agent, own.session_id) == ("claude", "sid-1")
     assert own.actions == ()
@@ -44,8 +49,8 @@ def test_a_finished_turn_is_news() -> None:
 def test_a_turn_that_stopped_early_is_a_warning(reason: str) -> None:
     own = notice_of(TurnEnded("claude", "sid-1", "default", reason))
     assert own.notice.severity == "warning"
-    assert own.notice.title.startswith("claude")
-    assert "finished" not in own.notice.title
+    assert summary(own).startswith("claude: ") and "claude" not in own.notice.title  # said once
+    assert "Finished" not in own.notice.title
     # each reason reads differently: the person can tell which limit was hit
     others = {r for r in ("max_tokens", "max_turn_requests", "refusal") if r != reason}
     for other in others:
@@ -62,7 +67,7 @@ def test_a_failed_prompt_is_an_error_with_the_error_text() -> None:
     own = notice_of(TurnEnded("claude", "sid-1", "default", None, error="Internal error: model overloaded"))
     assert own.notice.severity == "error"
     assert "model overloaded" in text_of(own)
-    assert own.notice.title.startswith("claude")
+    assert summary(own).startswith("claude: ") and "claude" not in own.notice.title  # said once
 
 
 @pytest.mark.parametrize("reason", ["cancelled", None])
@@ -94,7 +99,7 @@ OPTIONS = (
 def test_a_permission_request_is_a_warning_with_the_id_and_a_button_for_every_option() -> None:
     own = notice_of(PermissionAsked("claude", "sid-1", "7", "Delete build/", OPTIONS, 120.0))
     assert own.notice.severity == "warning"
-    assert "claude" in own.notice.title
+    assert summary(own).startswith("claude: ")
     description = own.notice.description or ""
     assert "Delete build/" in description
     assert "approve 7" in description and "deny 7" in description  # how to answer from a terminal
@@ -142,7 +147,7 @@ def test_a_request_for_input_is_a_warning_with_the_agents_message() -> None:
 def test_a_crash_with_a_restart_coming_is_a_warning_with_the_delay() -> None:
     own = notice_of(AgentCrashed("claude", "exited with code 1", ("Traceback", "KeyError: 'x'"), 4.0))
     assert own.notice.severity == "warning"
-    assert "claude" in own.notice.title
+    assert summary(own).startswith("claude: ")
     assert "exited with code 1" in text_of(own)
     assert "4 s" in text_of(own)
     five_minutes = notice_of(AgentCrashed("claude", "exited", (), 300.0))

@@ -2,7 +2,8 @@
 
 Pure: an event in, a notice (with the buttons a notification may offer) or nothing out. These
 are presented with `source = "acp-tray"` through the same routing, DND and history as agent
-notices. A turn the person cancelled never gets here (see `agents/turns.py`).
+notices. A turn the person cancelled never gets here (see `agents/turns.py`). Titles do not repeat
+the agent's name: every surface shows it in front ("demo: Finished").
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from acp_tray.events import (
 from acp_tray.protocol.notice import Notice
 
 STOPPED_EARLY = {
-    "max_tokens": "stopped: token limit reached",
-    "max_turn_requests": "stopped: too many requests in one turn",
-    "refusal": "refused to continue",
+    "max_tokens": "Stopped: token limit reached",
+    "max_turn_requests": "Stopped: too many requests in one turn",
+    "refusal": "Refused to continue",
 }
 
 
@@ -50,7 +51,7 @@ def own_notice(event: Event) -> OwnNotice | None:
         hint = f"acp-tray approve {event.approval_id} · acp-tray deny {event.approval_id}"
         notice = Notice(
             "warning",
-            f"{event.agent} needs approval",
+            "Needs approval",
             f"{event.title}\n{hint} (no answer in {_seconds(event.timeout)}: cancelled)",
         )
         actions = tuple((f"approval:{event.approval_id}:{o.option_id}", o.name) for o in event.options)
@@ -58,14 +59,14 @@ def own_notice(event: Event) -> OwnNotice | None:
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         notice = Notice(
             "warning",
-            f"{event.agent}: approval timed out",
+            "Approval timed out",
             f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'.",
         )
         return OwnNotice(event.agent, event.session_id, notice)
     if isinstance(event, InputRequested):
         notice = Notice(
             "warning",
-            f"{event.agent} asked for input",
+            "Asked for input",
             f"{event.message}\nacp-tray cannot show forms, so it declined; answer the agent another way.",
         )
         return OwnNotice(event.agent, event.session_id, notice)
@@ -74,7 +75,7 @@ def own_notice(event: Event) -> OwnNotice | None:
     if isinstance(event, SessionAttached) and event.how == "replaced":
         notice = Notice(
             "info",
-            f"{event.agent} started a new session",
+            "Started a new session",
             f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation.",
         )
         return OwnNotice(event.agent, event.session_id, notice)
@@ -84,15 +85,15 @@ def own_notice(event: Event) -> OwnNotice | None:
 def _turn(event: TurnEnded) -> OwnNotice | None:
     where = _session(event.session)
     if event.error is not None:
-        notice = Notice("error", f"{event.agent}: prompt failed{where}", event.error)
+        notice = Notice("error", f"Prompt failed{where}", event.error)
     elif event.stop_reason == "end_turn":
-        notice = Notice("info", f"{event.agent} finished{where}", "The turn ended; ready for the next prompt.")
+        notice = Notice("info", f"Finished{where}", "The turn ended; ready for the next prompt.")
     elif event.stop_reason in STOPPED_EARLY:
-        notice = Notice("warning", f"{event.agent} {STOPPED_EARLY[event.stop_reason]}{where}")
+        notice = Notice("warning", f"{STOPPED_EARLY[event.stop_reason]}{where}")
     elif event.stop_reason == "cancelled" or event.stop_reason is None:
         return None
     else:
-        notice = Notice("warning", f"{event.agent} stopped{where}", f"Stop reason: {event.stop_reason}")
+        notice = Notice("warning", f"Stopped{where}", f"Stop reason: {event.stop_reason}")
     return OwnNotice(event.agent, event.session_id, notice)
 
 
@@ -100,8 +101,8 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     stderr = "\n".join(event.stderr[-5:])
     if event.retry_in is not None:
         description = f"{event.detail}. Restarting in {_seconds(event.retry_in)}."
-        return OwnNotice(event.agent, "", Notice("warning", f"{event.agent} crashed", description))
+        return OwnNotice(event.agent, "", Notice("warning", "Crashed", description))
     description = f"{event.detail}.\nRestart it from the tray or with `acp-tray agents restart {event.agent}`."
     if stderr:
         description += f"\nLast lines of its stderr:\n{stderr}"
-    return OwnNotice(event.agent, "", Notice("error", f"{event.agent} keeps crashing; stopped", description))
+    return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))

@@ -1,0 +1,32 @@
+"""`benchmarks/control.py --quick` runs end to end and prints its labelled figures (no timing asserted)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.conftest import ROOT, cli_env
+
+
+def test_the_control_benchmark_runs_in_quick_mode() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "control.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    figure = r"\s+[\d.]+ /\s+[\d.]+ ms"
+    for label in ("acp-tray status", "python -c pass", "stdlib socket client"):
+        assert re.search(re.escape(label) + figure, out), (label, out)
+    assert "target: status < 150 ms" in out
+    assert "imports the SDK: no · pydantic: no · pystray: no · tomlkit: no" in out
+    assert re.search(r"status / floor: [\d.]+x", out), out
+    assert re.search(r"direct \(SDK Connection over stdio\)" + figure, out), out
+    assert re.search(r"through the daemon \(socket, in-proc\)" + figure, out), out
+    assert re.search(r"daemon overhead per prompt: -?[\d.]+ ms median \(target < 2 ms\)", out), out
+    assert re.search(r"`acp-tray prompt demo hi`, whole process.*: [\d.]+ / [\d.]+ ms", out), out

@@ -42,6 +42,15 @@ def _run(args: argparse.Namespace, op: str, payload: dict[str, Any]) -> tuple[in
         return EXIT_FAILED, None
 
 
+def _fetch(args: argparse.Namespace, op: str) -> tuple[int, Any]:
+    """A data request: with --json the data is printed here and None returned (so is it on error)."""
+    code, value = _run(args, op, {})
+    if code == 0 and getattr(args, "json", False):
+        _print_json(value)
+        return 0, None
+    return code, value
+
+
 def _agent_line(row: dict[str, Any]) -> str:
     sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
     work = f", {row['busy']} busy" if row["busy"] else ""
@@ -59,10 +68,8 @@ def _approval_lines(approvals: list[dict[str, Any]]) -> list[str]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    code, status = _run(args, "status", {})
-    if code or args.json:
-        if not code:
-            _print_json(status)
+    code, status = _fetch(args, "status")
+    if status is None:
         return code
     uptime = int(status["uptime"])
     print(
@@ -82,10 +89,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_agents(args: argparse.Namespace) -> int:
     if args.action == "list":
-        code, rows = _run(args, "agents.list", {})
-        if code or args.json:
-            if not code:
-                _print_json(rows)
+        code, rows = _fetch(args, "agents.list")
+        if rows is None:
             return code
         for row in rows:
             print(_agent_line(row) + f"\n      {row['kind']}: {row['target']} · permission: {row['permission']}")
@@ -108,10 +113,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    code, rows = _run(args, "sessions", {})
-    if code or args.json:
-        if not code:
-            _print_json(rows)
+    code, rows = _fetch(args, "sessions")
+    if rows is None:
         return code
     for row in rows:
         queued = f", {row['queued']} queued" if row["queued"] else ""
@@ -122,10 +125,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_approvals(args: argparse.Namespace) -> int:
-    code, rows = _run(args, "approvals", {})
-    if code or args.json:
-        if not code:
-            _print_json(rows)
+    code, rows = _fetch(args, "approvals")
+    if rows is None:
         return code
     print("\n".join(_approval_lines(rows)) if rows else "nothing is waiting for your approval")
     return 0

@@ -57,29 +57,21 @@ def own_notice(event: Event) -> OwnNotice | None:
         actions = tuple((f"approval:{event.approval_id}:{o.option_id}", o.name) for o in event.options)
         return OwnNotice(event.agent, event.session_id, notice, actions)
     if isinstance(event, PermissionSettled) and event.by == "timeout":
-        notice = Notice(
-            "warning",
-            "Approval timed out",
-            f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'.",
-        )
-        return OwnNotice(event.agent, event.session_id, notice)
+        text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."
+        return _said(event.agent, event.session_id, "warning", "Approval timed out", text)
     if isinstance(event, InputRequested):
-        notice = Notice(
-            "warning",
-            "Asked for input",
-            f"{event.message}\nacp-tray cannot show forms, so it declined; answer the agent another way.",
-        )
-        return OwnNotice(event.agent, event.session_id, notice)
+        text = f"{event.message}\nacp-tray cannot show forms, so it declined; answer the agent another way."
+        return _said(event.agent, event.session_id, "warning", "Asked for input", text)
     if isinstance(event, AgentCrashed):
         return _crash(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
-        notice = Notice(
-            "info",
-            "Started a new session",
-            f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation.",
-        )
-        return OwnNotice(event.agent, event.session_id, notice)
+        text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
+        return _said(event.agent, event.session_id, "info", "Started a new session", text)
     return None
+
+
+def _said(agent: str, session_id: str, severity: str, title: str, description: str | None = None) -> OwnNotice:
+    return OwnNotice(agent, session_id, Notice(severity, title, description))
 
 
 def _turn(event: TurnEnded) -> OwnNotice | None:

@@ -35,14 +35,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from queue import Empty, Queue
+from queue import Empty
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.daemon_process import Daemon  # noqa: E402
+
 AGENT = "demo"
 TEXT = "hi"
 REPLY = "Hello from the acp-tray demo agent"
@@ -74,45 +77,14 @@ def ms(seconds: list[float]) -> list[float]:
 # the daemon ---------------------------------------------------------------------------------
 
 
-class DaemonProcess:
+class DaemonProcess(Daemon):
     """`python -m acp_tray run --headless` in its own process group, its output read by threads."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "acp_tray", "run", "--headless"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            start_new_session=True,  # its agent too: one group to kill if it will not quit
-        )
-        self.lines: Queue[str] = Queue()
-        self.seen: list[str] = []
-        self.errors: list[str] = []
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.errors.append), daemon=True).start()
-
-    @staticmethod
-    def _pump(stream: Any, put: Any) -> None:
-        for line in stream:
-            put(line.rstrip("\n"))
+        super().__init__("run", "--headless", env=env, own_group=True)
 
     def wait_for(self, needle: str, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.2)
-            except Empty:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            self.seen.append(line)
-            if needle in line:
-                return
-        raise RuntimeError(f"the daemon never printed {needle!r}; stdout {self.seen!r}; stderr {self.errors!r}")
+        self.wait_for_line(needle, timeout)
 
     def drain(self) -> None:
         with contextlib.suppress(Empty):
@@ -368,7 +340,7 @@ def main() -> int:
             daemon.stop(env)
         printed = sum(bool(re.match(rf"\d\d:\d\d:\d\d  {AGENT}  info\b", line)) for line in daemon.seen)
         if daemon.proc.returncode not in (0, -signal.SIGKILL):
-            print(f"warning: the daemon exited {daemon.proc.returncode}: {daemon.errors[-5:]}", file=sys.stderr)
+            print(f"warning: the daemon exited {daemon.proc.returncode}: {daemon.err_lines[-5:]}", file=sys.stderr)
 
     times, replies = measured["times"], measured["replies"]
     for name, texts in replies.items():

@@ -16,9 +16,11 @@ from tests.conftest import ROOT, cli_env
 class Daemon:
     """`python -m acp_tray ...` as a subprocess, its stdout read line by line."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None, own_group: bool = False) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "acp_tray", *args],
+            stdin=subprocess.DEVNULL,
+            start_new_session=own_group,  # its agents too: one process group to kill
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

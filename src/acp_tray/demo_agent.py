@@ -1,6 +1,6 @@
 """The bundled demo agent: a real ACP v1 agent over stdio, built on the SDK's `Connection`.
 
-After `session/new` it sends a short series of notices of every severity (known and an
+After its first `session/new` it sends a short series of notices of every severity (known and an
 extension), but only if the client advertised `clientCapabilities.session.notices`; otherwise
 it falls back to `agent_message_chunk` text, as the notice spec describes. It answers
 `session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
@@ -130,9 +130,10 @@ class DemoAgent:
         if method == "session/new":
             self._sessions += 1
             session_id = f"demo-session-{self._sessions}"
-            task = asyncio.create_task(self._announce(session_id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            if self._sessions == 1:  # the demo series once per connection, not once per session
+                task = asyncio.create_task(self._announce(session_id))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             return {"sessionId": session_id}
         if method == "session/prompt":
             prompt_session = params.get("sessionId") if isinstance(params, dict) else None

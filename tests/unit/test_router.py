@@ -205,3 +205,23 @@ def test_rate_limiter_reconfigure_keeps_spent_tokens_spent() -> None:
         assert limiter.allow("a", "info", 0.0)
     limiter.configure(50, 10)
     assert not limiter.allow("a", "info", 0.0)
+
+
+def test_acp_tray_notices_about_a_flooding_agent_are_neither_rate_limited_nor_muted() -> None:
+    r, _ = router(rate_limit={"burst": 2, "per": 60}, agents={"bot": {"command": ["bot"]}})
+    assert [r.route(notice(title=f"flood {i}"))[0].notify for i in range(4)] == [True, True, False, False]
+    asked = NoticeReceived(
+        "bot", "s", Notice("warning", "Needs approval"), source="acp-tray", actions=(("approval:1:ok", "OK"),)
+    )
+    decision, presentation = r.route(asked)
+    assert decision.notify and decision.suppressed is None  # the flood does not hide it
+    assert presentation is not None and presentation.source == "acp-tray" and presentation.actions == asked.actions
+    # a muted agent's own words are muted; what acp-tray says about it is not
+    r.update_prefs(prefs(agents={"bot": {"command": ["bot"], "mute": True}}))
+    assert r.route(notice(title="hush"))[0].suppressed == "muted"
+    assert r.route(NoticeReceived("bot", "s", Notice("warning", "Crashed"), source="acp-tray"))[0].notify
+    # two approvals with the same text are two items, never coalesced into one
+    again = NoticeReceived(
+        "bot", "s", Notice("warning", "Needs approval"), source="acp-tray", actions=(("approval:2:ok", "OK"),)
+    )
+    assert r.route(again)[1].group != presentation.group  # type: ignore[union-attr]

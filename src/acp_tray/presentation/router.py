@@ -5,7 +5,9 @@ Order of rules for one notice:
 2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
 4. do not disturb: no native notification unless the class is allowed (`dnd`);
-5. the agent's rate limit: no native notification over the limit (`rate_limited`).
+5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
+   notices about an agent are not counted against it: a flooding agent must not hide its own
+   approval request; they are few by construction (one per turn, request or restart) and coalesce.
 A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
@@ -103,7 +105,7 @@ class Router:
         if notify and cls not in prefs.dnd.allow and self.dnd().active:
             notify, tray, suppressed = False, True, "dnd"
             self.missed_during_dnd += 1
-        if notify and not self._limiter.allow(event.agent, cls, now):
+        if notify and event.source == "agent" and not self._limiter.allow(event.agent, cls, now):
             notify, tray, suppressed = False, True, "rate_limited"
         decision = Decision(route, notify, tray, suppressed, group.count)
         presentation = Presentation(

@@ -23,12 +23,11 @@ def _setup_logging(verbosity: int) -> None:
     root.setLevel(level)
 
 
-def _local(name: str) -> Any:
-    """A command of `local_commands`, imported when it runs."""
+def _lazy(name: str, module: str = "acp_tray.local_commands") -> Any:
+    """A command function, imported from `module` when it runs."""
 
     def run(args: argparse.Namespace) -> int:
-        module = importlib.import_module("acp_tray.local_commands")
-        return int(getattr(module, name)(args))
+        return int(getattr(importlib.import_module(module), name)(args))
 
     return run
 
@@ -59,12 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="start the daemon", parents=[common])
     run.add_argument("--headless", action="store_true", help="present notices on the console (no tray)")
-    run.set_defaults(func=_local("cmd_run"))
+    run.set_defaults(func=_lazy("cmd_run"))
 
     history = commands.add_parser("history", help="show notices received so far (local only)", parents=[common])
     history.add_argument("--json", action="store_true", help="one JSON object per line")
     history.add_argument("-n", "--limit", type=int, default=0, help="only the last N records")
-    history.set_defaults(func=_local("cmd_history"))
+    history.set_defaults(func=_lazy("cmd_history"))
 
     prefs = commands.add_parser("prefs", help="the preferences file: path, show, validate, edit", parents=[common])
     prefs_actions = prefs.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -73,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = prefs_actions.add_parser("validate", help="check a preferences file", parents=[common])
     validate.add_argument("file", nargs="?", help="file to check (default: the preferences file)")
     prefs_actions.add_parser("edit", help="open the file in $VISUAL/$EDITOR, then validate it", parents=[common])
-    prefs.set_defaults(func=_local("cmd_prefs"))
+    prefs.set_defaults(func=_lazy("cmd_prefs"))
 
     dnd = commands.add_parser("dnd", help="do not disturb: on, off, for DURATION, until TIME, status", parents=[common])
     dnd_actions = dnd.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -84,7 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
     for_.add_argument("duration", nargs="+")
     until = dnd_actions.add_parser("until", help='e.g. "tomorrow" or "14:00"', parents=[common])
     until.add_argument("duration", nargs="+")
-    dnd.set_defaults(func=_local("cmd_dnd"))
+    dnd.set_defaults(func=_lazy("cmd_dnd"))
+
+    autostart = commands.add_parser(
+        "autostart", help="start acp-tray on login: enable, disable, status", parents=[common]
+    )
+    autostart_actions = autostart.add_subparsers(dest="action", metavar="ACTION", required=True)
+    enable = autostart_actions.add_parser("enable", help="start this installation on login", parents=[common])
+    enable.add_argument("--systemd", action="store_true", help="Linux: a systemd user unit instead of XDG autostart")
+    autostart_actions.add_parser("disable", help="remove what `enable` installed", parents=[common])
+    autostart_actions.add_parser("status", help="what is installed, and whether it starts this one", parents=[common])
+    autostart.set_defaults(func=_lazy("cmd_autostart", "acp_tray.autostart.manager"))
 
     from acp_tray.control.terminal import add_commands
 

@@ -9,6 +9,8 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
+import logging.handlers
 import os
 import shlex
 import signal
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import tomlkit
 
 from acp_tray import __version__, paths
-from acp_tray.control.endpoint import EndpointError, prepare_socket_path
+from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
 from acp_tray.history import HistoryWriter, read_history
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
 from acp_tray.opener import default_opener
@@ -39,6 +41,10 @@ from acp_tray.tray.app import TrayApp, load_pystray
 if TYPE_CHECKING:
     from acp_tray.daemon import Daemon
     from acp_tray.notifiers.chain import NotifierChain
+
+log = logging.getLogger("acp_tray")
+LOG_BYTES = 1024 * 1024
+LOG_BACKUPS = 3
 
 
 def _config_path(args: argparse.Namespace) -> tuple[Path, bool]:
@@ -81,23 +87,53 @@ async def _serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Even
             await chain.aclose()
 
 
-def _check_endpoint() -> str | None:
-    """Why the daemon must not start (control directory not private, or already running), or None."""
-    from acp_tray.control.server import socket_answers
-
-    try:
-        socket = prepare_socket_path()
-    except EndpointError as exc:
-        return str(exc)
-    if socket_answers(socket):
-        return f"acp-tray is already running (its control socket {socket} answers); `acp-tray status` shows it"
-    return None
+def _log_to_file(verbosity: int) -> Path:
+    """The daemon's rotating log file (1 MB, 3 old copies), at INFO (DEBUG with -vv)."""
+    log_file = paths.log_file()
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(
+        log_file, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    level = logging.DEBUG if verbosity >= 2 else logging.INFO
+    handler.setLevel(level)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    for other in root.handlers:  # the console keeps the level it was given
+        if other is not handler and other.level == logging.NOTSET:
+            other.setLevel(root.level)
+    root.setLevel(min(root.level, level))
+    return log_file
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """One daemon per user: the lock in the private runtime directory first, then the rest."""
+    from acp_tray.control.instance import AlreadyRunningError, InstanceLock
+    from acp_tray.control.server import socket_answers
+
+    try:
+        runtime = prepare_runtime_dir()
+        lock = InstanceLock(runtime / LOCK_NAME)
+        took_over = lock.acquire()
+    except EndpointError as exc:
+        return _fail(f"not starting: {exc}", 1)
+    except AlreadyRunningError as exc:
+        print(f"{exc}; `acp-tray status` shows it, `acp-tray quit` stops it")
+        return 0
+    try:
+        if sys.platform != "win32" and socket_answers(runtime / SOCKET_NAME):  # one that predates the lock
+            print("acp-tray is already running (its control socket answers); `acp-tray status` shows it")
+            return 0
+        log_file = _log_to_file(args.verbose)
+        if took_over:
+            log.warning("%s", took_over)
+        return _run_daemon(args, log_file)
+    finally:
+        lock.release()
+
+
+def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
     path, explicit = _config_path(args)
-    if sys.platform != "win32" and (problem := _check_endpoint()) is not None:
-        return _fail(f"not starting: {problem}", 1)
     try:
         loaded = load_preferences(path, explicit=explicit)
     except PreferencesError as exc:
@@ -111,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     mode = " headless" if headless else ""
     print(
         f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
-        f"history: {paths.history_file()} · Ctrl+C to stop",
+        f"history: {paths.history_file()} · log: {log_file} · Ctrl+C to stop",
         flush=True,
     )
     if not loaded.prefs.agents:

@@ -23,3 +23,8 @@ def history_file() -> Path:
 
 def sessions_file() -> Path:
     return state_dir() / "sessions.json"
+
+
+def log_file() -> Path:
+    """The daemon's own log (rotated): `~/.local/state/acp-tray/log/acp-tray.log` on Linux."""
+    return Path(platformdirs.user_log_dir(APP)) / "acp-tray.log"

@@ -136,14 +136,6 @@ def test_a_runtime_directory_that_is_not_private_is_refused(problem: str, tmp_pa
     assert not socket_path().exists()
 
 
-def test_a_second_daemon_is_refused_while_the_first_runs(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("sa", tmp_path / "sa.log"))
-    start(daemons, "sa")
-    second = cli("run", "--headless", timeout=30)
-    assert second.returncode == 1 and "already running" in second.stderr
-    assert cli("status").returncode == 0  # the first one is untouched
-
-
 def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[Daemon], tmp_path: Path) -> None:
     write_config(agent_table("sa", tmp_path / "sa.log"))
     first = start(daemons, "sa")

@@ -18,6 +18,7 @@ import platformdirs
 
 APP = "acp-tray"
 SOCKET_NAME = "control.sock"
+LOCK_NAME = "daemon.lock"
 MAX_UNIX_PATH = 100  # sun_path is 104 (macOS) or 108 (Linux) bytes with the terminating NUL
 
 
@@ -71,8 +72,8 @@ def check_private_dir(path: Path) -> None:
         )
 
 
-def prepare_socket_path() -> Path:
-    """Create the private runtime directory if needed, check it, and return the socket path."""
+def prepare_runtime_dir() -> Path:
+    """Create the private runtime directory if needed, check it (POSIX), and return it."""
     directory = runtime_dir()
     if not directory.exists() and not directory.is_symlink():
         try:
@@ -80,8 +81,14 @@ def prepare_socket_path() -> Path:
             directory.mkdir(mode=0o700)
         except OSError as exc:
             raise EndpointError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    check_private_dir(directory)
-    path = directory / SOCKET_NAME
+    if sys.platform != "win32":
+        check_private_dir(directory)
+    return directory
+
+
+def prepare_socket_path() -> Path:
+    """The socket path in the checked runtime directory."""
+    path = prepare_runtime_dir() / SOCKET_NAME
     if len(os.fsencode(path)) > MAX_UNIX_PATH:
         raise EndpointError(f"the socket path {path} is too long for a Unix socket; set a shorter $XDG_RUNTIME_DIR")
     return path

@@ -1,0 +1,93 @@
+"""Start on login on Linux, for real: the entry `acp-tray autostart enable` writes passes
+`desktop-file-validate`, and its Exec line, run as written, starts a daemon that answers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from acp_tray.autostart.entries import desktop_entry
+from acp_tray.autostart.manager import Autostart
+from tests.conftest import cli_env
+from tests.daemon_process import cli
+from tests.desktop.exec_line import desktop_argv
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG autostart is Linux/BSD")
+
+
+def exec_value(entry: Path) -> str:
+    line = next(x for x in entry.read_text().splitlines() if x.startswith("Exec="))
+    return line.removeprefix("Exec=")
+
+
+def configure_demo() -> None:
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "acp-tray" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n')
+
+
+def run_as_written(entry: Path) -> subprocess.Popen[str]:
+    argv = desktop_argv(exec_value(entry))
+    assert Path(argv[0]).is_absolute()  # found without PATH, as at login
+    env = cli_env(ACP_TRAY_DEMO_INTERVAL="0.05", PATH="/usr/bin:/bin")  # no venv on PATH at login
+    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_status() -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        status = cli("status")
+        if status.returncode == 0 and "1 connected" in status.stdout:
+            return status.stdout
+        time.sleep(0.2)
+    raise AssertionError("the daemon started from the autostart entry never answered")
+
+
+def test_enable_writes_a_valid_entry_whose_exec_starts_a_daemon_and_disable_removes_it() -> None:
+    if shutil.which("desktop-file-validate") is None:
+        pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")
+    configure_demo()
+    enabled = cli("autostart", "enable")
+    assert enabled.returncode == 0, enabled.stderr
+    entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
+    assert f"written: {entry}" in enabled.stdout
+    validate = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+    assert validate.returncode == 0 and validate.stdout == "", validate.stdout
+    assert "starts this installation" in cli("autostart", "status").stdout
+    daemon = run_as_written(entry)
+    try:
+        assert "demo" in wait_for_status()
+    finally:
+        cli("quit")
+        daemon.wait(15)
+    disabled = cli("autostart", "disable")
+    assert disabled.returncode == 0 and f"removed {entry}" in disabled.stdout
+    assert not entry.exists()
+    assert "not installed" in cli("autostart", "status").stdout
+
+
+def test_an_installation_under_a_path_with_spaces_starts_from_its_entry(tmp_path: Path) -> None:
+    configure_demo()
+    odd = tmp_path / "my tools" / "it's $here"
+    odd.mkdir(parents=True)
+    program = odd / "acp-tray"
+    program.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m acp_tray \"$@\"\n")
+    program.chmod(0o755)
+    auto = Autostart("linux", [str(program), "run"])
+    auto.enable()
+    assert auto.desktop_file.read_text() == desktop_entry([str(program), "run"])
+    validate = subprocess.run(["desktop-file-validate", str(auto.desktop_file)], capture_output=True, text=True)
+    assert validate.returncode == 0 and validate.stdout == "", validate.stdout
+    daemon = run_as_written(auto.desktop_file)
+    try:
+        wait_for_status()
+    finally:
+        cli("quit")
+        daemon.wait(15)
+    auto.disable()

@@ -1,0 +1,78 @@
+"""One daemon per user: a second `acp-tray run` finds the first; a crashed one's lock is taken over;
+the daemon logs to its rotating file."""
+
+from __future__ import annotations
+
+import sys
+
+from acp_tray import paths
+from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
+from tests.conftest import ROOT, cli_env
+from tests.daemon_process import Daemon, cli
+
+SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
+
+
+def configure() -> None:
+    path = paths.config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'notifier = "console"\n[agents.sa]\ncommand = ["{sys.executable}", "{SESSION_AGENT}"]\n')
+
+
+def start(daemons: list[Daemon]) -> Daemon:
+    daemon = Daemon("run", "--headless", env=cli_env())
+    daemons.append(daemon)
+    daemon.wait_for_line("  sa  connected")
+    return daemon
+
+
+def test_a_second_run_finds_the_first_and_exits_with_one_line(daemons: list[Daemon]) -> None:
+    configure()
+    first = start(daemons)
+    lock = runtime_dir() / LOCK_NAME
+    assert lock.read_text().strip() == str(first.proc.pid)  # the owner, for the message
+    second = cli("run", "--headless", timeout=30)
+    assert second.returncode == 0  # the daemon is running: nothing failed (no restart loop under systemd)
+    lines = second.stdout.strip().splitlines()
+    assert len(lines) == 1 and f"already running (pid {first.proc.pid})" in lines[0]
+    assert "agents" not in second.stdout  # it never started its own agents
+    assert cli("status").returncode == 0 and first.proc.poll() is None
+    assert cli("quit").returncode == 0
+    assert first.proc.wait(15) == 0
+    assert not lock.exists()  # removed on the way out
+
+
+def test_a_lock_left_by_a_killed_daemon_is_taken_over(daemons: list[Daemon]) -> None:
+    configure()
+    first = start(daemons)
+    first.proc.kill()  # no clean-up: the lock file and the socket stay behind
+    first.proc.wait()
+    lock = runtime_dir() / LOCK_NAME
+    assert lock.exists() and lock.read_text().strip() == str(first.proc.pid)
+    second = start(daemons)
+    assert lock.read_text().strip() == str(second.proc.pid)
+    log = paths.log_file().read_text()
+    assert f"took over the lock left by a daemon that did not stop cleanly (pid {first.proc.pid})" in log
+    assert cli("status").returncode == 0
+
+
+def test_a_lock_file_with_garbage_and_no_owner_does_not_stop_the_daemon(daemons: list[Daemon]) -> None:
+    configure()
+    directory = runtime_dir()
+    directory.mkdir(mode=0o700, parents=True)
+    (directory / LOCK_NAME).write_text("not a pid\n")
+    daemon = start(daemons)
+    assert (directory / LOCK_NAME).read_text().strip() == str(daemon.proc.pid)
+
+
+def test_the_daemon_logs_to_a_rotating_file_more_with_verbose(daemons: list[Daemon]) -> None:
+    configure()
+    daemon = Daemon("run", "--headless", "-vv", env=cli_env())
+    daemons.append(daemon)
+    banner = daemon.wait_for_line("history: ")
+    assert f"log: {paths.log_file()}" in banner
+    daemon.wait_for_line("  sa  connected")
+    assert cli("quit").returncode == 0
+    daemon.proc.wait(15)
+    text = paths.log_file().read_text()
+    assert " DEBUG " in text  # -vv reaches the file

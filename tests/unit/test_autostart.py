@@ -1,0 +1,192 @@
+"""Start-on-login files for Linux, macOS and Windows: content, paths, quoting, and what enable,
+disable and status do, on any OS (the OS tools and the registry are stand-ins here)."""
+
+from __future__ import annotations
+
+import plistlib
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from acp_tray.autostart.entries import (
+    DESKTOP_MARK,
+    LAUNCH_AGENT_LABEL,
+    desktop_entry,
+    desktop_exec,
+    launch_agent,
+    run_value,
+    systemd_unit,
+    this_installation,
+)
+from acp_tray.autostart.manager import Autostart, AutostartError
+from tests.desktop.exec_line import desktop_argv
+
+AWKWARD = [
+    ["/usr/bin/acp-tray", "run"],
+    ["/home/ann/my tools/venv/bin/acp-tray", "run"],
+    ['/opt/we"ird/acp-tray', "run"],
+    ["/opt/$HOME/100%/acp-tray", "run"],
+    ["C:\\Users\\Ann Lee\\acp tray\\acp-tray-gui.exe", "run"],
+    ["/srv/back`tick`/a;b&c|d/acp-tray", "run"],
+]
+
+
+@pytest.mark.parametrize("argv", AWKWARD)
+def test_desktop_exec_round_trips_any_path(argv: list[str]) -> None:
+    assert desktop_argv(desktop_exec(argv)) == argv
+
+
+def test_desktop_exec_leaves_plain_paths_plain() -> None:
+    assert desktop_exec(["/usr/bin/acp-tray", "run"]) == "/usr/bin/acp-tray run"
+    assert desktop_exec(["/a b/acp-tray", "run"]) == '"/a b/acp-tray" run'
+
+
+@pytest.mark.parametrize("argv", AWKWARD)
+def test_systemd_exec_start_round_trips_any_path(argv: list[str]) -> None:
+    line = next(x for x in systemd_unit(argv).splitlines() if x.startswith("ExecStart="))
+    value = line.removeprefix("ExecStart=")
+    parts = [p.replace("%%", "%").replace("$$", "$") for p in shlex.split(value)]
+    assert parts == argv
+
+
+def test_systemd_unit_starts_with_the_graphical_session_and_restarts_only_on_failure() -> None:
+    unit = systemd_unit(["/x/acp-tray", "run"])
+    assert "WantedBy=graphical-session.target" in unit and "PartOf=graphical-session.target" in unit
+    assert "Restart=on-failure" in unit and "Restart=always" not in unit
+
+
+@pytest.mark.parametrize("argv", AWKWARD)
+def test_launch_agent_runs_at_load_without_keepalive(argv: list[str], tmp_path: Path) -> None:
+    plist = plistlib.loads(launch_agent(argv, tmp_path / "log"))
+    assert plist["Label"] == LAUNCH_AGENT_LABEL
+    assert plist["ProgramArguments"] == argv  # an array: no quoting to get wrong
+    assert plist["RunAtLoad"] is True and plist["KeepAlive"] is False
+
+
+def test_windows_run_value_quotes_paths_with_spaces() -> None:
+    value = run_value(["C:\\Users\\Ann Lee\\Scripts\\acp-tray-gui.exe", "run"])
+    assert value == '"C:\\Users\\Ann Lee\\Scripts\\acp-tray-gui.exe" run'
+    assert run_value(["C:\\Python\\Scripts\\acp-tray-gui.exe", "run"]) == "C:\\Python\\Scripts\\acp-tray-gui.exe run"
+
+
+def test_this_installation_is_an_absolute_command_of_this_python() -> None:
+    argv = this_installation()
+    assert Path(argv[0]).is_absolute() and Path(argv[0]).exists() and argv[-1] == "run"
+
+
+def test_desktop_entry_is_marked_and_hidden_from_menus() -> None:
+    entry = desktop_entry(["/x/acp-tray", "run"])
+    assert entry.startswith("[Desktop Entry]\n") and f"{DESKTOP_MARK}=true" in entry
+    assert "NoDisplay=true" in entry and "Terminal=false" in entry
+
+
+# enable / disable / status ------------------------------------------------------------------
+
+
+class Calls:
+    def __init__(self, code: int = 0) -> None:
+        self.commands: list[list[str]] = []
+        self.code = code
+
+    def __call__(self, command: list[str]) -> subprocess.CompletedProcess[str]:
+        self.commands.append(command)
+        return subprocess.CompletedProcess(command, self.code, "", "no user manager" if self.code else "")
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def set(self, name: str, value: str) -> None:
+        self.values[name] = value
+
+    def delete(self, name: str) -> None:
+        del self.values[name]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
+    return tmp_path / "home"
+
+
+def test_linux_enable_is_idempotent_and_disable_removes_only_its_own(home: Path) -> None:
+    auto = Autostart("linux", ["/opt/a b/acp-tray", "run"], runner=Calls())
+    first = auto.enable()
+    assert auto.desktop_file == home / ".config" / "autostart" / "acp-tray.desktop"
+    assert "written" in first[0] and auto.desktop_file.read_text() == desktop_entry(["/opt/a b/acp-tray", "run"])
+    assert "already enabled" in auto.enable()[0]
+    assert auto.status()[0].endswith("installed — starts this installation")
+    other = Autostart("linux", ["/elsewhere/acp-tray", "run"], runner=Calls())
+    assert "starts another installation" in other.status()[0]
+    assert auto.disable() == [f"removed {auto.desktop_file}"] and not auto.desktop_file.exists()
+    assert auto.disable() == ["start on login: not enabled"]
+
+
+def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Path) -> None:
+    auto = Autostart("linux", ["/x/acp-tray", "run"], runner=Calls())
+    auto.desktop_file.parent.mkdir(parents=True)
+    auto.desktop_file.write_text("[Desktop Entry]\nExec=my-own-wrapper\n")
+    with pytest.raises(AutostartError, match="not written by acp-tray"):
+        auto.enable()
+    assert "not written by acp-tray" in auto.status()[0]
+    assert "left alone" in auto.disable()[0]
+    assert auto.desktop_file.read_text() == "[Desktop Entry]\nExec=my-own-wrapper\n"
+
+
+def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
+    calls = Calls(code=1)  # no user manager here: the unit is still installed and enabled
+    auto = Autostart("linux", ["/x/acp-tray", "run"], runner=calls)
+    auto.enable()
+    said = auto.enable(systemd=True)
+    assert not auto.desktop_file.exists()  # instead of, not as well as
+    assert auto.unit_file.read_text() == systemd_unit(["/x/acp-tray", "run"])
+    assert auto.unit_link.is_symlink() and auto.unit_link.resolve() == auto.unit_file.resolve()
+    assert any("next login" in line for line in said)
+    assert ["systemctl", "--user", "daemon-reload"] in calls.commands
+    assert "starts this installation" in auto.status()[1]
+    auto.enable()  # back to XDG autostart: the unit goes
+    assert not auto.unit_file.exists() and not auto.unit_link.is_symlink() and auto.desktop_file.exists()
+
+
+def test_macos_launch_agent_is_written_bootstrapped_and_booted_out(home: Path) -> None:
+    calls = Calls()
+    auto = Autostart("darwin", ["/Users/ann/Library/Python/bin/acp-tray", "run"], runner=calls)
+    auto.enable()
+    assert auto.plist_file == home / "Library" / "LaunchAgents" / f"{LAUNCH_AGENT_LABEL}.plist"
+    assert plistlib.loads(auto.plist_file.read_bytes())["ProgramArguments"][0].endswith("acp-tray")
+    assert any(c[:2] == ["launchctl", "bootstrap"] and c[2].startswith("gui/") for c in calls.commands)
+    calls.commands.clear()
+    assert "already enabled" in auto.enable()[0] and calls.commands == []  # idempotent: not reloaded
+    assert "starts this installation" in auto.status()[0]
+    auto.disable()
+    assert not auto.plist_file.exists()
+    assert any(c[:2] == ["launchctl", "bootout"] and c[2].endswith(LAUNCH_AGENT_LABEL) for c in calls.commands)
+
+
+def test_windows_run_value_enable_status_disable() -> None:
+    registry = Registry()
+    argv = ["C:\\Users\\Ann Lee\\Scripts\\acp-tray-gui.exe", "run"]
+    auto = Autostart("win32", argv, registry=registry)
+    auto.enable()
+    assert registry.values == {"acp-tray": run_value(argv)}
+    assert "already enabled" in auto.enable()[0]
+    assert "starts this installation" in auto.status()[0]
+    assert "starts another installation" in Autostart("win32", ["C:\\other.exe", "run"], registry=registry).status()[0]
+    auto.disable()
+    assert registry.values == {} and auto.status() == ["start on login: not enabled"]
+
+
+def test_the_templates_in_packaging_are_what_enable_writes() -> None:
+    """packaging/ holds the systemd unit and the LaunchAgent as templates for packagers: kept equal to
+    what `acp-tray autostart enable` writes, with @ACP_TRAY@ (and @LOG_FILE@) to fill in."""
+    packaging = Path(__file__).resolve().parents[2] / "packaging"
+    assert (packaging / "acp-tray.service").read_text() == systemd_unit(["@ACP_TRAY@", "run"])
+    plist = (packaging / f"{LAUNCH_AGENT_LABEL}.plist").read_bytes()
+    assert plist == launch_agent(["@ACP_TRAY@", "run"], Path("@LOG_FILE@"))

@@ -19,7 +19,7 @@ from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from tests.conftest import cli_env, scripted_command
 from tests.conftest import make_presentation as presentation
-from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+from tests.daemon_process import Daemon as DaemonProcess
 
 NOW = datetime(2026, 11, 29, 12, 0)
 

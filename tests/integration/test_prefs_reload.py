@@ -15,7 +15,7 @@ from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
 from tests.conftest import cli_env, scripted_command
-from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+from tests.daemon_process import Daemon as DaemonProcess
 
 
 async def wait_until(predicate: Any, timeout: float = 20.0) -> None:

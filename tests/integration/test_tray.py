@@ -16,7 +16,7 @@ from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
 from tests.conftest import cli_env, scripted_command
-from tests.integration.test_cli_daemon import Daemon as DaemonProcess
+from tests.daemon_process import Daemon as DaemonProcess
 
 STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
 

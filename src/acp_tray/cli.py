@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from typing import Any
 
@@ -104,7 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unfreeze_environment() -> None:
+    """In a one-file build the bootloader points LD_LIBRARY_PATH at the bundled libraries; the
+    programs acp-tray starts (agents, xdg-open, notify-send) must get the person's own back."""
+    if getattr(sys, "frozen", False) and "LD_LIBRARY_PATH" in os.environ:
+        original = os.environ.pop("LD_LIBRARY_PATH_ORIG", None)
+        if original is None:
+            del os.environ["LD_LIBRARY_PATH"]
+        else:
+            os.environ["LD_LIBRARY_PATH"] = original
+
+
 def main(argv: list[str] | None = None) -> int:
+    _unfreeze_environment()
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:

@@ -246,11 +246,6 @@ def test_sdist_has_readme_and_package_assets(dists: Dists) -> None:
         assert f"src/acp_tray/assets/acp-tray-{size}.png" in names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="setuptools puts only the package, README and pyproject.toml in the sdist: packaging/ "
-    "needs a MANIFEST.in with `graft packaging`",
-)
 def test_sdist_has_packaging_dir(dists: Dists) -> None:
     with tarfile.open(dists.sdist) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
@@ -362,11 +357,6 @@ def _archive_listing(venv: Venv, binary: Path) -> set[str]:
     return {line.strip() for line in result.stdout.splitlines()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='AgentConfig.launch() turns "acp-tray" into [sys.executable, "-m", "acp_tray", ...]; in the '
-    "binary sys.executable is acp-tray itself, so the demo agent must be [sys.executable, ...]",
-)
 def test_binary_runs_the_headless_demo(binary: Path, tmp_path: Path) -> None:
     _demo_run([str(binary)], tmp_path)
     leftovers = list((tmp_path / "t").glob("_MEI*"))

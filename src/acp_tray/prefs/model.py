@@ -133,7 +133,10 @@ class AgentConfig(_Strict):
         """How to start it: `acp-tray ...` runs this very installation, whatever PATH says."""
         command = list(self.command or [])
         if command[:1] == ["acp-tray"]:
-            command = [sys.executable, "-m", "acp_tray", *command[1:]]
+            if getattr(sys, "frozen", False):  # a one-file build: the binary is acp-tray itself
+                command = [sys.executable, *command[1:]]
+            else:
+                command = [sys.executable, "-m", "acp_tray", *command[1:]]
         cwd = self.cwd.expanduser() if self.cwd is not None else Path.home()
         return command, cwd, dict(self.env)
 

@@ -18,6 +18,7 @@ from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import (
     AgentState,
     AgentStatus,
@@ -62,6 +63,10 @@ def policy_of(config: AgentConfig) -> PermissionPolicy:
     return PermissionPolicy(config.permission, config.permission_timeout)
 
 
+def protocol_of(config: AgentConfig, prefs: Preferences) -> str | int:
+    return config.protocol if config.protocol is not None else prefs.protocol
+
+
 class Daemon:
     def __init__(
         self,
@@ -75,11 +80,13 @@ class Daemon:
         advertise_notices: bool = True,
         sessions: SessionStore | None = None,
         backoff: BackoffPolicy | None = None,
+        versions: VersionMemory | None = None,
     ) -> None:
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self.approvals = Approvals(self._queue.put_nowait)
         self.session_store = sessions or SessionStore(None)
         self._backoff = backoff or BackoffPolicy()
+        self._versions = versions or VersionMemory(None)
         self._history = history
         self._surfaces = surfaces
         self._status = status
@@ -171,7 +178,11 @@ class Daemon:
     def _sync_agents(self, prefs: Preferences) -> None:
         """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
         wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
-        changed = [n for n, host in self.hosts.items() if n not in wanted or host.spec != wanted[n]]
+        changed = [
+            n
+            for n, host in self.hosts.items()
+            if n not in wanted or host.spec != wanted[n] or host.protocol != protocol_of(prefs.agents[n], prefs)
+        ]
         for name, host in self.hosts.items():
             if name in prefs.agents:  # a new permission policy applies to the next request, no restart
                 host.policy = policy_of(prefs.agents[name])
@@ -201,6 +212,8 @@ class Daemon:
             approvals=self.approvals,
             store=self.session_store,
             policy=policy_of(config) if config is not None else None,
+            protocol=protocol_of(config, self.prefs) if config is not None else self.prefs.protocol,
+            versions=self._versions,
             advertise_notices=self._advertise_notices,
         )
         self.hosts[name] = host

@@ -126,6 +126,16 @@ class SessionAttached:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class AgentUnusable:
+    """The agent cannot be used until the person acts (an unsupported protocol version, a sign-in)."""
+
+    agent: str
+    title: str
+    detail: str
+    time: datetime = dataclasses.field(default_factory=now)
+
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -136,6 +146,7 @@ Event = (
     | InputRequested
     | AgentCrashed
     | SessionAttached
+    | AgentUnusable
 )
 
 EventSink = Callable[[Event], None]

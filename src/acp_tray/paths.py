@@ -28,3 +28,8 @@ def sessions_file() -> Path:
 def log_file() -> Path:
     """The daemon's own log (rotated): `~/.local/state/acp-tray/log/acp-tray.log` on Linux."""
     return Path(platformdirs.user_log_dir(APP)) / "acp-tray.log"
+
+
+def versions_file() -> Path:
+    """Agents found to speak ACP 1 when offered 2 (so the fallback happens once)."""
+    return state_dir() / "protocol-versions.json"

@@ -6,6 +6,7 @@ The agent decides for itself, from the capabilities we send, whether it may send
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
 from tests.conftest import ROOT, TS_AGENT, EventLog
+
+# these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
+V1Host = functools.partial(AgentHost, protocol=1)
 
 
 @pytest.fixture
@@ -25,7 +29,7 @@ def node() -> str:
 
 async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[None]]:
     log = EventLog()
-    host = AgentHost("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
+    host = V1Host("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
     task = asyncio.create_task(host.run())
     return host, log, task
 

@@ -15,19 +15,22 @@ from typing import Any, Protocol
 from acp import RequestError
 
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
-from acp_tray.protocol.session import message_text
+from acp_tray.protocol.session import StateChange, message_text, state_change
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
 
 AGENT_MESSAGE = "agent_message_chunk"
+STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running, requires_action, idle)
 
 
 class Peer(Protocol):
     """What the handler needs from its host."""
 
     def on_message_text(self, session_id: str, text: str) -> None: ...
+
+    def on_state(self, session_id: str, change: StateChange) -> None: ...
 
     async def request_permission(self, params: object) -> dict[str, Any]: ...
 
@@ -42,7 +45,7 @@ class ClientHandler:
     ) -> None:
         self._agent = agent
         self._sink = sink
-        self._version = version
+        self.version = version  # set by the host once the handshake has chosen it
         self._peer = peer
         self.other_updates = 0  # non-notice updates seen (kept raw, ignored for presentation)
 
@@ -62,7 +65,7 @@ class ClientHandler:
 
     def on_session_update(self, params: object) -> None:
         """Synchronous on purpose: see the module docstring."""
-        update = parse_session_update(params, self._version)
+        update = parse_session_update(params, self.version)
         if isinstance(update, NoticeUpdate):
             self._sink(NoticeReceived(self._agent, update.session_id, update.notice))
         elif isinstance(update, MalformedUpdate):
@@ -75,7 +78,13 @@ class ClientHandler:
             self._sink(NoticeMalformed(self._agent, update.session_id, update.field, update.reason, update.raw))
         elif isinstance(update, OtherUpdate):
             self.other_updates += 1
-            if update.kind == AGENT_MESSAGE and self._peer is not None:
+            if self._peer is None:
+                return
+            if update.kind == AGENT_MESSAGE:
                 text = message_text(update.raw)
                 if text is not None:
                     self._peer.on_message_text(update.session_id, text)
+            elif update.kind == STATE_UPDATE and self.version is ProtocolVersion.V2:
+                change = state_change(update.raw)
+                if change is not None:
+                    self._peer.on_state(update.session_id, change)

@@ -29,33 +29,58 @@ from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
-from acp_tray.events import AgentState, AgentStatus, EventSink, InputRequested, SessionAttached
-from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
+from acp_tray.agents.versions import VersionMemory
+from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
+from acp_tray.protocol.initialize import initialize_params, new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
+    StateChange,
     agent_capabilities,
+    close_session_params,
     elicitation_message,
     elicitation_session,
     load_session_params,
     parse_permission_request,
     resume_session_params,
 )
-from acp_tray.protocol.version import ProtocolVersion
+from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
 
 HANDSHAKE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 1.0
+CLOSE_TIMEOUT = 2.0
+AUTH_REQUIRED = -32000
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
 
 
+class RunEnd(Enum):
+    CANNOT_START = "cannot start"  # missing program or directory, unset header variable, unusable agent: no retry
+    ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
+    RECONNECT = "reconnect"  # start again at once (a protocol fallback), not a crash
+
+
 class HandshakeError(Exception):
     """The agent answered `initialize` or `session/new` with something we cannot use."""
 
+    end = RunEnd.ENDED
 
-class RunEnd(Enum):
-    CANNOT_START = "cannot start"  # the program or its directory is missing, a header variable unset: no retry
-    ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
+
+class UnusableAgentError(HandshakeError):
+    """Retrying cannot help (a protocol version we do not speak, a sign-in only the person can do)."""
+
+    end = RunEnd.CANNOT_START
+
+    def __init__(self, title: str, detail: str) -> None:
+        super().__init__(f"{title}: {detail}")
+        self.title = title
+        self.detail = detail
+
+
+class FallbackError(HandshakeError):
+    """Offered 2, answered 1: start a fresh connection offering 1."""
+
+    end = RunEnd.RECONNECT
 
 
 @dataclass(frozen=True)
@@ -113,6 +138,8 @@ class AgentHost:
         approvals: Approvals | None = None,
         store: SessionStore | None = None,
         policy: PermissionPolicy | None = None,
+        protocol: str | int = "auto",
+        versions: VersionMemory | None = None,
         advertise_notices: bool = True,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
@@ -137,6 +164,10 @@ class AgentHost:
         self._connection: Connection | None = None
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
         self._failure = ""  # why the last handshake failed
+        self._failure_end = RunEnd.ENDED
+        self.protocol = protocol  # "auto", 1 or 2 (from the preferences)
+        self._versions = versions or VersionMemory(None)
+        self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.last_detail = ""  # of the last status reported
 
     @property
@@ -193,9 +224,11 @@ class AgentHost:
                 try:
                     async with self._connect(transport) as connection:
                         if connection is None:
+                            if self._failure_end is RunEnd.RECONNECT:
+                                return RunEnd.RECONNECT  # the process goes with the context: a fresh one
                             await self._settle(process, drain, SETTLE_TIMEOUT)
                             self._status(AgentState.FAILED, self._failure + self._exit_code(process) + self._hint())
-                            return RunEnd.ENDED
+                            return self._failure_end
                         await self._settle(process, drain, None)
                         assert process.returncode is not None
                         self._status(AgentState.EXITED, f"exit code {process.returncode}{self._hint()}")
@@ -225,8 +258,9 @@ class AgentHost:
         transport = _EndAware(remote)
         async with self._connect(transport) as connection:
             if connection is None:
-                self._status(AgentState.FAILED, self._failure)
-                return RunEnd.ENDED
+                if self._failure_end is not RunEnd.RECONNECT:
+                    self._status(AgentState.FAILED, self._failure)
+                return self._failure_end
             await transport.ended.wait()
             self._status(AgentState.EXITED, "the agent closed the connection")
             return RunEnd.ENDED
@@ -242,14 +276,32 @@ class AgentHost:
                 await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 self._failure = self._failure_reason(exc)
+                self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
+                if isinstance(exc, UnusableAgentError):
+                    self._sink(AgentUnusable(self.name, exc.title, exc.detail))
+                elif isinstance(exc, FallbackError):
+                    self._status(AgentState.STARTING, str(exc))
                 yield None
                 return
-            self._status(AgentState.CONNECTED, f"session {self.session_id}")
+            version = f"ACP {int(self.version)}"
+            self._status(AgentState.CONNECTED, f"session {self.session_id} · {version}")
             self.connected.set()
             yield connection
         finally:
+            await self._close_sessions(connection)
             self._disconnected("the agent is gone")
             await connection.close()
+
+    async def _close_sessions(self, connection: Connection) -> None:
+        """`session/close` for every open session where the agent supports it (v2: always), briefly:
+        on shutdown the agent can free them; after a crash the calls just fail."""
+        if not self.capabilities.close_session or not self.sessions:
+            return
+        calls = [
+            connection.send_request("session/close", close_session_params(s.session_id)) for s in self.sessions.values()
+        ]
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), CLOSE_TIMEOUT)
 
     def _disconnected(self, reason: str) -> None:
         self.connected.clear()
@@ -269,11 +321,36 @@ class AgentHost:
             await asyncio.wait_for(process.wait(), timeout)
             await asyncio.wait_for(asyncio.shield(drain), SETTLE_TIMEOUT)
 
+    def offer(self) -> ProtocolVersion:
+        """The version to offer: the preference, else what this agent was found to speak, else 2."""
+        if self.protocol in (1, 2):
+            return ProtocolVersion(int(self.protocol))
+        remembered = self._versions.version(self.name, self.spec.describe())
+        return ProtocolVersion.V1 if remembered == 1 else ProtocolVersion.V2
+
     async def _handshake(self, connection: Connection) -> None:
-        init = await connection.send_request("initialize", initialize_params_v1(notices=self._advertise_notices))
-        version = init.get("protocolVersion") if isinstance(init, dict) else None
-        if version != ProtocolVersion.V1:
-            raise HandshakeError(f"agent answered protocolVersion {version!r}; acp-tray speaks 1 here")
+        offer = self.offer()
+        init = await connection.send_request("initialize", initialize_params(offer, notices=self._advertise_notices))
+        answered = answered_version(init)
+        if answered not in SUPPORTED or answered > offer:
+            raise UnusableAgentError(
+                "Unsupported protocol version",
+                f"the agent answered protocolVersion {answered!r} to an offer of {int(offer)}; "
+                "acp-tray speaks ACP 1 and 2",
+            )
+        if offer is ProtocolVersion.V2 and answered == 1 and self.protocol == 2:
+            raise UnusableAgentError(
+                "Unsupported protocol version",
+                f'the agent speaks ACP 1, and its preferences say protocol = 2; set "auto" or 1 for {self.name}',
+            )
+        if offer is ProtocolVersion.V2 and answered == 1:
+            # it may have read its capabilities from the v2-shaped request (a router converts them,
+            # dropping session.notices): ask again on a fresh connection, and remember
+            self._versions.remember(self.name, self.spec.describe(), 1)
+            raise FallbackError("the agent speaks ACP 1: starting it again, offering 1")
+        self.version = ProtocolVersion(answered)
+        assert self._handler is not None
+        self._handler.version = self.version
         self.capabilities = agent_capabilities(init)
         session = await self._attach(connection, self.default_key)
         self.session_id = session.session_id
@@ -319,13 +396,18 @@ class AgentHost:
             else:
                 how = "replaced"
         if session_id is None:
-            answer = await connection.send_request("session/new", new_session_params(key.cwd))
+            try:
+                answer = await connection.send_request("session/new", new_session_params(key.cwd))
+            except RequestError as exc:
+                if exc.code == AUTH_REQUIRED:
+                    raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
+                raise
             new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
             if not isinstance(new_id, str):
                 raise HandshakeError("agent answered session/new without a sessionId")
             session_id = new_id
         self._store.put(key, session_id)
-        session = HostedSession(key, session_id, connection, self._sink, self._on_session_cancel)
+        session = HostedSession(key, session_id, connection, self._sink, self._on_session_cancel, self.version)
         self.sessions[key] = session
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
@@ -368,6 +450,23 @@ class AgentHost:
         self._approvals.cancel_session(self.name, session_id)
 
     # what the agent asks of us (called by ClientHandler) -------------------------------------
+
+    def _sign_in_hint(self, exc: RequestError) -> str:
+        methods = self.capabilities.auth_methods
+        listed = "; ".join(
+            f"{m.name}" + (f" ({m.description})" if m.description else "") + (f" [{m.kind}]" if m.kind else "")
+            for m in methods
+        )
+        how = f"it offers: {listed}" if methods else "it names no sign-in method"
+        return (
+            f"{error_text(exc)}. Sign in with the agent's own tool (e.g. run it once in a terminal), "
+            f"then `acp-tray agents restart {self.name}`; {how}"
+        )
+
+    def on_state(self, session_id: str, change: StateChange) -> None:
+        session = self._session_by_id(session_id)
+        if session is not None:
+            session.on_state(change)
 
     def on_message_text(self, session_id: str, text: str) -> None:
         session = self._session_by_id(session_id)

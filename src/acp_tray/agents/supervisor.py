@@ -56,6 +56,8 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
         end = await host.run()
         if end is RunEnd.CANNOT_START:
             return
+        if end is RunEnd.RECONNECT:  # a protocol fallback, not a crash
+            continue
         delay = backoff.crashed(loop.time() - started)
         stderr = tuple(host.stderr.tail()[-STDERR_LINES:])
         sink(AgentCrashed(host.name, host.last_detail, stderr, delay))

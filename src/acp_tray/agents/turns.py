@@ -1,5 +1,10 @@
 """One hosted session and its prompt queue: prompts run one turn at a time, in the order they came.
 
+v1: a turn is the `session/prompt` request; its answer carries the stop reason. v2: the answer only
+acknowledges the prompt; the turn ends with a `state_update` to `idle` (with the stop reason).
+Foreground work the agent starts by itself (v2: `running` ... `idle` with no prompt of ours) ends
+with a `TurnEnded` too.
+
 A turn's reply text streams to whoever waits on it; its end becomes a `TurnEnded` event (none
 when the person cancelled it). Cancelling a queued prompt just takes it out of the queue;
 cancelling the running turn sends `session/cancel` and answers the session's pending permission
@@ -22,7 +27,8 @@ from acp import RequestError
 
 from acp_tray.agents.sessions import SessionKey
 from acp_tray.events import EventSink, TurnEnded
-from acp_tray.protocol.session import STOP_REASONS, cancel_params, prompt_params
+from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
+from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +91,7 @@ class HostedSession:
         connection: Requester,
         sink: EventSink,
         on_cancel: Callable[[str], None],
+        version: ProtocolVersion = ProtocolVersion.V1,
     ) -> None:
         self.key = key
         self.session_id = session_id
@@ -95,6 +102,9 @@ class HostedSession:
         self._wake = asyncio.Event()
         self.current: PromptJob | None = None
         self.turns = 0
+        self.version = version
+        self._idle: asyncio.Future[StateChange] | None = None  # v2: the running turn's end
+        self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property
@@ -127,6 +137,25 @@ class HostedSession:
             await self._connection.send_notification("session/cancel", cancel_params(self.session_id))
         return True
 
+    def on_state(self, change: StateChange) -> None:
+        """v2 `state_update`: `idle` ends the running turn, or work the agent started by itself."""
+        if change.state != "idle":
+            if self.current is None:
+                self._agent_working = True
+            return
+        if self._idle is not None and not self._idle.done():
+            self._idle.set_result(change)
+        elif self._agent_working:
+            self._agent_working = False
+            outcome = self._outcome_of(change)
+            self._sink(TurnEnded(self.key.agent, self.session_id, self.key.name, outcome.stop_reason, outcome.error))
+
+    @staticmethod
+    def _outcome_of(change: StateChange) -> TurnOutcome:
+        if change.stop_reason == "error":
+            return TurnOutcome(None, change.error or "the agent reported an error")
+        return TurnOutcome(change.stop_reason or "end_turn")  # an idle without a reason ended normally
+
     def on_message_text(self, text: str) -> None:
         if self.current is not None:
             self.current.emit({"event": "chunk", "text": text})
@@ -157,12 +186,18 @@ class HostedSession:
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
+        if self.version is ProtocolVersion.V2:
+            self._idle = asyncio.get_running_loop().create_future()  # before the prompt: idle may come first
         try:
             result = await self._connection.send_request("session/prompt", prompt_params(self.session_id, job.text))
+            if self._idle is not None:
+                return self._outcome_of(await self._idle)
         except RequestError as exc:
             return TurnOutcome(None, error_text(exc))
         except ConnectionError:
             return TurnOutcome(None, "the agent closed the connection during the turn")
+        finally:
+            self._idle = None
         stop = result.get("stopReason") if isinstance(result, dict) else None
         if not isinstance(stop, str) or not stop:
             return TurnOutcome(None, "the agent answered session/prompt without a stopReason")

@@ -95,6 +95,7 @@ class AgentRoutes(_Strict):
 
 
 Permission = Literal["ask", "reject", "allow"]
+ProtocolChoice = Literal["auto", 1, 2]  # "auto": offer 2, continue on 1 if that is what the agent speaks
 MAX_PERMISSION_TIMEOUT = 24 * 3600
 
 
@@ -108,6 +109,7 @@ class AgentConfig(_Strict):
     route: AgentRoutes = AgentRoutes()
     permission: Permission = "ask"
     permission_timeout: float = Field(default=300.0, gt=0, le=MAX_PERMISSION_TIMEOUT)
+    protocol: ProtocolChoice | None = None  # None: the global `protocol`
 
     @field_validator("command")
     @classmethod
@@ -170,6 +172,7 @@ Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 
 class Preferences(_Strict):
     notifier: Notifier = "auto"
+    protocol: ProtocolChoice = "auto"
     severity: SeverityTable = SeverityTable()
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()

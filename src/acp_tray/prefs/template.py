@@ -14,6 +14,11 @@ DEFAULT_FILE = """\
 # Read at start: restart acp-tray after changing it.
 notifier = "auto"
 
+# The ACP version to speak with agents: "auto" offers 2 and continues on 1 with an agent that
+# answers 1 (re-initializing it once on a fresh connection, so it learns acp-tray shows notices,
+# and remembering that it speaks 1); or 1 or 2 to offer only that. Per agent: `protocol` below.
+protocol = "auto"
+
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)
@@ -78,6 +83,7 @@ per = 10
 #                                        WARNING: "allow" lets the agent do anything it asks,
 #                                        unattended. Nothing is approved by a dismissal.)
 #   permission_timeout = 300            (seconds to wait for your answer; then "cancelled")
+#   protocol = "auto"                   (this agent's ACP version: "auto", 1 or 2; default: the one above)
 #   [agents.NAME.route]                 (per-severity route overrides for this agent)
 #   error = "both"
 [agents.demo]

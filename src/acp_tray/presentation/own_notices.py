@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from acp_tray.events import (
     AgentCrashed,
+    AgentUnusable,
     Event,
     InputRequested,
     PermissionAsked,
@@ -64,6 +65,8 @@ def own_notice(event: Event) -> OwnNotice | None:
         return _said(event.agent, event.session_id, "warning", "Asked for input", text)
     if isinstance(event, AgentCrashed):
         return _crash(event)
+    if isinstance(event, AgentUnusable):
+        return _said(event.agent, "", "error", event.title, event.detail)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)

@@ -1,4 +1,10 @@
-"""What acp-tray says about itself in `initialize`: client info and the capabilities it implements."""
+"""What acp-tray says about itself in `initialize`: client info and the capabilities it implements.
+
+v2 offers carry the v1 fields too (`clientInfo`, `clientCapabilities` with `session.notices`;
+the v2 schema allows extra properties): an agent that answers 1 to a v2-shaped request and read
+its capabilities from it still sees that acp-tray presents notices. Whether it did cannot be
+known, so the host re-initializes such an agent on a fresh connection offering 1 (once).
+"""
 
 from __future__ import annotations
 
@@ -28,6 +34,23 @@ def initialize_params_v1(*, notices: bool = True) -> dict[str, Any]:
         "clientInfo": client_info(),
         "clientCapabilities": client_capabilities_v1(notices=notices),
     }
+
+
+def initialize_params_v2(*, notices: bool = True) -> dict[str, Any]:
+    """v2 needs no notice capability; `capabilities` holds only what v2 defines that we implement (none)."""
+    return {
+        "protocolVersion": int(ProtocolVersion.V2),
+        "info": client_info(),
+        "capabilities": {},
+        "clientInfo": client_info(),
+        "clientCapabilities": client_capabilities_v1(notices=notices),
+    }
+
+
+def initialize_params(version: ProtocolVersion, *, notices: bool = True) -> dict[str, Any]:
+    if version is ProtocolVersion.V2:
+        return initialize_params_v2(notices=notices)
+    return initialize_params_v1(notices=notices)
 
 
 def new_session_params(cwd: str) -> dict[str, Any]:

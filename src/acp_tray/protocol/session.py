@@ -35,28 +35,65 @@ class PermissionOption:
 
 
 @dataclass(frozen=True)
+class AuthMethod:
+    method_id: str
+    name: str
+    kind: str  # v2 `type` ("terminal", "agent", newer); v1: "" unless given
+    description: str | None = None
+
+
+@dataclass(frozen=True)
 class AgentCapabilities:
     """What we use of the agent's `initialize` answer."""
 
     load_session: bool = False
     resume_session: bool = False
+    close_session: bool = False
     name: str | None = None
+    auth_methods: tuple[AuthMethod, ...] = ()
+
+
+def _auth_methods(raw: object) -> tuple[AuthMethod, ...]:
+    methods = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            continue
+        method_id = item.get("methodId", item.get("id"))
+        name = item.get("name")
+        if isinstance(method_id, str) and isinstance(name, str):
+            kind = item.get("type")
+            description = item.get("description")
+            methods.append(
+                AuthMethod(
+                    method_id,
+                    name,
+                    kind if isinstance(kind, str) else "",
+                    description if isinstance(description, str) else None,
+                )
+            )
+    return tuple(methods)
 
 
 def agent_capabilities(initialize_result: object) -> AgentCapabilities:
-    """v1: `agentCapabilities.loadSession` (bool) and `agentCapabilities.sessionCapabilities.resume` ({})."""
+    """v1: `agentCapabilities.loadSession` (bool), `agentCapabilities.sessionCapabilities.resume|close` ({}),
+    `agentInfo`. v2: `capabilities`, `info`; `session/resume` and `session/close` are baseline
+    there, and there is no `session/load`. Both: `authMethods`."""
     if not isinstance(initialize_result, dict):
         return AgentCapabilities()
-    capabilities = initialize_result.get("agentCapabilities")
+    v2 = initialize_result.get("protocolVersion") == 2
+    capabilities = initialize_result.get("capabilities" if v2 else "agentCapabilities")
     capabilities = capabilities if isinstance(capabilities, dict) else {}
     session = capabilities.get("sessionCapabilities")
-    info = initialize_result.get("agentInfo")
+    session = session if isinstance(session, dict) else {}
+    info = initialize_result.get("info" if v2 else "agentInfo")
     info = info if isinstance(info, dict) else {}
     name = next((v for v in (info.get("title"), info.get("name")) if isinstance(v, str) and v.strip()), None)
     return AgentCapabilities(
-        load_session=capabilities.get("loadSession") is True,
-        resume_session=isinstance(session, dict) and isinstance(session.get("resume"), dict),
+        load_session=not v2 and capabilities.get("loadSession") is True,
+        resume_session=v2 or isinstance(session.get("resume"), dict),
+        close_session=v2 or isinstance(session.get("close"), dict),
         name=name,
+        auth_methods=_auth_methods(initialize_result.get("authMethods")),
     )
 
 
@@ -69,12 +106,14 @@ class PermissionRequest:
 
 def parse_permission_request(params: object) -> PermissionRequest:
     """The parts of `session/request_permission` we show. Options without a string id are left out;
-    a missing title becomes the tool call's kind or "a tool call"."""
+    the title is v2's `title`, else v1's `toolCall.title`, else the tool call's kind or "a tool call"."""
     params = params if isinstance(params, dict) else {}
     session_id = params.get("sessionId")
     tool_call = params.get("toolCall")
     tool_call = tool_call if isinstance(tool_call, dict) else {}
-    title = tool_call.get("title")
+    title = params.get("title")
+    if not isinstance(title, str) or not title.strip():
+        title = tool_call.get("title")
     if not isinstance(title, str) or not title.strip():
         kind = tool_call.get("kind")
         title = f"a tool call ({kind})" if isinstance(kind, str) and kind else "a tool call"
@@ -129,3 +168,30 @@ def message_text(update: dict[str, Any]) -> str | None:
         text: str = content["text"]
         return text
     return None
+
+
+def close_session_params(session_id: str) -> dict[str, Any]:
+    return {"sessionId": session_id}
+
+
+@dataclass(frozen=True)
+class StateChange:
+    """A v2 `state_update`: `running`, `requires_action`, `idle` (with its stop reason), or newer."""
+
+    state: str
+    stop_reason: str | None = None
+    error: str | None = None
+
+
+def state_change(update: dict[str, Any]) -> StateChange | None:
+    """The state of a v2 `state_update` (None when it has no string `state`)."""
+    state = update.get("state")
+    if not isinstance(state, str):
+        return None
+    stop = update.get("stopReason")
+    error = update.get("error")
+    detail = None
+    if isinstance(error, dict):
+        message, data = error.get("message"), error.get("data")
+        detail = " ".join(str(part) for part in (message, data) if part) or None
+    return StateChange(state, stop if isinstance(stop, str) else None, detail)

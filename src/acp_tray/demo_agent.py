@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+from collections.abc import Coroutine
 from typing import Any
 
 from acp import RequestError
@@ -68,24 +69,33 @@ def _prompt_text(params: object) -> str:
     return " ".join(texts)
 
 
-def _permission(session_id: str) -> dict[str, Any]:
-    return {
-        "sessionId": session_id,
-        "toolCall": {"toolCallId": "demo-delete", "title": "Delete the build/ folder", "kind": "delete"},
-        "options": [
-            {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-        ],
-    }
+def _permission(session_id: str, version: int) -> dict[str, Any]:
+    options = [
+        {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+    ]
+    if version == 2:
+        return {"sessionId": session_id, "title": "Delete the build/ folder", "options": options}
+    tool_call = {"toolCallId": "demo-delete", "title": "Delete the build/ folder", "kind": "delete"}
+    return {"sessionId": session_id, "toolCall": tool_call, "options": options}
 
 
 class DemoAgent:
-    def __init__(self, interval: float) -> None:
+    def __init__(self, interval: float, protocol: int | None = None) -> None:
         self.interval = interval
+        self.protocol = protocol  # None: answer what the client offers (1 or 2); else only this one
+        self.version = 1  # chosen at initialize
+        self._messages = 0
+        self._cancelled: set[str] = set()
         self.connection: Connection | None = None
         self._notices = False
         self._sessions = 0
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _update(self, session_id: str, update: dict[str, Any]) -> None:
         assert self.connection is not None
@@ -102,11 +112,28 @@ class DemoAgent:
                     text += f": {notice['description']}"
                 await self._update(session_id, _chunk(text + "\n"))
 
+    def _message_id(self) -> str:
+        self._messages += 1
+        return f"demo-message-{self._messages}"
+
+    async def _say(self, session_id: str, text: str, message_id: str) -> None:
+        chunk = _chunk(text)
+        if self.version == 2:
+            chunk["messageId"] = message_id  # v2 chunks belong to a message
+        await self._update(session_id, chunk)
+
     async def _reply(self, session_id: str, text: str) -> None:
+        message_id = self._message_id()
         parts = ["Hello from the acp-tray demo agent. ", f"You said: {text[:200]!r}. "]
         if "delete" in text.lower():
             assert self.connection is not None
-            answer = await self.connection.send_request("session/request_permission", _permission(session_id))
+            if self.version == 2:
+                await self._state(session_id, "requires_action")
+            answer = await self.connection.send_request(
+                "session/request_permission", _permission(session_id, self.version)
+            )
+            if self.version == 2:
+                await self._state(session_id, "running")
             outcome = answer.get("outcome", {}) if isinstance(answer, dict) else {}
             chosen = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
             parts.append(
@@ -116,38 +143,76 @@ class DemoAgent:
             )
         parts.append("I only demonstrate notices, approvals and streaming.\n")
         for part in parts:
-            await self._update(session_id, _chunk(part))
+            await self._say(session_id, part, message_id)
+
+    async def _state(self, session_id: str, state: str, stop_reason: str | None = None) -> None:
+        update: dict[str, Any] = {"sessionUpdate": "state_update", "state": state}
+        if stop_reason is not None:
+            update["stopReason"] = stop_reason
+        await self._update(session_id, update)
+
+    async def _turn_v2(self, session_id: str, text: str, user_message: str) -> None:
+        """v2: the prompt was acknowledged; the work is reported with state updates."""
+        self._cancelled.discard(session_id)
+        await self._update(session_id, {"sessionUpdate": "user_message", "messageId": user_message})
+        await self._state(session_id, "running")
+        await self._reply(session_id, text)
+        await self._state(session_id, "idle", "cancelled" if session_id in self._cancelled else "end_turn")
+
+    def _initialize(self, params: object) -> dict[str, Any]:
+        offered = params.get("protocolVersion") if isinstance(params, dict) else None
+        offered = offered if type(offered) is int else 1
+        if self.protocol is None:
+            self.version = 2 if offered >= 2 else 1
+        elif self.protocol == 2 and offered < 2:
+            raise RequestError(-32022, "Unsupported protocol version", {"supported": [2]})
+        else:
+            self.version = self.protocol
+        info = {"name": "acp-tray-demo", "title": "acp-tray demo agent", "version": __version__}
+        if self.version == 2:  # no notice capability in v2: notices are always understood
+            self._notices = True
+            return {"protocolVersion": 2, "info": info, "capabilities": {}, "authMethods": []}
+        # v1: the client's capabilities, read from the v1 fields (present in a v2 offer from acp-tray too)
+        self._notices = client_supports_notices(params)
+        return {
+            "protocolVersion": 1,
+            "agentInfo": info,
+            "agentCapabilities": {"loadSession": False},
+            "authMethods": [],
+        }
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         if method == "initialize":
-            self._notices = client_supports_notices(params)
-            return {
-                "protocolVersion": 1,
-                "agentInfo": {"name": "acp-tray-demo", "title": "acp-tray demo agent", "version": __version__},
-                "agentCapabilities": {"loadSession": False},
-                "authMethods": [],
-            }
+            return self._initialize(params)
         if method == "session/new":
             self._sessions += 1
             session_id = f"demo-session-{self._sessions}"
             if self._sessions == 1:  # the demo series once per connection, not once per session
-                task = asyncio.create_task(self._announce(session_id))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._spawn(self._announce(session_id))
             return {"sessionId": session_id}
         if method == "session/prompt":
             prompt_session = params.get("sessionId") if isinstance(params, dict) else None
-            if isinstance(prompt_session, str):
-                await self._reply(prompt_session, _prompt_text(params))
+            if not isinstance(prompt_session, str):
+                raise RequestError.invalid_params({"details": "sessionId is required"})
+            if self.version == 2:  # acknowledge now; the turn runs on and ends with an idle state
+                user_message = self._message_id()
+                self._spawn(self._turn_v2(prompt_session, _prompt_text(params), user_message))
+                return {"messageId": user_message}
+            await self._reply(prompt_session, _prompt_text(params))
             return {"stopReason": "end_turn"}
+        if method in ("session/resume", "session/close") and self.version == 2:
+            return {}
+        if method == "session/cancel" and isinstance(params, dict):
+            self._cancelled.add(str(params.get("sessionId")))
+            return None
         if is_notification:
-            return None  # session/cancel and anything else: nothing to do
+            return None
         raise RequestError.method_not_found(method)
 
 
-async def serve(interval: float) -> None:
+async def serve(interval: float, protocol: int | None = None) -> None:
     reader, writer = await stdio_streams()
-    agent = DemoAgent(interval)
+    agent = DemoAgent(interval, protocol)
     agent.connection = Connection(agent, writer, reader, listening=False)
     await agent.connection.main_loop()
 
@@ -166,13 +231,20 @@ def main(argv: list[str] | None = None) -> int:
         type=listen_address,
         help="serve ACP over WebSocket instead of stdio (port 0: any free port); prints 'listening on ws://HOST:PORT'",
     )
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=None,
+        help="speak only this ACP version (default: answer what the client offers, 1 or 2)",
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
         if args.listen is None:
-            asyncio.run(serve(args.interval))
+            asyncio.run(serve(args.interval, args.protocol))
         else:
             host, port = args.listen
-            asyncio.run(serve_websocket(host, port, lambda: DemoAgent(args.interval)))
+            asyncio.run(serve_websocket(host, port, lambda: DemoAgent(args.interval, args.protocol)))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The local history: every notice and malformed notice, one JSON object a line, bounded and rotated.
+"""The local history: every notice and malformed update (notice or known v2 variant), one JSON object a line.
 
 Local retention only: nothing in here is ever sent to an agent. Rotation is the standard
 library's `RotatingFileHandler`; a write that fails (disk full, permissions) is reported once
@@ -74,6 +74,7 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
         "reason": event.reason,
         **_routing(None),
         "field": event.field,
+        "update": fields.get("sessionUpdate") if isinstance(fields.get("sessionUpdate"), str) else None,
         "raw": raw if len(raw) <= RAW_LIMIT else raw[:RAW_LIMIT] + "…",
     }
 

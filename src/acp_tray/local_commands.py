@@ -247,7 +247,8 @@ def _history_line(record: dict[str, Any]) -> str:
         return f"(unreadable history record) {json.dumps(record)[:200]}"
     if record.get("kind") == "malformed":
         reason = plain_line(f"{record.get('field')}: {record.get('reason')}", DESCRIPTION_LIMIT)
-        return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed notice ({reason})"
+        what = plain_line(str(record.get("update") or "notice"), NAME_LIMIT)  # older records: notices only
+        return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed {what} ({reason})"
     severity = str(record.get("severity"))
     notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
     if record.get("suppressed"):

@@ -14,7 +14,14 @@ Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
   SESSION_AGENT_EXIT_AT_START=CODE  exit with CODE right after starting (a crash loop)
-  SESSION_AGENT_LOG=PATH   append every received method (and its params) as JSON lines
+  SESSION_AGENT_LOG=PATH   append every received method (and its params), and the answers to
+                           its own requests, as JSON lines
+  SESSION_AGENT_PROTOCOL=N answer protocolVersion N (default 1). With 2 it is a v2 agent: offered
+                           less, it refuses with -32022; prompts are acknowledged with a messageId
+                           and the turn is reported by state_update (running ... idle + stopReason)
+  SESSION_AGENT_AUTH=1     advertise a sign-in method and refuse session/new with -32000
+Extra verb for v2: `oddities` sends unknown update variants, a `_`-severity notice and a malformed
+known variant (agent_message_chunk without its messageId), then a valid chunk.
 """
 
 from __future__ import annotations
@@ -38,28 +45,79 @@ def log(entry: dict[str, Any]) -> None:
             handle.write(json.dumps(entry) + "\n")
 
 
+PROTOCOL = int(os.environ.get("SESSION_AGENT_PROTOCOL", "1"))
+
+
 class SessionAgent:
     def __init__(self) -> None:
         self.connection: Connection | None = None
         self.count = 0
         self.cancelled: set[str] = set()
+        self.messages = 0
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def message_id(self) -> str:
+        self.messages += 1
+        return f"m{self.messages}"
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        assert self.connection is not None
+        answer = await self.connection.send_request(method, params)
+        log({"answer_to": method, "result": answer})
+        return answer
 
     async def update(self, session_id: str, update: dict[str, Any]) -> None:
         assert self.connection is not None
         await self.connection.send_notification("session/update", {"sessionId": session_id, "update": update})
 
     async def say(self, session_id: str, text: str) -> None:
-        await self.update(
-            session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
-        )
+        chunk: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+        if PROTOCOL == 2:
+            chunk["messageId"] = "reply"
+        await self.update(session_id, chunk)
+
+    async def state(self, session_id: str, state: str, stop: str | None = None) -> None:
+        update: dict[str, Any] = {"sessionUpdate": "state_update", "state": state}
+        if stop is not None:
+            update["stopReason"] = stop
+        await self.update(session_id, update)
+
+    async def turn_v2(self, session_id: str, text: str) -> None:
+        await self.state(session_id, "running")
+        try:
+            result = await self.prompt(session_id, text)
+        except RequestError as exc:
+            await self.update(
+                session_id,
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": exc.code, "message": str(exc), "data": exc.data},
+                },
+            )
+            return
+        await self.state(session_id, "idle", result["stopReason"])
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         log({"method": method, "params": params})
         if method == "initialize":
+            auth = [{"methodId": "login", "name": "Log in with a browser", "description": "run `sa login` once"}]
+            auth = auth if os.environ.get("SESSION_AGENT_AUTH") == "1" else []
+            if PROTOCOL == 2:
+                if params.get("protocolVersion", 1) < 2:
+                    raise RequestError(-32022, "Unsupported protocol version", {"supported": [2]})
+                for method_ in auth:
+                    method_["type"] = "agent"
+                return {"protocolVersion": 2, "info": {"name": "session-agent", "version": "1"}, "authMethods": auth}
             capabilities: dict[str, Any] = {"loadSession": os.environ.get("SESSION_AGENT_LOAD") == "1"}
             if os.environ.get("SESSION_AGENT_RESUME") == "1":
                 capabilities["sessionCapabilities"] = {"resume": {}}
-            return {"protocolVersion": 1, "agentCapabilities": capabilities, "authMethods": []}
+            return {"protocolVersion": PROTOCOL, "agentCapabilities": capabilities, "authMethods": auth}
+        if method == "session/new" and os.environ.get("SESSION_AGENT_AUTH") == "1":
+            raise RequestError(-32000, "Authentication required")
+        if method == "session/close":
+            return {}
         if method == "session/new":
             self.count += 1
             return {"sessionId": f"s{self.count}-{os.getpid()}"}
@@ -74,6 +132,11 @@ class SessionAgent:
             self.cancelled.add(params["sessionId"])
             return None
         if method == "session/prompt":
+            if PROTOCOL == 2:  # acknowledge; the turn runs on and ends with an idle state
+                task = asyncio.create_task(self.turn_v2(params["sessionId"], params["prompt"][0]["text"]))
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+                return {"messageId": self.message_id()}
             return await self.prompt(params["sessionId"], params["prompt"][0]["text"])
         if is_notification:
             return None
@@ -98,14 +161,15 @@ class SessionAgent:
                 {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
                 {"optionId": "_odd", "name": "Something new", "kind": "_odd_kind"},
             ]
-            answer = await self.connection.send_request(
-                "session/request_permission",
-                {
-                    "sessionId": session_id,
-                    "toolCall": {"toolCallId": "t1", "title": "Delete build/", "kind": "delete"},
-                    "options": options,
-                },
-            )
+            if PROTOCOL == 2:
+                permission: dict[str, Any] = {"sessionId": session_id, "title": "Delete build/", "options": options}
+                await self.state(session_id, "requires_action")
+            else:
+                tool_call = {"toolCallId": "t1", "title": "Delete build/", "kind": "delete"}
+                permission = {"sessionId": session_id, "toolCall": tool_call, "options": options}
+            answer = await self.request("session/request_permission", permission)
+            if PROTOCOL == 2:
+                await self.state(session_id, "running")
             outcome = answer["outcome"]
             await self.say(session_id, f"outcome={outcome.get('optionId', outcome['outcome'])}")
             if session_id in self.cancelled:
@@ -119,11 +183,19 @@ class SessionAgent:
             sys.stderr.flush()
             os._exit(3)
         elif verb == "elicit":
-            answer = await self.connection.send_request(
+            answer = await self.request(
                 "elicitation/create",
                 {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
             )
             await self.say(session_id, f"elicitation={answer.get('action')}")
+        elif verb == "oddities":
+            await self.update(session_id, {"sessionUpdate": "_acme.progress", "percent": 40, "deep": {"x": [1]}})
+            await self.update(session_id, {"sessionUpdate": "future_thing", "whatever": True})
+            await self.update(session_id, {"sessionUpdate": "notice", "severity": "_acme.alert", "title": "Custom"})
+            await self.update(
+                session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+            )
+            await self.say(session_id, "after the oddities")
         elif verb == "notice":
             await self.update(session_id, {"sessionUpdate": "notice", "severity": "warning", "title": rest})
         else:

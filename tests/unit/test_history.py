@@ -91,4 +91,4 @@ def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
     documented |= {"route", "suppressed", "count", "notified", "tray"}
     notice, malformed = (r for r in read_history(tmp_path / "h.jsonl") if isinstance(r, dict))
     assert set(notice) == documented
-    assert set(malformed) == documented | {"field", "raw"}
+    assert set(malformed) == documented | {"field", "update", "raw"}

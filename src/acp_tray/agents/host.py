@@ -331,7 +331,21 @@ class AgentHost:
 
     async def _handshake(self, connection: Connection) -> None:
         offer = self.offer()
-        init = await connection.send_request("initialize", initialize_params(offer, notices=self._advertise_notices))
+        try:
+            init = await connection.send_request(
+                "initialize", initialize_params(offer, notices=self._advertise_notices)
+            )
+        except RequestError as exc:
+            if exc.code == UNSUPPORTED_VERSION and offer is ProtocolVersion.V2 and self.protocol == "auto":
+                self._versions.remember(self.name, self.spec.describe(), 1)
+                raise FallbackError("the agent refused ACP 2: starting it again, offering 1") from None
+            if exc.code == UNSUPPORTED_VERSION:
+                raise UnusableAgentError(
+                    "Unsupported protocol version",
+                    f"the agent does not speak ACP {int(offer)} ({error_text(exc)}); "
+                    f"check `protocol` for {self.name} in the preferences",
+                ) from None
+            raise
         answered = answered_version(init)
         if answered not in SUPPORTED or answered > offer:
             raise UnusableAgentError(

@@ -10,6 +10,7 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   crash              exit at once with code 3
   elicit             send elicitation/create and say the answer's action
   notice TITLE...    send a warning notice, then end_turn
+  withdraw [SECONDS] request permission, then withdraw it with `$/cancel_request` after SECONDS
 Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
@@ -188,6 +189,17 @@ class SessionAgent:
                 {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
             )
             await self.say(session_id, f"elicitation={answer.get('action')}")
+        elif verb == "withdraw":  # ask, then take the request back with $/cancel_request
+            request_id = self.connection._next_request_id  # the id the SDK gives the next request
+            options = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
+            permission = {"sessionId": session_id, "title": "Withdrawn", "options": options}
+            if PROTOCOL != 2:
+                permission = {"sessionId": session_id, "toolCall": {"toolCallId": "t2"}, "options": options}
+            asking = asyncio.create_task(self.request("session/request_permission", permission))
+            await asyncio.sleep(float(rest or "0.5"))
+            await self.connection.send_notification("$/cancel_request", {"requestId": request_id})
+            answer = await asking
+            await self.say(session_id, f"outcome={answer['outcome']['outcome']}")
         elif verb == "oddities":
             await self.update(session_id, {"sessionUpdate": "_acme.progress", "percent": 40, "deep": {"x": [1]}})
             await self.update(session_id, {"sessionUpdate": "future_thing", "whatever": True})

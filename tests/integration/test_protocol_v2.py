@@ -178,3 +178,20 @@ def test_a_global_protocol_preference_is_what_is_offered(
     write_config(f"protocol = {preference}\n" + agent_table("auto", log, env={"SESSION_AGENT_PROTOCOL": preference}))
     start(daemons, "auto")
     assert [p["protocolVersion"] for p in received(log, "initialize")] == [int(preference)]
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_a_permission_request_the_agent_withdraws_is_answered_cancelled_and_leaves_the_list(
+    protocol: str, daemons: list[Daemon], tmp_path: Path
+) -> None:
+    log = tmp_path / "a.log"
+    write_config(agent_table("sa", log, env={"SESSION_AGENT_PROTOCOL": protocol}))
+    start(daemons, "sa")
+    waiting = cli("prompt", "sa", "--no-wait", "withdraw", "1.0")
+    assert waiting.returncode == 0
+    until(lambda: json.loads(cli("approvals", "--json").stdout), what="the request")
+    until(lambda: not json.loads(cli("approvals", "--json").stdout), what="the withdrawal", timeout=10)
+    until(lambda: any(e.get("answer_to") == "session/request_permission" for e in log_entries(log)), what="answer")
+    answer = next(e for e in log_entries(log) if e.get("answer_to") == "session/request_permission")
+    assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
+    assert validator_for(f"v{protocol}", "RequestPermissionResponse").is_valid(answer["result"])

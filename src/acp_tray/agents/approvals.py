@@ -40,6 +40,7 @@ class Pending:
     options: tuple[PermissionOption, ...]
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
 
 
 def policy_outcome(policy: str, options: tuple[PermissionOption, ...]) -> dict[str, Any] | None:
@@ -64,7 +65,9 @@ class Approvals:
     def pending(self) -> list[Pending]:
         return list(self._pending.values())
 
-    async def request(self, agent: str, request: PermissionRequest, *, policy: str, timeout: float) -> dict[str, Any]:
+    async def request(
+        self, agent: str, request: PermissionRequest, *, policy: str, timeout: float, request_id: object = None
+    ) -> dict[str, Any]:
         """The outcome to send back for one `session/request_permission`."""
         outcome = policy_outcome(policy, request.options)
         if outcome is not None:
@@ -79,7 +82,16 @@ class Approvals:
         self._next += 1
         approval_id = str(self._next)
         loop = asyncio.get_running_loop()
-        pending = Pending(approval_id, agent, request.session_id, request.title, request.options, loop.create_future())
+        pending = Pending(
+            approval_id,
+            agent,
+            request.session_id,
+            request.title,
+            request.options,
+            loop.create_future(),
+            None,
+            request_id,
+        )
         pending.timer = loop.call_later(timeout, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
         self._emit(PermissionAsked(agent, request.session_id, approval_id, request.title, request.options, timeout))
@@ -122,6 +134,12 @@ class Approvals:
         for pending in list(self._pending.values()):
             if pending.agent == agent and pending.session_id == session_id:
                 self._settle(pending.approval_id, cancelled(), "cancel")
+
+    def cancel_request(self, agent: str, request_id: object) -> None:
+        """The agent withdrew its request (`$/cancel_request`): answered `cancelled`."""
+        for pending in list(self._pending.values()):
+            if pending.agent == agent and pending.request_id is not None and pending.request_id == request_id:
+                self._settle(pending.approval_id, cancelled(), "agent")
 
     def forget_agent(self, agent: str) -> None:
         """The agent's connection is gone: its requests can no longer be answered."""

@@ -36,6 +36,8 @@ class Peer(Protocol):
 
     def input_requested(self, params: object) -> dict[str, Any]: ...
 
+    def cancel_request(self, params: object) -> None: ...
+
 
 class ClientHandler:
     """The SDK `MethodHandler` for one agent connection."""
@@ -54,6 +56,9 @@ class ClientHandler:
             self.on_session_update(params)
             return None
         if is_notification:
+            if method == "$/cancel_request" and self._peer is not None:
+                self._peer.cancel_request(params)
+                return None
             log.debug("%s sent notification %r; ignored", self._agent, method)
             return None
         if method == "session/request_permission" and self._peer is not None:

@@ -108,12 +108,15 @@ class PermissionPolicy:
     timeout: float = 300.0
 
 
-class _EndAware:
-    """A transport that remembers when the agent's side ended (EOF): how a remote agent 'exits'."""
+class _Watched:
+    """The agent's side of a transport, watched on the way in: when it ends (EOF: how a remote
+    agent 'exits'), and the JSON-RPC id of each permission request, so that the agent's
+    `$/cancel_request` for it can be matched (the SDK hands the handler the params, not the id)."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
         self.ended = asyncio.Event()
+        self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
 
     async def send(self, message: dict[str, Any]) -> None:
         await self._inner.send(message)
@@ -122,7 +125,13 @@ class _EndAware:
         message: dict[str, Any] | None = await self._inner.receive()
         if message is None:
             self.ended.set()
+        elif message.get("method") == "session/request_permission" and "id" in message:
+            self._ids[id(message.get("params"))] = message["id"]
         return message
+
+    def request_id(self, params: object) -> object:
+        """The id of the permission request whose params these are (taken once)."""
+        return self._ids.pop(id(params), None)
 
     async def close(self) -> None:
         self.ended.set()
@@ -165,6 +174,7 @@ class AgentHost:
         self._connection: Connection | None = None
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
         self._failure = ""  # why the last handshake failed
+        self._transport: _Watched | None = None
         self._failure_end = RunEnd.ENDED
         self.protocol = protocol  # "auto", 1 or 2 (from the preferences)
         self._versions = versions or VersionMemory(None)
@@ -221,7 +231,9 @@ class AgentHost:
             ) as (reader, writer, process):
                 assert process.stderr is not None
                 drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
-                transport = LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+                transport = _Watched(
+                    LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+                )
                 try:
                     async with self._connect(transport) as connection:
                         if connection is None:
@@ -256,7 +268,7 @@ class AgentHost:
         except ConnectionError as exc:
             self._status(AgentState.FAILED, str(exc))
             return RunEnd.ENDED
-        transport = _EndAware(remote)
+        transport = _Watched(remote)
         async with self._connect(transport) as connection:
             if connection is None:
                 if self._failure_end is not RunEnd.RECONNECT:
@@ -267,11 +279,12 @@ class AgentHost:
             return RunEnd.ENDED
 
     @contextlib.asynccontextmanager
-    async def _connect(self, transport: Any) -> AsyncIterator[Connection | None]:
+    async def _connect(self, transport: _Watched) -> AsyncIterator[Connection | None]:
         """The SDK connection over `transport`, handshake done (None if it failed: see `_failure`)."""
         self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self)
         connection = Connection(self._handler, transport)
         self._connection = connection
+        self._transport = transport
         try:
             try:
                 await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
@@ -490,7 +503,17 @@ class AgentHost:
 
     async def request_permission(self, params: object) -> dict[str, Any]:
         request = parse_permission_request(params)
-        return await self._approvals.request(self.name, request, policy=self.policy.policy, timeout=self.policy.timeout)
+        request_id = self._transport.request_id(params) if self._transport is not None else None
+        return await self._approvals.request(
+            self.name, request, policy=self.policy.policy, timeout=self.policy.timeout, request_id=request_id
+        )
+
+    def cancel_request(self, params: object) -> None:
+        """`$/cancel_request`: the agent no longer wants an answer; a pending approval is answered
+        `cancelled` (and leaves the tray and `acp-tray approvals`)."""
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if request_id is not None:
+            self._approvals.cancel_request(self.name, request_id)
 
     def input_requested(self, params: object) -> dict[str, Any]:
         """Elicitation: acp-tray has no form to show; it declines and tells the person."""

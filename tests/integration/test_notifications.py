@@ -117,7 +117,7 @@ def test_daemon_end_to_end_on_dunst_and_dismissal_sends_nothing(tmp_path: Path, 
     ]
     config = tmp_path / "config.toml"
     config.write_text(
-        '[severity.info]\nroute = "tray"\n\n[rate_limit]\nburst = 50\n\n[agents.e2e]\n'
+        '[severity.info]\nroute = "tray"\n\n[rate_limit]\nburst = 50\n\n[agents.e2e]\nprotocol = 1\n'
         f"command = {json.dumps(scripted_command())}\n"
         f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))}, "
         f"SCRIPTED_AGENT_STDIN_COPY = {json.dumps(str(stdin_copy))} }}\n",
@@ -161,7 +161,8 @@ def test_daemon_end_to_end_on_dunst_and_dismissal_sends_nothing(tmp_path: Path, 
     assert body == "&lt;a href='x'&gt;click&lt;/a&gt; &amp; &lt;img src=y&gt;"
     urgencies = {item["summary"]: urgency_of(item) for item in shown}
     assert urgencies["e2e: E2E build failed ×3"] == "critical" and urgencies["e2e: E2E extension"] == "normal"
-    # what the agent ever received: initialize and session/new, nothing else
+    # what the agent ever received: initialize and session/new, nothing else (offered 1 directly:
+    # with "auto" a v1 agent would also get the v2 offer first, on a connection that is thrown away)
     methods = [json.loads(line)["method"] for line in stdin_copy.read_bytes().splitlines()]
     assert methods == ["initialize", "session/new"]
 

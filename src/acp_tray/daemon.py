@@ -47,6 +47,7 @@ from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 5.0
+PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
 
 Surface = Callable[[Presentation], None]
 StatusSink = Callable[[AgentStatus], None]
@@ -102,6 +103,8 @@ class Daemon:
         self.agent_states: dict[str, AgentStatus] = {}
         self._publishers: list[Publisher] = []
         self._dnd_timer: asyncio.TimerHandle | None = None
+        self._publish_timer: asyncio.TimerHandle | None = None
+        self._last_publish = float("-inf")
         self._stop: asyncio.Event | None = None
         self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
         # set by the composition in cli: whether a native notification can be shown right now,
@@ -137,7 +140,7 @@ class Daemon:
         try:
             await stop.wait()
         finally:
-            for timer in (self._summary_timer, self._dnd_timer):
+            for timer in (self._summary_timer, self._dnd_timer, self._publish_timer):
                 if timer is not None:
                     timer.cancel()
             await self._stop_agents(list(self._agent_tasks))
@@ -163,7 +166,7 @@ class Daemon:
         self.router.update_prefs(prefs)
         log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
         self._sync_agents(prefs)
-        self._publish()
+        self._publish_now()
 
     def _report_prefs_error(self, message: str) -> None:
         if message == self._last_prefs_error:
@@ -171,7 +174,7 @@ class Daemon:
         self._last_prefs_error = message
         log.error("preferences not applied, keeping the last good settings:\n%s", message)
         notice = Notice("error", "Preferences not applied", f"{message}\nThe last good settings stay in force.")
-        self._queue.put_nowait(NoticeReceived(ACP_TRAY, "", notice))
+        self._queue.put_nowait(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))
 
     # agents ------------------------------------------------------------------------------
 
@@ -191,6 +194,13 @@ class Daemon:
         for name, spec in wanted.items():
             if name not in self.hosts and name not in self._stopped_by_user:
                 self._start(name, spec)
+
+    def report(self, event: Event) -> None:
+        """An event from outside the agents (the command API): presented like theirs."""
+        self._queue.put_nowait(event)
+
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        self._in_background(work)
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
@@ -282,7 +292,7 @@ class Daemon:
             self._answer_approval(what)
             what = "clicked"
         if what in ("clicked", "closed") and self.recent.mark_read(group):
-            self._publish()
+            self._publish_now()
         log.debug("notification %d %s", group, what)
 
     def _answer_approval(self, action: str) -> None:
@@ -291,7 +301,7 @@ class Daemon:
             self.approvals.approve(approval_id, option_id)
         except ApprovalError as exc:
             log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
-        self._publish()
+        self._publish_now()
 
     # the tray ----------------------------------------------------------------------------
 
@@ -314,8 +324,25 @@ class Daemon:
         )
 
     def _publish(self) -> None:
+        """Hand the tray a snapshot now, or (within PUBLISH_EVERY of the last) once at the end of
+        that interval: a flood of notices means a few menu rebuilds, not one per notice."""
+        if not self._publishers or self._publish_timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_publish + PUBLISH_EVERY - loop.time()
+        if wait > 0:
+            self._publish_timer = loop.call_later(wait, self._publish_now)
+            return
+        self._publish_now()
+
+    def _publish_now(self) -> None:
+        """At once (what the person did shows immediately)."""
         if not self._publishers:
             return
+        if self._publish_timer is not None:
+            self._publish_timer.cancel()
+        self._publish_timer = None
+        self._last_publish = asyncio.get_running_loop().time()
         snapshot = self.snapshot()
         for publisher in self._publishers:
             try:
@@ -331,7 +358,7 @@ class Daemon:
             self._dnd_timer = None
         if snapshot.dnd.active and snapshot.dnd.until is not None:
             delay = max(0.0, (snapshot.dnd.until - self.router.clock.now()).total_seconds()) + 0.05
-            self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._publish)
+            self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._publish_now)
 
     def tray_action(self, action: str) -> None:
         """A choice in the tray menu (on the loop thread). Local state only, except agent start/stop."""
@@ -355,7 +382,7 @@ class Daemon:
                 self._stop.set()
         except PreferencesError as exc:
             self._report_prefs_error(str(exc))
-        self._publish()
+        self._publish_now()
 
     def _recent_action(self, what: str) -> None:
         if what == "read-all":

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 import logging
-import logging.handlers
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.presentation.router import Decision
+from acp_tray.rotating import RotatingFile
 
 MAX_BYTES = 2 * 1024 * 1024
 BACKUPS = 3
 RAW_LIMIT = 4000
+TEXT_LIMIT = 16_000  # characters of a title or description kept in the history
+META_LIMIT = 64_000  # a `_meta` larger than this (as JSON) is not kept; the rest of the notice is
+META_NOT_RECORDED = "(not recorded: too large or too deeply nested)"
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,10 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
             "reason": None,
             **_routing(decision),
         }
-    raw = json.dumps(event.raw, default=repr)
+    try:
+        raw = json.dumps(event.raw, default=repr)
+    except (ValueError, RecursionError):  # too deeply nested to write back
+        raw = "(not recorded: too deeply nested)"
     update = event.raw.get("update") if isinstance(event.raw, dict) else None
     fields = update if isinstance(update, dict) else {}
     return {
@@ -79,26 +85,33 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
     }
 
 
-class _QuietRotatingHandler(logging.handlers.RotatingFileHandler):
-    """Reports a failed write once (no traceback) instead of on every record."""
-
-    failed = False
-
-    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (stdlib name)
-        if not self.failed:
-            self.failed = True
-            log.warning("cannot write the history file %s; notices are still presented", self.baseFilename)
-
-
 class HistoryWriter:
     def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._handler = _QuietRotatingHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+        self._handler = RotatingFile(
+            path, max_bytes=max_bytes, backups=backups, what="history file", report=log.warning
+        )
         self._handler.setFormatter(logging.Formatter("%(message)s"))
 
     def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> None:
-        line = json.dumps(record_of(event, decision), ensure_ascii=True, separators=(",", ":"))
+        record = record_of(event, decision)
+        for key in ("title", "description"):  # an agent must not wipe the rotation with one notice
+            value = record.get(key)
+            if isinstance(value, str) and len(value) > TEXT_LIMIT:
+                record[key] = value[:TEXT_LIMIT] + "…"
+        if record.get("meta") is not None:
+            try:
+                too_big = len(json.dumps(record["meta"], ensure_ascii=True)) > META_LIMIT
+            except (ValueError, RecursionError):  # too deeply nested to write
+                too_big = True
+            if too_big:
+                record["meta"] = META_NOT_RECORDED
+        try:
+            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        except (ValueError, RecursionError):  # nested right at the limit: one level deeper here
+            record["meta"] = META_NOT_RECORDED
+            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
         self._handler.emit(logging.LogRecord("acp_tray.history", logging.INFO, "", 0, line, None, None))
 
     def close(self) -> None:

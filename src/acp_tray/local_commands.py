@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import logging.handlers
 import os
 import shlex
 import signal
@@ -36,6 +35,7 @@ from acp_tray.presentation.clock import SystemClock
 from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
+from acp_tray.rotating import RotatingFile
 from acp_tray.tray.app import TrayApp, load_pystray
 
 if TYPE_CHECKING:
@@ -91,9 +91,7 @@ def _log_to_file(verbosity: int) -> Path:
     """The daemon's rotating log file (1 MB, 3 old copies), at INFO (DEBUG with -vv)."""
     log_file = paths.log_file()
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(
-        log_file, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
-    )
+    handler = RotatingFile(log_file, max_bytes=LOG_BYTES, backups=LOG_BACKUPS, what="log file")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     level = logging.DEBUG if verbosity >= 2 else logging.INFO
     handler.setLevel(level)
@@ -273,7 +271,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         records = records[-args.limit :]
     for record in records:
         if args.json:
-            print(json.dumps(record if isinstance(record, dict) else {"unreadable": record}, ensure_ascii=False))
+            # ASCII escapes: control and bidi characters from an agent never reach the terminal as is
+            print(json.dumps(record if isinstance(record, dict) else {"unreadable": record}, ensure_ascii=True))
         elif isinstance(record, dict):
             print(_history_line(record))
         else:

@@ -4,7 +4,7 @@ The person's `acp-tray prompt` must end (exit 1, a message saying why) instead o
 ever; acp-tray says the agent crashed (its own notice, in the history); the supervisor starts
 the agent again and the next prompt works; the daemon's other agent never notices. The same
 must hold when the agent dies while acp-tray is still writing a large prompt to it (the pipe to
-its stdin full): that case is a bug today (the xfail test).
+its stdin full): a crash too, restarted like any other.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, alive, cli
@@ -88,13 +86,6 @@ def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_oth
     assert daemon.proc.wait(15) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: when the agent dies while a write to its stdin is blocked (pipe full), the SDK's "
-    "MessageSender loop fails with BrokenPipeError and MessageSender.close() re-raises it out of "
-    "AgentHost._connect; AgentHost._run_local's `except OSError` takes it for a failed spawn: state "
-    "'failed (cannot start <python>: )', RunEnd.CANNOT_START, no Crashed notice and no restart",
-)
 def test_sigkill_while_a_large_prompt_is_being_written_is_a_crash_and_the_agent_restarts(
     daemons: list[Daemon], tmp_path: Path
 ) -> None:

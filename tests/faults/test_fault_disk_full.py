@@ -107,15 +107,6 @@ def test_full_disk_under_the_history_presentation_and_prompts_go_on(
     assert daemon.proc.wait(15) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bugs: with the disk still full, (1) quitting raises OSError ENOSPC out of HistoryWriter.close() "
-    "(daemon.run's finally): exit code 1 and a traceback; (2) the daemon's log file handler "
-    "(local_commands._log_to_file) prints '--- Logging error ---' and a traceback to stderr for every "
-    "log record; (3) SessionStore._write leaves its .sessions.* temporary file behind when the write "
-    "fails; (4) the record torn by the short write stays in the file, and the next run appends to it: "
-    "one corrupt history line",
-)
 def test_full_disk_leaves_no_traceback_no_temporary_files_and_no_torn_record(
     daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
 ) -> None:

@@ -54,13 +54,6 @@ def on_console(daemon: Daemon, text: str, timeout: float = 5.0) -> bool:
         "freedesktop",
         pytest.param(
             "auto",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: `auto` on Linux puts plyer between freedesktop and the console "
-                "(notifiers/select.py), and plyer's notify-send path ignores notify-send's failure "
-                "(its own docstring says so): with the server gone every notice is 'delivered' by "
-                "plyer and shown nowhere; no console fallback",
-            ),
         ),
     ],
 )
@@ -108,13 +101,6 @@ def test_server_killed_falls_back_to_the_console_and_recovers(
     assert daemon.proc.wait(15) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: race in NotifierChain._usable: two deliveries after the retry interval both await "
-    "backend.start() (each start() first closes the bus the other opened), then both "
-    "`del self._down_until[name]`: the second raises KeyError, its notification is lost "
-    "('showing a notification failed'); seen end to end as a notice that never reached dunst",
-)
 async def test_two_notices_at_once_after_the_retry_interval_both_reach_the_server(
     desktop: Any, desktop_env: dict[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:

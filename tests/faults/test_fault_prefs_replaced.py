@@ -13,8 +13,6 @@ import asyncio
 import os
 from pathlib import Path
 
-import pytest
-
 from acp_tray.daemon import Daemon as InProcessDaemon
 from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
@@ -40,7 +38,7 @@ def notice_route(title: str) -> str:
 
 
 def prefs_errors() -> list[dict[str, object]]:
-    """acp-tray's own "Preferences not applied" notices in the history (by agent: see the xfail below)."""
+    """acp-tray's own "Preferences not applied" notices in the history (source acp-tray)."""
     return [r for r in history() if r["agent"] == "acp-tray" and r["title"] == "Preferences not applied"]
 
 
@@ -94,12 +92,6 @@ def test_prefs_deleted_then_replaced_valid_then_invalid(daemons: list[Daemon], t
     assert path.read_text(encoding="utf-8") == last and path.stat().st_mtime_ns == saved.st_mtime_ns  # nor on exit
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: daemon._report_prefs_error queues NoticeReceived(ACP_TRAY, ...) without source=ACP_TRAY, "
-    'so the history records acp-tray\'s own "Preferences not applied" as source "agent" (and the router '
-    "applies agent-only rules to it: the per-agent rate limit, and the route/mute of an agent named acp-tray)",
-)
 async def test_preferences_not_applied_is_recorded_as_acp_trays_own_notice(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('notifier = "console"\n', encoding="utf-8")

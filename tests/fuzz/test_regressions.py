@@ -5,9 +5,7 @@ Each case sends its lines through the daemon's real receive and presentation pat
 same invariants as the fuzz tests: nothing escapes, every skipped line is counted, the history
 holds exactly the expected records with the strings as sent and the router's decision.
 
-The tests marked xfail(strict=True) are bugs the fuzzing found, not fixed yet (src/ belongs
-to its owner): each says what is wrong; when it is fixed the test passes and strict xfail
-turns that into a failure, so the marker is removed with the fix.
+The tests at the end are bugs the fuzzing found, now fixed: each says what was wrong.
 """
 
 from __future__ import annotations
@@ -280,18 +278,9 @@ def test_nasty_line_then_a_valid_notice(name: str) -> None:
         assert run.records[-1]["title"] == "after the nasty line"
 
 
-# bugs found by the fuzzing (xfail until fixed in src/) ------------------------------------------
+# bugs found by the fuzzing (fixed) ------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HistoryWriter.append (json.dumps in record_of) raises RecursionError for nesting a few levels "
-    "under the depth decode_line still accepts, when the history is written deeper in the stack than the "
-    "line was decoded: the event is neither recorded nor (for a notice, since _route writes the history "
-    "first) presented. In the daemon today both run at about the same stack depth, so the margin holds by "
-    "chance. Fix: refuse nesting beyond pydantic-core's limit in decode_line (no json.loads fallback for "
-    "'recursion limit exceeded'), and/or make HistoryWriter.append total.",
-)
 @pytest.mark.parametrize("title", ['"t"', '""'], ids=["notice", "malformed"])
 def test_nesting_near_the_parsers_limit_is_recorded_or_skipped(title: str) -> None:
     """Every depth from 500 to 1000: each line is either skipped (counted) or recorded; nothing escapes."""
@@ -315,15 +304,6 @@ def permission(n: int) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="acp-tray's own notices about an agent bypass the agent's rate limit (router rule 5: 'they are few "
-    "by construction'), but the agent decides how many there are: every elicitation/create (declined) and, "
-    "under the default 'ask' policy, every session/request_permission becomes its own native notification "
-    "(a new coalescing key each: a different message, or the approval's own buttons). 100 requests: 100 "
-    "notifications, where 100 notices get 5. Fix: coalesce these per agent and session, or give them a "
-    "budget of their own per agent (the approvals stay in the tray list and `acp-tray approvals`).",
-)
 @pytest.mark.parametrize("request_line", [elicitation, permission], ids=["elicitation", "permission"])
 def test_an_agent_cannot_flood_native_notifications_through_its_requests(request_line: Any) -> None:
     data = b"".join(request_line(n) for n in range(100))
@@ -338,13 +318,6 @@ def test_an_agent_cannot_flood_native_notifications_through_its_requests(request
     assert len({p.group for p in shown if p.notify}) <= burst
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ClientHandler logs a WARNING for every malformed session/update, unthrottled (the transport "
-    "logs the first 20 skipped lines, then every 1000th): an agent sending malformed updates in a loop "
-    "rotates the daemon's whole log (1 MB x 4) away in seconds, crash reasons included. Fix: the same "
-    "first-N-then-every-Mth policy as AgentHost._on_drop (the history keeps every record anyway).",
-)
 def test_a_flood_of_malformed_updates_does_not_flood_the_log(caplog: pytest.LogCaptureFixture) -> None:
     data = line(notice_json('""')) * 1000
     caplog.set_level(logging.WARNING)
@@ -358,13 +331,6 @@ def test_a_flood_of_malformed_updates_does_not_flood_the_log(caplog: pytest.LogC
 V1Host = functools.partial(AgentHost, protocol=1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="$/cancel_request matches the pending permission request by `pending.request_id == request_id`, "
-    "and True == 1 in Python: {'requestId': true} (not a valid JSON-RPC id) withdraws the agent's request "
-    "with id 1. Fix: in AgentHost.cancel_request (or Approvals.cancel_request) accept only str or int "
-    "(not bool) request ids, and compare type and value.",
-)
 async def test_cancel_request_with_id_true_does_not_withdraw_request_1(tmp_path: Path) -> None:
     options = [{"optionId": "yes", "name": "Allow", "kind": "allow_once"}]
     ask = {"jsonrpc": "2.0", "id": 1, "method": "session/request_permission"}

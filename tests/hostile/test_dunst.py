@@ -97,11 +97,6 @@ async def test_plyer_notify_send_never_takes_hostile_text_for_options(
         assert item["appname"] == "acp-tray", entry.name  # "--app-name=evil" stayed text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG notifiers/plyer_backend.py: the body is handed to notify-send unescaped; dunst (body-markup) "
-    "renders the agent's <b>, takes <a href> links into its URL menu and shows <img> as an image",
-)
 @pytest.mark.filterwarnings("ignore:The Python dbus package")
 async def test_plyer_shows_markup_as_literal_text(desktop: Any, desktop_env: dict[str, str]) -> None:
     from acp_tray.notifiers.plyer_backend import PlyerBackend

@@ -12,7 +12,7 @@ built on it: a summary is `agent: title ×N`, an action label at most ACTION_LAB
 menu text at most MENU_TEXT_LIMIT (60) plus its fixed marks. The truncation is by code point:
 text.py promises no grapheme awareness, so none is asserted (an emoji sequence may be cut).
 
-Known bugs are strict xfails, each naming where the fix goes.
+The bugs this found are fixed; their tests stay.
 """
 
 from __future__ import annotations
@@ -295,11 +295,6 @@ def test_cli_history_prints_one_safe_line_per_record(tmp_path: Path) -> None:
         assert_safe(line, "acp-tray history", limit=CONSOLE_LINE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG local_commands.py cmd_history (and control/terminal.py _print_json): --json prints with "
-    "ensure_ascii=False, so C1 controls (U+009B CSI) and bidi overrides reach the terminal raw",
-)
 def test_cli_history_json_is_terminal_safe(tmp_path: Path) -> None:
     from acp_tray import paths
 
@@ -318,11 +313,6 @@ def test_cli_history_json_is_terminal_safe(tmp_path: Path) -> None:
 # acp-tray's own notices built from agent text -------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG presentation/own_notices.py: 'Needs approval' puts the raw tool-call title before the "
-    "'acp-tray approve N · acp-tray deny N' hint; a long title pushes the hint out of the 1000-char body",
-)
 def test_needs_approval_keeps_its_hint_whatever_the_title() -> None:
     options = (PermissionOption("ok", "Allow", "allow_once"),)
     event = PermissionAsked("evil", "s", "7", "A" * MEGABYTE, options, 300.0)
@@ -351,7 +341,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
     with one hostile agent, its control socket, and `acp-tray COMMAND` run as subprocesses."""
     from acp_tray.control.commands import Commands
     from acp_tray.control.server import ControlServer
-    from acp_tray.daemon import Daemon
+    from acp_tray.daemon import PUBLISH_EVERY, Daemon
     from acp_tray.prefs.load import read_preferences
 
     base.mkdir(parents=True)
@@ -395,7 +385,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
             async with asyncio.timeout(30):
                 while not settled():
                     await asyncio.sleep(0.05)
-            await asyncio.sleep(0.1)  # the publisher runs after each event: let the last one land
+            await asyncio.sleep(PUBLISH_EVERY + 0.1)  # snapshots are published at most every PUBLISH_EVERY
             assert run.snapshots[-1] == daemon.snapshot()
             run.settled = run.snapshots[-1]
             for name, argv in commands.items():
@@ -485,11 +475,6 @@ def test_cli_history_from_the_daemon_is_terminal_safe(escapes_run: Run) -> None:
     assert len(shown.stdout.decode().splitlines()) >= len(SMALL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/terminal.py _approval_lines: the agent's title, option ids and kinds are printed "
-    "raw (ESC, OSC 52, 8-bit CSI, bidi overrides, line breaks), unbounded",
-)
 def test_cli_approvals_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["approvals"]
     assert shown.returncode == 0, shown.stderr
@@ -497,29 +482,18 @@ def test_cli_approvals_is_terminal_safe(escapes_run: Run) -> None:
     assert len(shown.stdout.decode().splitlines()) == 2  # one line per request: no injected lines
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/terminal.py cmd_status: approval lines and the agent detail (which holds the "
-    "agent's sessionId: 'session ID · ACP 1') are printed raw",
-)
 def test_cli_status_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["status"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray status")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG control/terminal.py cmd_sessions: the agent's sessionId is printed raw")
 def test_cli_sessions_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["sessions"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray sessions")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/terminal.py _prompt_event: the agent's reply chunks are written to stdout raw, "
-    "escape sequences included (OSC 52 writes the clipboard, OSC 0 the window title)",
-)
 def test_cli_prompt_reply_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["prompt"]
     assert shown.returncode == 0, shown.stderr
@@ -546,22 +520,12 @@ def test_lone_surrogates_reach_the_tray_and_console_as_replacement_characters(su
     console.encode("utf-8")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/wire.py encode: json.dumps(ensure_ascii=False).encode() raises UnicodeEncodeError "
-    "on a lone surrogate from an agent (permission title); the daemon drops the connection unanswered",
-)
 def test_cli_approvals_survives_a_lone_surrogate(surrogate_run: Run) -> None:
     shown = surrogate_run.cli["approvals"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray approvals")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/wire.py encode: a lone surrogate in the agent's sessionId (status detail, sessions) "
-    "makes every reply that carries it unencodable: status and sessions fail (and prompt: internal error)",
-)
 def test_cli_status_and_sessions_survive_a_lone_surrogate(surrogate_run: Run) -> None:
     for name in ("status", "sessions"):
         shown = surrogate_run.cli[name]
@@ -584,11 +548,6 @@ def test_a_huge_permission_title_is_bounded_in_the_tray(huge_run: Run) -> None:
         assert len(item.label) <= MENU_LABEL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG control/commands.py _approvals: the title goes unbounded into the reply; over 1 MB "
-    "(control/wire.py MAX_LINE) the CLI reads a cut line: 'unexpected answer from the daemon: not JSON'",
-)
 def test_cli_status_and_approvals_survive_a_huge_title(huge_run: Run) -> None:
     for name in ("status", "approvals"):
         shown = huge_run.cli[name]

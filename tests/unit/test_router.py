@@ -207,7 +207,7 @@ def test_rate_limiter_reconfigure_keeps_spent_tokens_spent() -> None:
     assert not limiter.allow("a", "info", 0.0)
 
 
-def test_acp_tray_notices_about_a_flooding_agent_are_neither_rate_limited_nor_muted() -> None:
+def test_acp_tray_notices_about_a_flooding_agent_have_their_own_budget_and_are_not_muted() -> None:
     r, _ = router(rate_limit={"burst": 2, "per": 60}, agents={"bot": {"command": ["bot"]}})
     assert [r.route(notice(title=f"flood {i}"))[0].notify for i in range(4)] == [True, True, False, False]
     asked = NoticeReceived(
@@ -225,3 +225,19 @@ def test_acp_tray_notices_about_a_flooding_agent_are_neither_rate_limited_nor_mu
         "bot", "s", Notice("warning", "Needs approval"), source="acp-tray", actions=(("approval:2:ok", "OK"),)
     )
     assert r.route(again)[1].group != presentation.group  # type: ignore[union-attr]
+
+
+def test_a_flood_of_an_agents_requests_is_held_to_acp_trays_own_budget() -> None:
+    """An agent that asks 20 times (approvals, input) gets 2 popups, the rest in the tray, then one summary."""
+    r, clock = router(rate_limit={"burst": 2, "per": 60})
+    asks = [
+        NoticeReceived("bot", "s", Notice("warning", "Asked for input", f"question {i}"), source="acp-tray")
+        for i in range(20)
+    ]
+    decisions = [r.route(a)[0] for a in asks]
+    assert [d.notify for d in decisions] == [True, True] + [False] * 18
+    assert {d.suppressed for d in decisions[2:]} == {"rate_limited"} and all(d.tray for d in decisions)
+    assert r.route(notice(title="the agent's own"))[0].notify  # its own budget is untouched
+    clock.advance(30)
+    (summary,) = r.summaries()
+    assert summary.title == "18 more of acp-tray's notices about bot" and summary.severity == "warning"

@@ -138,7 +138,8 @@ class Approvals:
     def cancel_request(self, agent: str, request_id: object) -> None:
         """The agent withdrew its request (`$/cancel_request`): answered `cancelled`."""
         for pending in list(self._pending.values()):
-            if pending.agent == agent and pending.request_id is not None and pending.request_id == request_id:
+            same = type(pending.request_id) is type(request_id) and pending.request_id == request_id
+            if pending.agent == agent and same:
                 self._settle(pending.approval_id, cancelled(), "agent")
 
     def forget_agent(self, agent: str) -> None:

@@ -22,6 +22,8 @@ from acp_tray.protocol.version import ProtocolVersion
 log = logging.getLogger(__name__)
 
 AGENT_MESSAGE = "agent_message_chunk"
+LOG_FIRST = 20
+LOG_EVERY = 1000
 STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running, requires_action, idle)
 
 
@@ -50,6 +52,7 @@ class ClientHandler:
         self.version = version  # set by the host once the handshake has chosen it
         self._peer = peer
         self.other_updates = 0  # non-notice updates seen (kept raw, ignored for presentation)
+        self.malformed = 0
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         if method == "session/update":
@@ -74,12 +77,16 @@ class ClientHandler:
         if isinstance(update, NoticeUpdate):
             self._sink(NoticeReceived(self._agent, update.session_id, update.notice))
         elif isinstance(update, MalformedUpdate):
-            log.warning(
-                "%s sent a malformed session/update (%s: %s); dropped, session continues",
-                self._agent,
-                update.field,
-                update.reason,
-            )
+            self.malformed += 1
+            n = self.malformed
+            if n <= LOG_FIRST or n % LOG_EVERY == 0:  # every one is in the history; the log is not flooded
+                log.warning(
+                    "%s sent a malformed session/update (%s: %s; %d so far); dropped, session continues",
+                    self._agent,
+                    update.field,
+                    update.reason,
+                    n,
+                )
             self._sink(NoticeMalformed(self._agent, update.session_id, update.field, update.reason, update.raw))
         elif isinstance(update, OtherUpdate):
             self.other_updates += 1

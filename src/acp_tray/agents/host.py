@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -48,6 +48,9 @@ from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_versi
 HANDSHAKE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 1.0
 CLOSE_TIMEOUT = 2.0
+LET_GO = 0.3
+PROCESS_SHUTDOWN = 6.0  # the SDK's own: EOF, 2 s, terminate, 2 s, kill
+SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
 AUTH_REQUIRED = -32000
 UNSUPPORTED_VERSION = -32022
 DROP_LOG_FIRST = 20
@@ -106,6 +109,24 @@ class AgentSpec:
 class PermissionPolicy:
     policy: str = "ask"  # ask | reject | allow
     timeout: float = 300.0
+
+
+def _cut(writer: asyncio.StreamWriter) -> None:
+    """Close the agent's stdin at once, dropping what it has not read (a no-op when already closed)."""
+    if not writer.transport.is_closing():
+        with contextlib.suppress(Exception):
+            writer.transport.abort()
+
+
+async def _let_go(writer: asyncio.StreamWriter) -> None:
+    """Before closing: let what is on its way (answers to the agent's requests) go out, briefly;
+    an agent that stopped reading gets its stdin cut instead of holding everything."""
+    with contextlib.suppress(Exception):
+        await asyncio.sleep(LET_GO)  # the SDK writes queued answers from its own tasks
+        await asyncio.wait_for(writer.drain(), LET_GO)
+    if writer.transport.is_closing() or writer.transport.get_write_buffer_size() == 0:
+        return
+    _cut(writer)
 
 
 class _Watched:
@@ -221,36 +242,40 @@ class AgentHost:
             self._status(AgentState.FAILED, f"working directory {self.spec.cwd} does not exist")
             return RunEnd.CANNOT_START
         program, *args = self.spec.command
+        stack = contextlib.AsyncExitStack()
         try:
-            async with spawn_stdio_transport(
-                program,
-                *args,
-                env=agent_environment(self.spec.env),
-                cwd=self.spec.cwd,
-                limit=self._max_line_bytes,
-            ) as (reader, writer, process):
-                assert process.stderr is not None
-                drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
-                transport = _Watched(
-                    LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+            reader, writer, process = await stack.enter_async_context(
+                spawn_stdio_transport(
+                    program, *args, env=agent_environment(self.spec.env), cwd=self.spec.cwd, limit=self._max_line_bytes
                 )
-                try:
-                    async with self._connect(transport) as connection:
-                        if connection is None:
-                            if self._failure_end is RunEnd.RECONNECT:
-                                return RunEnd.RECONNECT  # the process goes with the context: a fresh one
-                            await self._settle(process, drain, SETTLE_TIMEOUT)
-                            self._status(AgentState.FAILED, self._failure + self._exit_code(process) + self._hint())
-                            return self._failure_end
-                        await self._settle(process, drain, None)
-                        assert process.returncode is not None
-                        self._status(AgentState.EXITED, f"exit code {process.returncode}{self._hint()}")
-                        return RunEnd.ENDED
-                finally:
-                    drain.cancel()
-        except OSError as exc:
+            )
+        except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
             self._status(AgentState.FAILED, f"cannot start {program!r}: {exc.strerror or exc}")
             return RunEnd.CANNOT_START
+        assert process.stderr is not None
+        drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
+        transport = _Watched(LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes))
+        try:
+            # an agent that stopped reading would hold every write (and the SDK's stdin flush on the
+            # way out) forever: its stdin is cut before the connection and the process are closed
+            async with self._connect(transport, let_go=lambda: _let_go(writer)) as connection:
+                if connection is None:
+                    if self._failure_end is RunEnd.RECONNECT:
+                        return RunEnd.RECONNECT  # the process goes below: a fresh one
+                    await self._settle(process, drain, SETTLE_TIMEOUT)
+                    self._status(AgentState.FAILED, self._failure + self._exit_code(process) + self._hint())
+                    return self._failure_end
+                await self._settle(process, drain, None)
+                assert process.returncode is not None
+                self._status(AgentState.EXITED, f"exit code {process.returncode}{self._hint()}")
+                return RunEnd.ENDED
+        finally:
+            drain.cancel()
+            _cut(writer)
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(stack.aclose(), PROCESS_SHUTDOWN)  # EOF, wait, terminate, kill
+            if process.returncode is None:
+                process.kill()
 
     async def _run_remote(self) -> RunEnd:
         from acp_tray.agents.remote import RemoteConfigError, expand_headers, open_remote
@@ -279,7 +304,9 @@ class AgentHost:
             return RunEnd.ENDED
 
     @contextlib.asynccontextmanager
-    async def _connect(self, transport: _Watched) -> AsyncIterator[Connection | None]:
+    async def _connect(
+        self, transport: _Watched, *, let_go: Callable[[], Awaitable[None]] | None = None
+    ) -> AsyncIterator[Connection | None]:
         """The SDK connection over `transport`, handshake done (None if it failed: see `_failure`)."""
         self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self)
         connection = Connection(self._handler, transport)
@@ -304,7 +331,11 @@ class AgentHost:
         finally:
             await self._close_sessions(connection)
             self._disconnected("the agent is gone")
-            await connection.close()
+            if let_go is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await let_go()
+            with contextlib.suppress(Exception, asyncio.CancelledError):  # a broken pipe here is the agent gone
+                await asyncio.wait_for(connection.close(), CLOSE_TIMEOUT)
 
     async def _close_sessions(self, connection: Connection) -> None:
         """`session/close` for every open session where the agent supports it (v2: always), briefly:
@@ -415,7 +446,7 @@ class AgentHost:
                 if not supported:
                     continue
                 try:
-                    await connection.send_request(method, params(stored, key.cwd))
+                    await self._ask(connection, method, params(stored, key.cwd))
                 except RequestError as exc:
                     self._log.info("could not %s session %s: %s", method, stored, exc)
                     continue
@@ -425,7 +456,7 @@ class AgentHost:
                 how = "replaced"
         if session_id is None:
             try:
-                answer = await connection.send_request("session/new", new_session_params(key.cwd))
+                answer = await self._ask(connection, "session/new", new_session_params(key.cwd))
             except RequestError as exc:
                 if exc.code == AUTH_REQUIRED:
                     raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
@@ -439,6 +470,14 @@ class AgentHost:
         self.sessions[key] = session
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
+
+    @staticmethod
+    async def _ask(connection: Connection, method: str, params: dict[str, Any]) -> Any:
+        """A session request with a time limit: an agent that stopped answering must not hold a prompt forever."""
+        try:
+            return await asyncio.wait_for(connection.send_request(method, params), SESSION_TIMEOUT)
+        except TimeoutError:
+            raise HandshakeError(f"no answer to {method} within {SESSION_TIMEOUT:g} s") from None
 
     async def open_session(self, name: str = DEFAULT_SESSION, cwd: str | None = None) -> HostedSession:
         """The session called `name` in `cwd` (default: the agent's), attached on first use."""
@@ -457,7 +496,8 @@ class AgentHost:
         except BaseException as exc:
             if not opening.done():
                 opening.set_exception(exc if isinstance(exc, Exception) else ConnectionError("cancelled"))
-            opening.exception()  # retrieved: no "never retrieved" warning
+            if not opening.cancelled():
+                opening.exception()  # retrieved: no "never retrieved" warning
             raise
         finally:
             self._opening.pop(key, None)
@@ -512,7 +552,7 @@ class AgentHost:
         """`$/cancel_request`: the agent no longer wants an answer; a pending approval is answered
         `cancelled` (and leaves the tray and `acp-tray approvals`)."""
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        if request_id is not None:
+        if type(request_id) in (int, str):  # JSON-RPC ids; never a bool (True == 1 in Python)
             self._approvals.cancel_request(self.name, request_id)
 
     def input_requested(self, params: object) -> dict[str, Any]:

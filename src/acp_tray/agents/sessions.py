@@ -10,11 +10,12 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from acp_tray.atomic import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +80,6 @@ class SessionStore:
         ]
         text = json.dumps({"version": FORMAT_VERSION, "sessions": entries}, indent=1, ensure_ascii=False)
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=".sessions.", dir=self._path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, self._path)
+            write_atomically(self._path, text, mode=0o600)
         except OSError as exc:
             log.warning("could not save the session list %s: %s", self._path, exc)

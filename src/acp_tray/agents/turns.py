@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 _job_ids = itertools.count(1)
 DETAIL_LIMIT = 300
+CANCEL_TIMEOUT = 10.0
 
 StreamSink = Callable[[dict[str, Any]], None]
 
@@ -105,6 +106,7 @@ class HostedSession:
         self.version = version
         self._idle: asyncio.Future[StateChange] | None = None  # v2: the running turn's end
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
+        self._sending: set[asyncio.Task[None]] = set()
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property
@@ -133,9 +135,17 @@ class HostedSession:
             return False
         current.cancelled = True
         self._on_cancel(self.session_id)
-        with contextlib.suppress(ConnectionError, RequestError):
-            await self._connection.send_notification("session/cancel", cancel_params(self.session_id))
+        # sent in the background: an agent that stopped reading must not hold the person's cancel
+        task = asyncio.create_task(self._send_cancel())
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
         return True
+
+    async def _send_cancel(self) -> None:
+        with contextlib.suppress(ConnectionError, RequestError, TimeoutError, OSError):
+            await asyncio.wait_for(
+                self._connection.send_notification("session/cancel", cancel_params(self.session_id)), CANCEL_TIMEOUT
+            )
 
     def on_state(self, change: StateChange) -> None:
         """v2 `state_update`: `idle` ends the running turn, or work the agent started by itself."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
+
+from acp_tray.atomic import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +38,6 @@ class VersionMemory:
         if self._path is None:
             return
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=".versions.", dir=self._path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self._known, handle, indent=1)
-            os.replace(temporary, self._path)
+            write_atomically(self._path, json.dumps(self._known, indent=1), mode=0o600)
         except OSError as exc:
             log.warning("could not save %s: %s", self._path, exc)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from acp_tray.control.endpoint import pipe_name, socket_path
-from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
+from acp_tray.control.wire import ProtocolError, decode, encode
 
 
 class NoDaemonError(Exception):
@@ -60,7 +60,7 @@ class Call:
 
     def next(self) -> dict[str, Any]:
         """The next message: an event ({"event": ...}) or the final reply ({"ok": ...})."""
-        line = self._stream.readline(MAX_LINE + 1)
+        line = self._stream.readline()
         if not line:
             raise ReplyError("the daemon closed the connection without an answer (did it stop?)", "closed")
         try:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tray import __version__
 from acp_tray.agents.approvals import ApprovalError
-from acp_tray.agents.sessions import DEFAULT_SESSION
-from acp_tray.agents.turns import PromptJob
+from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
+from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
-from acp_tray.events import AgentState
+from acp_tray.events import AgentState, TurnEnded
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import add_agent, remove_agent
 
@@ -167,13 +167,17 @@ class Commands:
             known = ", ".join(self._daemon.prefs.agents) or "none"
             raise CommandError(f"no agent called {name!r} (configured: {known})", "not_found")
 
-    async def _connected_host(self, name: str) -> AgentHost:
+    def _running_host(self, name: str) -> AgentHost:
         self._host_config(name)
         host = self._daemon.hosts.get(name)
         if host is None or not self._daemon.supervised(name):
             status = self._daemon.agent_states.get(name)
             why = f"{status.state.value}: {status.detail}" if status else "stopped"
             raise CommandError(f"{name} is not running ({why}); try `acp-tray agents restart {name}`", "not_running")
+        return host
+
+    async def _connected_host(self, name: str) -> AgentHost:
+        host = self._running_host(name)
         try:
             await asyncio.wait_for(host.connected.wait(), CONNECT_WAIT)
         except TimeoutError:
@@ -192,20 +196,35 @@ class Commands:
         if cwd is not None and (not Path(cwd).is_absolute() or not Path(cwd).is_dir()):
             raise CommandError(f"--cwd {cwd}: not an existing absolute directory", "bad_request")
         wait = args.get("wait", True) is not False
-        host = await self._connected_host(agent)
-        try:
-            session = await host.open_session(name, cwd)
-        except ConnectionError as exc:
-            raise CommandError(f"{agent}: {exc}", "not_running") from None
-        except Exception as exc:  # the agent refused session/new or session/load
-            raise CommandError(f"{agent} could not open session {name!r}: {exc}", "failed") from None
-        job = PromptJob(session.key, text, stream=emit if wait else None)
+        if not wait:  # queued at once; the session opens behind it (an agent may be slow to answer)
+            self._running_host(agent)
+            job = PromptJob(SessionKey(agent, cwd or "", name), text)
+            self._daemon.in_background(self._submit_later(agent, name, cwd, job))
+            return {"job": job.job_id, "ahead": None, "session": name, "session_id": None}
+        session = await self._open(agent, name, cwd)
+        job = PromptJob(session.key, text, stream=emit)
         ahead = session.submit(job)
         emit({"event": "queued", "job": job.job_id, "ahead": ahead, "session": name, "session_id": session.session_id})
-        if not wait:
-            return {"job": job.job_id, "ahead": ahead, "session": name, "session_id": session.session_id}
         outcome = await asyncio.shield(job.result)
         return {"job": job.job_id, "stop_reason": outcome.stop_reason, "error": outcome.error}
+
+    async def _open(self, agent: str, name: str, cwd: str | None) -> HostedSession:
+        host = await self._connected_host(agent)
+        try:
+            return await host.open_session(name, cwd)
+        except ConnectionError as exc:
+            raise CommandError(f"{agent}: {exc}", "not_running") from None
+        except Exception as exc:  # the agent refused or did not answer session/new, load or resume
+            raise CommandError(f"{agent} could not open session {name!r}: {exc}", "failed") from None
+
+    async def _submit_later(self, agent: str, name: str, cwd: str | None, job: PromptJob) -> None:
+        try:
+            session = await self._open(agent, name, cwd)
+        except CommandError as exc:  # nobody is waiting: the person is told with acp-tray's own notice
+            self._daemon.report(TurnEnded(agent, "", name, None, str(exc)))
+            return
+        job.key = session.key
+        session.submit(job)
 
     async def op_cancel(self, args: dict[str, Any], emit: Emit) -> Any:
         job_id = _text(args, "job", required=False)

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
 
 EXIT_FAILED = 1
 EXIT_NO_DAEMON = 3
@@ -24,11 +25,20 @@ PROMPT_TIMEOUT = None  # a turn takes as long as it takes
 
 
 def _say(message: str) -> None:
-    print(f"acp-tray: {message}", file=sys.stderr)
+    print(terminal_text(f"acp-tray: {message}"), file=sys.stderr)
+
+
+def _out(text: str) -> None:
+    """Everything printed here may carry an agent's text: no escape sequence reaches the terminal."""
+    print(terminal_text(text))
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=None))
+    print(json.dumps(value, ensure_ascii=True, indent=None))  # escapes: control and bidi characters too
+
+
+def _field(value: object, limit: int = NAME_LIMIT) -> str:
+    return plain_line(str(value), limit)
 
 
 def _run(args: argparse.Namespace, op: str, payload: dict[str, Any]) -> tuple[int, Any]:
@@ -55,15 +65,16 @@ def _agent_line(row: dict[str, Any]) -> str:
     sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
     work = f", {row['busy']} busy" if row["busy"] else ""
     work += f", {row['queued']} queued" if row["queued"] else ""
-    detail = f"  ({row['detail']})" if row["detail"] else ""
-    return f"  {row['name']:<14} {row['state']:<10} {sessions}{work}{detail}"
+    detail = f"  ({_field(row['detail'], DESCRIPTION_LIMIT)})" if row["detail"] else ""
+    return f"  {_field(row['name']):<14} {row['state']:<10} {sessions}{work}{detail}"
 
 
 def _approval_lines(approvals: list[dict[str, Any]]) -> list[str]:
     lines = []
     for a in approvals:
-        options = ", ".join(f"{o['id']} ({o['kind'] or 'unknown kind'})" for o in a["options"]) or "no options"
-        lines.append(f"  [{a['id']}] {a['agent']}: {a['title']}  — options: {options}")
+        options = ", ".join(f"{_field(o['id'])} ({_field(o['kind']) or 'unknown kind'})" for o in a["options"])
+        title = _field(a["title"], TITLE_LIMIT)
+        lines.append(f"  [{a['id']}] {_field(a['agent'])}: {title}  — options: {options or 'no options'}")
     return lines
 
 
@@ -72,18 +83,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     if status is None:
         return code
     uptime = int(status["uptime"])
-    print(
+    _out(
         f"acp-tray {status['version']} running (pid {status['pid']}, up {uptime // 3600}h {uptime // 60 % 60}m)"
         f" · do not disturb: {status['dnd']} · {status['unread']} unread"
     )
     agents = status["agents"]
     connected = sum(a["state"] == "connected" for a in agents)
-    print(f"agents: {len(agents)} ({connected} connected)")
+    _out(f"agents: {len(agents)} ({connected} connected)")
     for row in agents:
-        print(_agent_line(row))
+        _out(_agent_line(row))
     if status["approvals"]:
-        print(f"waiting for your approval: {len(status['approvals'])}")
-        print("\n".join(_approval_lines(status["approvals"])))
+        _out(f"waiting for your approval: {len(status['approvals'])}")
+        _out("\n".join(_approval_lines(status["approvals"])))
     return 0
 
 
@@ -93,9 +104,10 @@ def cmd_agents(args: argparse.Namespace) -> int:
         if rows is None:
             return code
         for row in rows:
-            print(_agent_line(row) + f"\n      {row['kind']}: {row['target']} · permission: {row['permission']}")
+            target = _field(row["target"], DESCRIPTION_LIMIT)
+            _out(_agent_line(row) + f"\n      {row['kind']}: {target} · permission: {row['permission']}")
         if not rows:
-            print("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
+            _out("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
         return 0
     if args.action == "add":
         command = [part for part in args.agent_command if part != "--"] or None
@@ -104,11 +116,11 @@ def cmd_agents(args: argparse.Namespace) -> int:
             return 2
         code, result = _run(args, "agents.add", {"name": args.name, "command": command, "url": args.url})
         if not code:
-            print(f"added {args.name} to {result['preferences']}; it is starting")
+            _out(f"added {args.name} to {result['preferences']}; it is starting")
         return code
     code, _ = _run(args, f"agents.{args.action}", {"name": args.name})
     if not code:
-        print(f"{args.name}: {'removed (stopped)' if args.action == 'remove' else 'restarting'}")
+        _out(f"{args.name}: {'removed (stopped)' if args.action == 'remove' else 'restarting'}")
     return code
 
 
@@ -118,9 +130,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return code
     for row in rows:
         queued = f", {row['queued']} queued" if row["queued"] else ""
-        print(f"{row['agent']:<14} {row['name']:<12} {row['state']:<9} {row['session_id']}{queued}  {row['cwd']}")
+        name, session_id, cwd = _field(row["name"]), _field(row["session_id"]), _field(row["cwd"], DESCRIPTION_LIMIT)
+        _out(f"{_field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}")
     if not rows:
-        print("no sessions yet")
+        _out("no sessions yet")
     return 0
 
 
@@ -128,35 +141,35 @@ def cmd_approvals(args: argparse.Namespace) -> int:
     code, rows = _fetch(args, "approvals")
     if rows is None:
         return code
-    print("\n".join(_approval_lines(rows)) if rows else "nothing is waiting for your approval")
+    _out("\n".join(_approval_lines(rows)) if rows else "nothing is waiting for your approval")
     return 0
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
     code, result = _run(args, "approve", {"id": args.id, "option": args.option})
     if not code:
-        print(f"request {args.id}: answered {result['option']} ({result['name']})")
+        _out(f"request {args.id}: answered {result['option']} ({result['name']})")
     return code
 
 
 def cmd_deny(args: argparse.Namespace) -> int:
     code, result = _run(args, "deny", {"id": args.id})
     if not code:
-        print(f"request {args.id}: " + (f"answered {result['option']}" if result["option"] else "cancelled"))
+        _out(f"request {args.id}: " + (f"answered {result['option']}" if result["option"] else "cancelled"))
     return code
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
     code, result = _run(args, "cancel", {"agent": args.agent, "session": args.session, "cwd": _cwd(args)})
     if not code:
-        print("cancelling the running turn" if result["cancelled"] else "nothing was running")
+        _out("cancelling the running turn" if result["cancelled"] else "nothing was running")
     return code
 
 
 def cmd_quit(args: argparse.Namespace) -> int:
     code, _ = _run(args, "quit", {})
     if not code:
-        print("acp-tray is stopping")
+        _out("acp-tray is stopping")
     return code
 
 
@@ -212,7 +225,7 @@ def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | No
     if args.json:
         _print_json(message)
     elif message["event"] == "chunk":
-        sys.stdout.write(message["text"])
+        sys.stdout.write(terminal_text(message["text"]))
         sys.stdout.flush()
         args.line_open = not message["text"].endswith("\n")
     elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
@@ -227,7 +240,7 @@ def _prompt_result(args: argparse.Namespace, result: dict[str, Any]) -> int:
     if args.no_wait:
         if not args.json:
             ahead = f", {result['ahead']} ahead of it" if result["ahead"] else ""
-            print(f"queued as prompt {result['job']} in session {result['session']}{ahead}")
+            _out(f"queued as prompt {result['job']} in session {result['session']}{ahead}")
         return 0
     if getattr(args, "line_open", False):
         print()  # the reply did not end with a line break

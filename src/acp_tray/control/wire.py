@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 VERSION = 1
-MAX_LINE = 1024 * 1024  # a request or reply line
+MAX_LINE = 1024 * 1024  # a request line (the daemon reads at most this; replies are the daemon's own)
 
 
 class ProtocolError(Exception):
@@ -20,7 +20,8 @@ class ProtocolError(Exception):
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps({"v": VERSION, **message}, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    # ASCII: an agent's lone surrogate (valid in JSON escapes, not in UTF-8) cannot break a reply
+    return json.dumps({"v": VERSION, **message}, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
 
 
 def decode(line: bytes) -> dict[str, Any]:

@@ -42,6 +42,7 @@ class NotifierChain:
         self._retry_after = retry_after
         self._monotonic = monotonic
         self._down_until: dict[str, float] = {}
+        self._probing: dict[str, asyncio.Lock] = {}
         self._pending: OrderedDict[int, Notification] = OrderedDict()  # group -> newest waiting
         self._busy: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -150,12 +151,17 @@ class NotifierChain:
             return True
         if self._monotonic() < down_until:
             return False
-        try:
-            description = await backend.start()
-        except BackendUnavailableError:
-            self._down_until[backend.name] = self._monotonic() + self._retry_after
-            return False
-        del self._down_until[backend.name]
+        async with self._probing.setdefault(backend.name, asyncio.Lock()):  # one probe at a time
+            if backend.name not in self._down_until:
+                return True  # another delivery's probe just found it working
+            if self._monotonic() < self._down_until[backend.name]:
+                return False  # ... or found it still down
+            try:
+                description = await backend.start()
+            except BackendUnavailableError:
+                self._down_until[backend.name] = self._monotonic() + self._retry_after
+                return False
+            self._down_until.pop(backend.name, None)
         log.warning("%s notifications work again: %s", backend.name, description)
         return True
 

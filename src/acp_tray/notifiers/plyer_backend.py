@@ -14,6 +14,7 @@ is never the default there.
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import shutil
 import sys
@@ -32,6 +33,12 @@ def argument_safe(text: str) -> str:
     if sys.platform.startswith("linux"):
         text = text.replace("'", "\u2019").replace("\\", "\u29f5")
     return ZERO_WIDTH_SPACE + text if text.startswith("-") else text
+
+
+def _body(text: str) -> str:
+    """Linux: notify-send hands the body to a server that may render markup (dunst, GNOME, KDE do):
+    escaped, so an agent's <b>, links and images show as text. Elsewhere plyer shows plain text."""
+    return html.escape(text, quote=False) if sys.platform.startswith("linux") else text
 
 
 class PlyerBackend:
@@ -58,7 +65,7 @@ class PlyerBackend:
 
         kwargs = {
             "title": argument_safe(notification.summary),
-            "message": argument_safe(notification.body or " "),
+            "message": argument_safe(_body(notification.body) or " "),
             "app_name": "acp-tray",
             "app_icon": self._icon,
             "timeout": notification.timeout or 10,

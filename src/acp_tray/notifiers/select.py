@@ -14,14 +14,16 @@ def freedesktop_platform() -> bool:
 
 
 def backends_for(choice: str, console: ConsoleNotifier, on_action: LocalAction) -> list[Backend]:
-    """`auto`: freedesktop D-Bus first on Linux/BSD, plyer next (first on macOS and Windows),
-    and the console always last so a notice is never lost."""
+    """`auto`: freedesktop D-Bus on Linux/BSD, plyer on macOS and Windows, and the console always
+    last so a notice is never lost. Not plyer on Linux/BSD: its notify-send path needs the same
+    notification server, and does not report when notify-send fails, so with the server gone a
+    notice "delivered" by it would be shown nowhere (the console shows it instead)."""
     chosen: list[Backend] = []
     if choice in ("auto", "freedesktop") and freedesktop_platform():
         from acp_tray.notifiers.freedesktop import FreedesktopBackend
 
         chosen.append(FreedesktopBackend(on_action))
-    if choice == "plyer" or (choice == "auto"):
+    if choice == "plyer" or (choice == "auto" and not freedesktop_platform()):
         chosen.append(PlyerBackend())
     chosen.append(ConsoleBackend(console))
     return chosen

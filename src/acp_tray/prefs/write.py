@@ -7,9 +7,6 @@ mode. A file that is not valid TOML is never rewritten: the change is refused wi
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +15,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 
+from acp_tray.atomic import write_atomically
 from acp_tray.prefs.load import PreferencesError, parse_preferences
 from acp_tray.prefs.model import Preferences
 
@@ -49,28 +47,8 @@ def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> P
     change(document)
     text = tomlkit.dumps(document)
     prefs = parse_preferences(text, path)  # never write a file we could not read back
-    _atomic_write(path, text)
+    write_atomically(path, text)
     return prefs
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
 
 
 def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences:

@@ -53,7 +53,8 @@ def own_notice(event: Event) -> OwnNotice | None:
         notice = Notice(
             "warning",
             "Needs approval",
-            f"{event.title}\n{hint} (no answer in {_seconds(event.timeout)}: cancelled)",
+            # the hint first: a long title must not push it out of the bounded body
+            f"{hint} (no answer in {_seconds(event.timeout)}: cancelled)\n{event.title}",
         )
         actions = tuple((f"approval:{event.approval_id}:{o.option_id}", o.name) for o in event.options)
         return OwnNotice(event.agent, event.session_id, notice, actions)

@@ -49,12 +49,16 @@ class Summary:
     agent: str
     count: int
     severity_class: SeverityClass
+    source: str = "agent"  # "acp-tray": its own notices about the agent, counted apart
+
+
+Key = tuple[str, str]  # (source, agent): an agent's notices and acp-tray's about it have separate budgets
 
 
 class RateLimiter:
     def __init__(self, burst: int, per: float) -> None:
-        self._buckets: dict[str, TokenBucket] = {}
-        self._overflow: dict[str, Overflow] = {}
+        self._buckets: dict[Key, TokenBucket] = {}
+        self._overflow: dict[Key, Overflow] = {}
         self.configure(burst, per)
 
     def configure(self, burst: int, per: float) -> None:
@@ -65,17 +69,18 @@ class RateLimiter:
             bucket.capacity, bucket.refill_per_second = self._burst, self._rate
             bucket.tokens = min(bucket.tokens, self._burst)
 
-    def _bucket(self, agent: str, now: float) -> TokenBucket:
-        bucket = self._buckets.get(agent)
+    def _bucket(self, key: Key, now: float) -> TokenBucket:
+        bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[agent] = TokenBucket(self._burst, self._rate, self._burst, now)
+            bucket = self._buckets[key] = TokenBucket(self._burst, self._rate, self._burst, now)
         return bucket
 
-    def allow(self, agent: str, severity_class: SeverityClass, now: float) -> bool:
+    def allow(self, agent: str, severity_class: SeverityClass, now: float, source: str = "agent") -> bool:
         """Take a token for one native notification; False means: tray only, counted for a summary."""
-        if agent not in self._overflow and self._bucket(agent, now).take(now):
+        key = (source, agent)
+        if key not in self._overflow and self._bucket(key, now).take(now):
             return True
-        overflow = self._overflow.setdefault(agent, Overflow())
+        overflow = self._overflow.setdefault(key, Overflow())
         overflow.count += 1
         if SEVERITY_RANK[severity_class] > SEVERITY_RANK[overflow.worst]:
             overflow.worst = severity_class
@@ -84,13 +89,13 @@ class RateLimiter:
     def due(self, now: float) -> list[Summary]:
         """Summaries whose agent has a token again (each takes that token)."""
         ready = []
-        for agent, overflow in list(self._overflow.items()):
-            if self._bucket(agent, now).take(now):
-                del self._overflow[agent]
-                ready.append(Summary(agent, overflow.count, overflow.worst))
+        for key, overflow in list(self._overflow.items()):
+            if self._bucket(key, now).take(now):
+                del self._overflow[key]
+                ready.append(Summary(key[1], overflow.count, overflow.worst, key[0]))
         return ready
 
     def next_due(self, now: float) -> float | None:
         """When the next summary can be shown (for a timer; no polling)."""
-        times = [self._bucket(agent, now).next_token_at(now) for agent in self._overflow]
+        times = [self._bucket(key, now).next_token_at(now) for key in self._overflow]
         return min(times) if times else None

@@ -6,8 +6,8 @@ Order of rules for one notice:
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
 4. do not disturb: no native notification unless the class is allowed (`dnd`);
 5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
-   notices about an agent are not counted against it: a flooding agent must not hide its own
-   approval request; they are few by construction (one per turn, request or restart) and coalesce.
+   notices about an agent have a budget of their own: a flood of the agent's notices cannot hide
+   its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
 A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
@@ -105,7 +105,7 @@ class Router:
         if notify and cls not in prefs.dnd.allow and self.dnd().active:
             notify, tray, suppressed = False, True, "dnd"
             self.missed_during_dnd += 1
-        if notify and event.source == "agent" and not self._limiter.allow(event.agent, cls, now):
+        if notify and not self._limiter.allow(event.agent, cls, now, event.source):
             notify, tray, suppressed = False, True, "rate_limited"
         decision = Decision(route, notify, tray, suppressed, group.count)
         presentation = Presentation(
@@ -139,6 +139,10 @@ class Router:
     def _summary(self, summary: Summary) -> Presentation:
         cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class
         plural = "notice" if summary.count == 1 else "notices"
+        if summary.source != "agent":
+            plural = f"of acp-tray's {plural} about"
+        else:
+            plural += " from"
         notify = cls in self.prefs.dnd.allow or not self.dnd().active
         return Presentation(
             group=self._coalescer.new_id(),
@@ -146,7 +150,7 @@ class Router:
             session_id="",
             severity=cls,
             kind=SeverityKind(cls),
-            title=f"{summary.count} more {plural} from {summary.agent}",
+            title=f"{summary.count} more {plural} {summary.agent}",
             description="They are in the tray and the history; held back by the rate limit.",
             count=1,
             timeout=self.prefs.severity.of(cls).timeout,

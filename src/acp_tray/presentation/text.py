@@ -36,3 +36,13 @@ def plain_text(text: str, limit: int) -> str:
     text = _SURROGATE.sub("\ufffd", text[: limit * 4]).replace("\r\n", "\n")
     lines = [_INVISIBLE.sub("", part).strip() for part in _LINE_BREAK.split(text.replace("\t", " "))]
     return _bounded("\n".join(lines).strip(), limit)
+
+
+def terminal_text(text: str) -> str:
+    """Streamed text for a terminal: line breaks and tabs kept, every other control character
+    (ESC sequences included) and bidi override removed, lone surrogates made U+FFFD. Not bounded."""
+    text = _SURROGATE.sub("\ufffd", text).replace("\r\n", "\n")
+    return _TERMINAL_UNSAFE.sub("", text)
+
+
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")

@@ -9,6 +9,8 @@ from typing import Any
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 ALLOW_KINDS = ("allow_once", "allow_always")
 REJECT_KINDS = ("reject_once", "reject_always")
+TITLE_KEPT = 1000  # characters of a permission request's title kept (an agent line may be 4 MB)
+OPTIONS_KEPT = 50
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:
@@ -131,7 +133,8 @@ def parse_permission_request(params: object) -> PermissionRequest:
                 kind if isinstance(kind, str) else "",
             )
         )
-    return PermissionRequest(session_id if isinstance(session_id, str) else "", title, tuple(options))
+    title = title[:TITLE_KEPT] + "…" if len(title) > TITLE_KEPT else title  # shown bounded anyway
+    return PermissionRequest(session_id if isinstance(session_id, str) else "", title, tuple(options[:OPTIONS_KEPT]))
 
 
 def selected(option_id: str) -> dict[str, Any]:

@@ -54,8 +54,9 @@ class TrayApp:
         self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self._look: tuple[str, bool] | None = None
         initial = TraySnapshot()
+        self._entries = menu_of(initial)
         self.icon: Any = pystray.Icon(
-            "acp-tray", render(size=ICON_SIZE), tooltip_of(initial), self._menu(menu_of(initial))
+            "acp-tray", render(size=ICON_SIZE), tooltip_of(initial), self._menu(self._entries)
         )
 
     def set_action_handler(self, on_action: Action) -> None:
@@ -70,8 +71,16 @@ class TrayApp:
         title = tooltip_of(snapshot)
         if title != self.icon.title:
             self.icon.title = title
-        self.icon.menu = self._menu(menu_of(snapshot))
-        self.icon.update_menu()
+        entries = menu_of(snapshot)
+        if entries == self._entries:
+            return  # building a menu costs GTK time and memory: only when it changed
+        self._entries = entries
+        old = getattr(self.icon, "_menu_handle", None) if self._gtk else None
+        self.icon.menu = self._menu(entries)  # the setter rebuilds it
+        if old is not None:  # pystray does not free the menu it replaces
+            from gi.repository import GLib
+
+            GLib.idle_add(lambda: bool(old.destroy()))
 
     def copy(self, text: str) -> None:
         """Put `text` on the clipboard (from any thread); only where GTK is the tray's toolkit."""

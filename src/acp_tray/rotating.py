@@ -1,0 +1,96 @@
+"""A rotating file that survives a full disk: the history and the daemon's log use it.
+
+A failed write is reported once per episode, without a traceback, and reported again as
+working once a write succeeds. A record cut short by a failed write is removed (the file is cut
+back to where it was); where that is not possible, and at start when the file does not end in a
+newline, the next record starts on a line of its own. Closing never raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import logging.handlers
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+Report = Callable[[str], None]
+
+
+def _to_stderr(message: str) -> None:
+    with contextlib.suppress(Exception):
+        print(f"acp-tray: {message}", file=sys.stderr, flush=True)
+
+
+class RotatingFile(logging.handlers.RotatingFileHandler):
+    def __init__(self, path: Path, *, max_bytes: int, backups: int, what: str, report: Report = _to_stderr) -> None:
+        super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+        self._what = what
+        self._report = report
+        self.failed = False  # in a failure episode
+        self._errored = False
+        self._torn = not self._ends_with_newline(path)
+
+    @staticmethod
+    def _ends_with_newline(path: Path) -> bool:
+        try:
+            with path.open("rb") as handle:
+                handle.seek(-1, 2)
+                return handle.read(1) == b"\n"
+        except OSError:  # empty (seek before the start) or unreadable: nothing to terminate
+            return True
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return "\n" + text if self._torn else text
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._errored = False
+        start = self._position()
+        super().emit(record)
+        if self._errored:
+            self._cut_back(start)
+            return
+        self._torn = False
+        if self.failed:
+            self.failed = False
+            self._report(f"writing the {self._what} {self.baseFilename} works again")
+
+    def _position(self) -> int | None:
+        """The file's size before a write (the record starts there)."""
+        try:
+            if self.stream is not None:
+                return os.fstat(self.stream.fileno()).st_size
+            return os.path.getsize(self.baseFilename)
+        except FileNotFoundError:
+            return 0
+        except (OSError, ValueError):
+            return None
+
+    def _cut_back(self, size: int | None) -> None:
+        """A failed write may have left part of the record: cut the file back to where it was, and
+        drop the stream (its buffer holds the rest); the next record opens it again."""
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            with contextlib.suppress(Exception):  # its flush may write more of the record: cut after
+                stream.close()
+        try:
+            if size is None:
+                raise OSError("size unknown")
+            os.truncate(self.baseFilename, size)
+            self._torn = False
+        except OSError:
+            self._torn = True
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (stdlib name)
+        self._errored = True
+        if not self.failed:
+            self.failed = True
+            error = sys.exc_info()[1]
+            self._report(f"cannot write the {self._what} {self.baseFilename} ({error}); acp-tray goes on without it")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            super().close()

@@ -314,7 +314,10 @@ class AgentHost:
         self._transport = transport
         try:
             try:
-                await asyncio.wait_for(self._handshake(connection), self._handshake_timeout)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
+                # the handshake completes, and the host would then wait for ever on a live agent
+                async with asyncio.timeout(self._handshake_timeout):
+                    await self._handshake(connection)
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 self._failure = self._failure_reason(exc)
                 self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
@@ -475,7 +478,8 @@ class AgentHost:
     async def _ask(connection: Connection, method: str, params: dict[str, Any]) -> Any:
         """A session request with a time limit: an agent that stopped answering must not hold a prompt forever."""
         try:
-            return await asyncio.wait_for(connection.send_request(method, params), SESSION_TIMEOUT)
+            async with asyncio.timeout(SESSION_TIMEOUT):
+                return await connection.send_request(method, params)
         except TimeoutError:
             raise HandshakeError(f"no answer to {method} within {SESSION_TIMEOUT:g} s") from None
 

@@ -179,7 +179,8 @@ class Commands:
     async def _connected_host(self, name: str) -> AgentHost:
         host = self._running_host(name)
         try:
-            await asyncio.wait_for(host.connected.wait(), CONNECT_WAIT)
+            async with asyncio.timeout(CONNECT_WAIT):
+                await host.connected.wait()
         except TimeoutError:
             status = self._daemon.agent_states.get(name)
             why = f"{status.state.value}: {status.detail}" if status else "starting"

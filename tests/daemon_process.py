@@ -7,8 +7,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from queue import Empty, Queue
+from typing import Any
 
 from tests.conftest import ROOT, cli_env
 
@@ -107,3 +109,14 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60.0) ->
         cwd=ROOT,
         timeout=timeout,
     )
+
+
+def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    """Poll `condition` until it gives something true (returned), or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")

@@ -12,8 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from queue import Queue
 from typing import Any
@@ -22,6 +20,7 @@ from acp_tray import paths
 from acp_tray.history import read_history
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, alive
+from tests.daemon_process import until as until  # re-exported for the fault tests
 
 HERE = Path(__file__).resolve().parent
 SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
@@ -63,16 +62,6 @@ def history() -> list[dict[str, Any]]:
 def titles(source: str = "acp-tray") -> list[str]:
     """What the person read, as every surface shows it: "agent: title"."""
     return [f"{r['agent']}: {r['title']}" for r in history() if r.get("source") == source]
-
-
-def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
 
 
 def agent_pid(daemon: Daemon, name: str) -> int | None:

@@ -14,7 +14,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from acp_tray import paths
 from acp_tray.control.endpoint import socket_path
 from acp_tray.history import read_history
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
+from tests.daemon_process import Daemon, cli, until
 
 SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
 
@@ -61,16 +60,6 @@ def received(log: Path, method: str) -> list[dict[str, Any]]:
 
 def history() -> list[dict[str, Any]]:
     return [r for r in read_history(paths.history_file()) if isinstance(r, dict)]
-
-
-def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def titles(source: str = "acp-tray") -> list[str]:

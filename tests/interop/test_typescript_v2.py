@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ import pytest
 from acp_tray import paths
 from acp_tray.history import read_history
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
+from tests.daemon_process import Daemon, cli, until
 
 INTEROP = ROOT / "tests" / "interop"
 V2_AGENT = INTEROP / "v2_agent.mjs"
@@ -76,16 +75,6 @@ def start(daemons: list[Daemon], name: str) -> Daemon:
 def quit_daemon(daemon: Daemon) -> None:
     assert cli("quit").returncode == 0
     assert daemon.proc.wait(15) == 0
-
-
-def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def records(agent: str) -> list[dict[str, Any]]:

@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from acp_tray.protocol.update import json_type
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "tests" / "fixtures" / "acp-schema" / "v2" / "schema.unstable.json"
 TARGET = ROOT / "src" / "acp_tray" / "protocol" / "v2_variants.py"
@@ -40,20 +42,6 @@ MAX_DEPTH = 12  # a $ref chain longer than this is treated as unconstrained (non
 Types = frozenset[str] | None  # None: any JSON value
 Field = tuple[bool, tuple[str, ...]]  # (required, allowed JSON types)
 Table = dict[str, Any]
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _intersect(a: Types, b: Types) -> Types:
@@ -98,9 +86,9 @@ class _Resolver:
             declared = schema["type"]
             result = _intersect(result, frozenset([declared] if isinstance(declared, str) else declared))
         if "const" in schema:
-            result = _intersect(result, frozenset([_json_type(schema["const"])]))
+            result = _intersect(result, frozenset([json_type(schema["const"])]))
         if "enum" in schema:
-            result = _intersect(result, frozenset(_json_type(v) for v in schema["enum"]))
+            result = _intersect(result, frozenset(json_type(v) for v in schema["enum"]))
         for sub in schema.get("allOf", ()):
             result = _intersect(result, self.types(sub, depth + 1))
         for key in ("anyOf", "oneOf"):

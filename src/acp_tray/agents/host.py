@@ -276,6 +276,9 @@ class AgentHost:
                 await asyncio.wait_for(stack.aclose(), PROCESS_SHUTDOWN)  # EOF, wait, terminate, kill
             if process.returncode is None:
                 process.kill()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    async with asyncio.timeout(SETTLE_TIMEOUT):
+                        await process.wait()  # reaped before run() returns
 
     async def _run_remote(self) -> RunEnd:
         from acp_tray.agents.remote import RemoteConfigError, expand_headers, open_remote

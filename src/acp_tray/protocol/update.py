@@ -140,10 +140,11 @@ def _reason(name: str, json_types: tuple[str, ...], update: dict[str, Any]) -> s
     if name not in update:
         return "missing (required)"
     expected = " or ".join(_ARTICLES[t] for t in json_types)
-    return f"must be {expected}, got {_json_type(update[name])}"
+    return f"must be {expected}, got {json_type(update[name])}"
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """The JSON type name of a decoded value (`True` is a boolean, not an integer)."""
     if value is None:
         return "null"
     if isinstance(value, bool):

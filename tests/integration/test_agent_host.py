@@ -231,8 +231,11 @@ async def test_wrong_protocol_version_is_refused(tmp_path: Path) -> None:
 async def test_stopping_terminates_the_agent_process(tmp_path: Path) -> None:
     log = EventLog()
     host = V1Host("stubborn", scripted([{"sleep": 600}], tmp_path), log)
+    own = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    before = set(own.read_text().split())  # e.g. the desktop session of earlier tests: not ours to check
     task = await run_until(host, log, lambda: AgentState.CONNECTED in states(log))
-    children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split()
+    children = set(own.read_text().split()) - before
+    assert children  # the agent
     await stop(task)
     assert states(log)[-1] is AgentState.STOPPED
     for pid in children:

@@ -16,11 +16,17 @@ from tests.conftest import ROOT, cli_env
 
 
 class Daemon:
-    """`python -m acp_tray ...` as a subprocess, its stdout read line by line."""
+    """`python -m acp_tray ...` (or `program ...`) as a subprocess, its stdout read line by line."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None, own_group: bool = False) -> None:
+    def __init__(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        own_group: bool = False,
+        program: list[str] | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "acp_tray", *args],
+            [*(program or [sys.executable, "-m", "acp_tray"]), *args],
             stdin=subprocess.DEVNULL,
             start_new_session=own_group,  # its agents too: one process group to kill
             stdout=subprocess.PIPE,
@@ -120,3 +126,14 @@ def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "cond
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def cli_started(*args: str) -> subprocess.Popen[str]:
+    """One `acp-tray ARGS...` command started and left running (stdout and stderr piped), e.g. a waiting prompt."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )

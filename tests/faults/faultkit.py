@@ -9,11 +9,8 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
-import threading
 from pathlib import Path
-from queue import Queue
 from typing import Any
 
 from acp_tray import paths
@@ -91,21 +88,6 @@ def vm_rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise AssertionError(f"no VmRSS for {pid}")
-
-
-class Launched(Daemon):
-    """Like `tests.daemon_process.Daemon`, for a daemon started by another program than `python -m acp_tray`."""
-
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
-        )
-        self.lines: Queue[str] = Queue()
-        self.seen: list[str] = []
-        self.err_lines: list[str] = []
-        threading.Thread(target=self._pump, daemon=True).start()
-        self._err_pump = threading.Thread(target=self._pump_stderr, daemon=True)
-        self._err_pump.start()
 
 
 def logged_pids(log: Path) -> set[int]:

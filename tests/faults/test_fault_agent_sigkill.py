@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import cli_env
-from tests.daemon_process import Daemon, alive, cli
+from tests.daemon_process import Daemon, alive, cli, cli_started
 from tests.faults.faultkit import (
     DEAF_AGENT,
     agent_pid,
@@ -41,13 +41,7 @@ def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_oth
     victim, bystander = agent_pid(daemon, "sa"), agent_pid(daemon, "sb")
     assert victim is not None and bystander is not None and victim != bystander
 
-    prompt = subprocess.Popen(
-        [sys.executable, "-m", "acp_tray", "prompt", "sa", "slow", "20"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
+    prompt = cli_started("prompt", "sa", "slow", "20")
     try:
         assert prompt.stdout is not None
         assert prompt.stdout.read(5) == "tick "  # the turn is running

@@ -26,7 +26,7 @@ from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from tests.conftest import cli_env
 from tests.conftest import make_presentation as presentation
 from tests.daemon_process import Daemon, cli
-from tests.faults.faultkit import HERE, Launched, agent_table, history, write_config
+from tests.faults.faultkit import HERE, agent_table, history, write_config
 
 RETRY_AFTER = 2.0
 
@@ -67,7 +67,7 @@ def test_server_killed_falls_back_to_the_console_and_recovers(
         notifier=notifier,
     )
     env = cli_env(**desktop.env, ACP_TRAY_TEST_RETRY_AFTER=str(RETRY_AFTER))
-    daemon = Launched([sys.executable, str(HERE / "short_retry_acp_tray.py"), "run", "-v"], env)
+    daemon = Daemon("run", "-v", env=env, program=[sys.executable, str(HERE / "short_retry_acp_tray.py")])
     daemons.append(daemon)
     assert "freedesktop (dunst " in daemon.wait_for_line("notifications: ")
     daemon.wait_for_line("  sa  connected")

@@ -23,7 +23,7 @@ from acp_tray import paths
 from acp_tray.control.endpoint import socket_path
 from acp_tray.history import read_history
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.daemon_process import Daemon, cli, cli_started, until
 
 SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
 
@@ -180,13 +180,7 @@ def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], 
     log = tmp_path / "sa.log"
     write_config(agent_table("sa", log))
     start(daemons, "sa")
-    prompt = subprocess.Popen(
-        [sys.executable, "-m", "acp_tray", "prompt", "sa", "slow", "20"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
+    prompt = cli_started("prompt", "sa", "slow", "20")
     assert prompt.stdout is not None
     assert prompt.stdout.read(5) == "tick "  # the turn is running
     prompt.send_signal(signal.SIGINT)
@@ -245,13 +239,7 @@ def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[D
         agent_table("sa", tmp_path / "sa.log") + agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
     )
     start(daemons, "sa", "slowpoke")
-    waiting = subprocess.Popen(
-        [sys.executable, "-m", "acp_tray", "prompt", "sa", "ask"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
+    waiting = cli_started("prompt", "sa", "ask")
     (request,) = until(lambda: _pending("sa"), what="the approval request")
     assert request["title"] == "Delete build/"
     assert [o["kind"] for o in request["options"]] == ["allow_once", "reject_once", "_odd_kind"]

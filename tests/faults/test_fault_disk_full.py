@@ -73,15 +73,20 @@ def console_has(daemon: Daemon, text: str) -> bool:
     return True
 
 
-def test_full_disk_under_the_history_presentation_and_prompts_go_on(
-    daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
-) -> None:
-    state = tiny_state_dir
+def running_on_a_full_disk(daemons: list[Daemon], state: Path, tmp_path: Path) -> tuple[Daemon, Path]:
+    """A daemon with one agent whose first notice is recorded; then the disk under the history fills up."""
     write_config("[rate_limit]\nburst = 50\n\n" + agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     assert cli("prompt", "sa", "notice", "before the disk filled").returncode == 0
     until(lambda: "before the disk filled" in titles_in(state), what="the first record")
-    filler = fill(state)
+    return daemon, fill(state)
+
+
+def test_full_disk_under_the_history_presentation_and_prompts_go_on(
+    daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
+) -> None:
+    state = tiny_state_dir
+    daemon, filler = running_on_a_full_disk(daemons, state, tmp_path)
 
     # full: every notice still reaches the console; prompts (a new session too) work
     long = "y" * 3000  # larger than the page the history file already has: the write must fail
@@ -111,11 +116,7 @@ def test_full_disk_leaves_no_traceback_no_temporary_files_and_no_torn_record(
     daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
 ) -> None:
     state = tiny_state_dir
-    write_config("[rate_limit]\nburst = 50\n\n" + agent_table("sa", tmp_path / "sa.log"))
-    daemon = start(daemons, "sa")
-    assert cli("prompt", "sa", "notice", "before the disk filled").returncode == 0
-    until(lambda: "before the disk filled" in titles_in(state), what="the first record")
-    filler = fill(state)
+    daemon, filler = running_on_a_full_disk(daemons, state, tmp_path)
     for n in range(3):
         assert cli("prompt", "sa", "notice", f"while full {n} {'y' * 3000}").returncode == 0
     assert cli("prompt", "sa", "--session", "other", "say", "hi").returncode == 0  # a session id to save

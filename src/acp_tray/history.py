@@ -100,19 +100,25 @@ class HistoryWriter:
             value = record.get(key)
             if isinstance(value, str) and len(value) > TEXT_LIMIT:
                 record[key] = value[:TEXT_LIMIT] + "…"
-        if record.get("meta") is not None:
-            try:
-                too_big = len(json.dumps(record["meta"], ensure_ascii=True)) > META_LIMIT
-            except (ValueError, RecursionError):  # too deeply nested to write
-                too_big = True
-            if too_big:
-                record["meta"] = META_NOT_RECORDED
         try:
             line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
-        except (ValueError, RecursionError):  # nested right at the limit: one level deeper here
-            record["meta"] = META_NOT_RECORDED
-            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        except (ValueError, RecursionError):  # `_meta` too deeply nested to write
+            line = self._without_meta(record)
+        # `_meta` is measured on its own only when it could be over the limit (its spaced JSON is at
+        # most twice its compact form, which is part of `line`): one dump per record normally
+        if record.get("meta") is not None and 2 * len(line) > META_LIMIT:
+            try:
+                too_big = len(json.dumps(record["meta"], ensure_ascii=True)) > META_LIMIT
+            except (ValueError, RecursionError):
+                too_big = True
+            if too_big:
+                line = self._without_meta(record)
         self._handler.emit(logging.LogRecord("acp_tray.history", logging.INFO, "", 0, line, None, None))
+
+    @staticmethod
+    def _without_meta(record: dict[str, Any]) -> str:
+        record["meta"] = META_NOT_RECORDED
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
     def close(self) -> None:
         self._handler.close()

@@ -578,7 +578,10 @@ def report_tray(tray: dict[str, Any], bare: dict[str, Any], tray_count: int) -> 
             f" · retained {mb(after['VmRSS'] - before['VmRSS']):+7.1f} MB · idle again {idle} after the agent's"
             f" last notice · prompt exit {exit_code}"
         )
-    ratio = tray["cpu"] / bare["cpu"] if bare["cpu"] else float("inf")
+    # /proc counts CPU in clock ticks: a peer that used less than one tick is counted as one, so the
+    # ratio is a lower bound then rather than "inf"
+    tick = 1 / os.sysconf("SC_CLK_TCK")
+    ratio = tray["cpu"] / max(bare["cpu"], tick)
     grown = mb(tray["after"]["VmHWM"] - tray["before"]["VmRSS"])
     print(
         f"  tray / without: {ratio:.1f}x the CPU · {grown / tray_count * 1024:.0f} kB of peak RSS per notice with the"

@@ -38,6 +38,7 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json
 	bash .ci/system-deps
+	bash .ci/real-agents >/dev/null
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test

@@ -1,0 +1,40 @@
+"""Where the pinned third-party agents live (installed outside the repository by `.ci/real-agents`).
+
+Tests that run a real agent get its command from here; a missing install is a test failure that
+says how to install it, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def root() -> Path:
+    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "acp-tray-tests" / "real-agents"
+    return Path(os.environ.get("ACP_TRAY_REAL_AGENTS") or default)
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"{path} is missing: install the real agents with `bash .ci/real-agents`", pytrace=False)
+    return path
+
+
+def npm_bin(name: str) -> list[str]:
+    """The command of an npm agent's launcher (codex-acp, claude-agent-acp)."""
+    return [str(_need(root() / "npm" / "node_modules" / ".bin" / name))]
+
+
+def sdk_example(name: str) -> list[str]:
+    """The command of one of the Python SDK's example agents (examples/agent.py, echo_agent.py),
+    run by this interpreter (which has the pinned SDK installed)."""
+    pin = re.search(r'"agent-client-protocol\[http\]==([0-9.]+)"', (REPO / "pyproject.toml").read_text())
+    assert pin is not None, "pyproject.toml pins agent-client-protocol"
+    return [sys.executable, str(_need(root() / "pysdk" / pin.group(1) / "examples" / name))]

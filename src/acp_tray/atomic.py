@@ -8,15 +8,17 @@ import os
 import tempfile
 from pathlib import Path
 
+from acp_tray.private import FILE_MODE, make_dir
+
 
 def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
-    """`mode`: the new file's permissions (default: the old file's, else 0o644)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """`mode`: the new file's permissions (default: the old file's, else 0600)."""
+    make_dir(path.parent)
     if mode is None:
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
-            mode = 0o644
+            mode = FILE_MODE
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

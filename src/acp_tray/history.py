@@ -7,6 +7,7 @@ as a warning and presentation goes on.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from typing import Any
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.presentation.router import Decision
+from acp_tray.private import make_dir
 from acp_tray.rotating import RotatingFile
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -87,14 +89,24 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
 
 class HistoryWriter:
     def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._handler = RotatingFile(
-            path, max_bytes=max_bytes, backups=backups, what="history file", report=log.warning
-        )
+        self._handler: RotatingFile | None = None
+        try:
+            make_dir(path.parent)
+            self._handler = RotatingFile(
+                path, max_bytes=max_bytes, backups=backups, what="history file", report=log.warning
+            )
+        except OSError as exc:  # not writable, a directory, a symlink: notices are still presented
+            reason = exc.strerror or str(exc)
+            if getattr(exc, "errno", None) == errno.ELOOP:
+                reason = "it is a symbolic link, which acp-tray does not follow"
+            log.warning("cannot open the history file %s (%s); notices are shown but not recorded", path, reason)
+            return
         self._handler.setFormatter(logging.Formatter("%(message)s"))
 
     def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> None:
+        if self._handler is None:
+            return
         record = record_of(event, decision)
         for key in ("title", "description"):  # an agent must not wipe the rotation with one notice
             value = record.get(key)
@@ -121,7 +133,8 @@ class HistoryWriter:
         return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
     def close(self) -> None:
-        self._handler.close()
+        if self._handler is not None:
+            self._handler.close()
 
 
 def history_files(path: Path, backups: int = BACKUPS) -> list[Path]:

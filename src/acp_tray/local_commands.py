@@ -34,6 +34,7 @@ from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.clock import SystemClock
 from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.private import make_dir
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.rotating import RotatingFile
 from acp_tray.tray.app import TrayApp, load_pystray
@@ -87,11 +88,16 @@ async def _serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Even
             await chain.aclose()
 
 
-def _log_to_file(verbosity: int) -> Path:
+def _log_to_file(verbosity: int) -> Path | None:
     """The daemon's rotating log file (1 MB, 3 old copies), at INFO (DEBUG with -vv)."""
     log_file = paths.log_file()
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    handler = RotatingFile(log_file, max_bytes=LOG_BYTES, backups=LOG_BACKUPS, what="log file")
+    try:
+        make_dir(log_file.parent)
+        handler = RotatingFile(log_file, max_bytes=LOG_BYTES, backups=LOG_BACKUPS, what="log file")
+    except OSError as exc:
+        reason = exc.strerror or exc
+        print(f"acp-tray: cannot open the log file {log_file} ({reason}); logging to the console only", file=sys.stderr)
+        return None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     level = logging.DEBUG if verbosity >= 2 else logging.INFO
     handler.setLevel(level)
@@ -130,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         lock.release()
 
 
-def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
+def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
     path, explicit = _config_path(args)
     try:
         loaded = load_preferences(path, explicit=explicit)
@@ -145,7 +151,7 @@ def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
     mode = " headless" if headless else ""
     print(
         f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
-        f"history: {paths.history_file()} · log: {log_file} · Ctrl+C to stop",
+        f"history: {paths.history_file()} · log: {log_file or 'none'} · Ctrl+C to stop",
         flush=True,
     )
     if not loaded.prefs.agents:

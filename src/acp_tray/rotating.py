@@ -3,18 +3,22 @@
 A failed write is reported once per episode, without a traceback, and reported again as
 working once a write succeeds. A record cut short by a failed write is removed (the file is cut
 back to where it was); where that is not possible, and at start when the file does not end in a
-newline, the next record starts on a line of its own. Closing never raises.
+newline, the next record starts on a line of its own. Closing never raises. The file is created
+0600 and opened with `O_NOFOLLOW` where the platform has it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import logging.handlers
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from acp_tray.private import open_append
 
 Report = Callable[[str], None]
 
@@ -41,6 +45,10 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
                 return handle.read(1) == b"\n"
         except OSError:  # empty (seek before the start) or unreadable: nothing to terminate
             return True
+
+    def _open(self) -> io.TextIOWrapper:
+        """0600, and never through a symlink: a link planted at the file's place is an error."""
+        return open_append(Path(self.baseFilename), self.encoding or "utf-8", self.errors)
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)

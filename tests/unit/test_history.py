@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_tray import private
 from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.history import HistoryWriter, history_files, read_history
 from acp_tray.presentation.router import Decision
@@ -61,9 +62,12 @@ def test_history_is_bounded_by_rotation(tmp_path: Path) -> None:
     assert titles == sorted(titles)  # oldest first across rotated files
 
 
-def test_disk_full_is_reported_once_and_never_raises(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_disk_full_is_reported_once_and_never_raises(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
+    monkeypatch.setattr(private, "NOFOLLOW", 0)  # the link to /dev/full is this test's own
     path = tmp_path / "h.jsonl"
     path.symlink_to("/dev/full")
     writer = HistoryWriter(path)

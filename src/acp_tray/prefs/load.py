@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pydantic import ValidationError
 
 from acp_tray.prefs.model import Preferences, builtin_defaults
 from acp_tray.prefs.template import DEFAULT_FILE
+from acp_tray.private import FILE_MODE, make_dir
 
 
 class PreferencesError(Exception):
@@ -97,8 +99,8 @@ def read_preferences(path: Path) -> Preferences:
 def write_default_file(path: Path) -> bool:
     """First run: create the commented default file. Never touches an existing file."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as handle:
+        make_dir(path.parent)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), "w", encoding="utf-8") as handle:
             handle.write(DEFAULT_FILE)
     except FileExistsError:
         return False

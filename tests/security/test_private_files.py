@@ -1,0 +1,87 @@
+"""Item 2 and 14 of the security review: what acp-tray writes is private to the person, and a
+history or log that cannot be opened costs the record, not the daemon."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.daemon_process import Daemon, cli
+
+
+@pytest.fixture
+def lax_umask() -> Iterator[None]:
+    """The usual desktop umask (022): files would be 0644 and directories 0755 without care."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.lstat().st_mode)
+
+
+def test_files_are_0600_and_directories_0700_under_a_lax_umask(
+    isolated_dirs: Path, lax_umask: None, daemons: list[Daemon]
+) -> None:
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("Workspace indexed")  # a notice: the history has a record
+    assert cli("dnd", "on").returncode == 0  # a rewrite of the preferences file
+    assert daemon.stop() == 0
+    config_dir = isolated_dirs / "xdg_config_home" / "acp-tray"
+    state_dir = isolated_dirs / "xdg_state_home" / "acp-tray"
+    files = [config_dir / "config.toml", state_dir / "history.jsonl", state_dir / "log" / "acp-tray.log"]
+    for path in files:
+        assert _mode(path) == 0o600, f"{path} is {_mode(path):o}"
+    for path in (config_dir, state_dir, state_dir / "log"):
+        assert _mode(path) == 0o700, f"{path} is {_mode(path):o}"
+
+
+def test_an_existing_preferences_file_keeps_its_mode_on_rewrite(isolated_dirs: Path, lax_umask: None) -> None:
+    config = isolated_dirs / "xdg_config_home" / "acp-tray" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[dnd]\nenabled = false\n")
+    config.chmod(0o640)
+    assert cli("dnd", "on").returncode == 0
+    assert _mode(config) == 0o640 and "enabled = true" in config.read_text()
+
+
+@pytest.mark.parametrize("blocker", ["directory", "symlink"])
+def test_run_goes_on_when_the_history_cannot_be_opened(
+    isolated_dirs: Path, daemons: list[Daemon], blocker: str
+) -> None:
+    history = isolated_dirs / "xdg_state_home" / "acp-tray" / "history.jsonl"
+    history.parent.mkdir(mode=0o700)
+    elsewhere = isolated_dirs / "elsewhere.jsonl"
+    if blocker == "directory":
+        history.mkdir()
+    else:
+        history.symlink_to(elsewhere)  # O_NOFOLLOW: a planted link is not written through
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("Workspace indexed")  # notices are presented anyway
+    assert daemon.stop() == 0
+    err = daemon.stderr_text()
+    assert "Traceback" not in err
+    said = [line for line in err.splitlines() if "cannot open the history file" in line]
+    assert len(said) == 1 and "not recorded" in said[0], err
+    assert not elsewhere.exists()
+
+
+def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+    log_file = isolated_dirs / "xdg_state_home" / "acp-tray" / "log" / "acp-tray.log"
+    log_file.parent.mkdir(parents=True, mode=0o700)
+    elsewhere = isolated_dirs / "elsewhere.log"
+    log_file.symlink_to(elsewhere)
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("Workspace indexed")
+    assert daemon.stop() == 0
+    err = daemon.stderr_text()
+    assert "Traceback" not in err and "cannot open the log file" in err
+    assert not elsewhere.exists()

@@ -11,13 +11,14 @@ import sys
 from typing import Any
 
 from acp_tray import __version__, paths
+from acp_tray.log_setup import install
 
 log = logging.getLogger("acp_tray")
 
 
 def _setup_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    handler = logging.StreamHandler(sys.stderr)
+    handler = install(logging.StreamHandler(sys.stderr), verbosity)
     handler.setFormatter(logging.Formatter("acp-tray: %(levelname)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
@@ -42,7 +43,7 @@ def _common_options(parser: argparse.ArgumentParser, default: object) -> None:
         "--verbose",
         action="count",
         default=0 if default is None else default,
-        help="more log output (-vv: debug)",
+        help="more log output (-vv: debug; -vvv: other libraries' debug too)",
     )
     parser.add_argument(
         "--config", metavar="PATH", default=default, help=f"preferences file (default: {paths.config_file()})"

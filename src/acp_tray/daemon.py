@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
@@ -42,6 +43,7 @@ from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
+from acp_tray.redact import looks_secret, remember_secrets
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,18 @@ DND_ACTIONS = {"dnd:30m": "30m", "dnd:1h": "1h", "dnd:tomorrow": "tomorrow"}
 def spec_of(config: AgentConfig) -> AgentSpec:
     command, cwd, env = config.launch()
     return AgentSpec(command=command, cwd=cwd, env=env, url=config.url, headers=dict(config.headers))
+
+
+def remember_configured_secrets(prefs: Preferences) -> None:
+    """Header values, secret-looking env values and URL passwords: redacted from every log line."""
+    values: list[str] = []
+    for config in prefs.agents.values():
+        values += config.headers.values()
+        values += [value for name, value in config.env.items() if looks_secret(name)]
+        if config.url:
+            with contextlib.suppress(ValueError):
+                values += [urlsplit(config.url).password or ""]
+    remember_secrets(values)
 
 
 def policy_of(config: AgentConfig) -> PermissionPolicy:
@@ -93,6 +107,7 @@ class Daemon:
         self._status = status
         self._prefs_path = prefs_path
         self._advertise_notices = advertise_notices
+        remember_configured_secrets(prefs)
         self.router = Router(prefs, clock or SystemClock())
         self.recent = Recent()
         self.hosts: dict[str, AgentHost] = {}
@@ -163,6 +178,7 @@ class Daemon:
             self._report_prefs_error(str(exc))
             return
         self._last_prefs_error = None
+        remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
         self._sync_agents(prefs)
@@ -422,6 +438,7 @@ class Daemon:
         if self._prefs_path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
         prefs = change(self._prefs_path)
+        remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         self._sync_agents(prefs)
 

@@ -26,6 +26,7 @@ import tomlkit
 from acp_tray import __version__, paths
 from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
 from acp_tray.history import HistoryWriter, read_history
+from acp_tray.log_setup import install
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
 from acp_tray.opener import default_opener
 from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences, read_preferences
@@ -98,6 +99,7 @@ def _log_to_file(verbosity: int) -> Path | None:
         reason = exc.strerror or exc
         print(f"acp-tray: cannot open the log file {log_file} ({reason}); logging to the console only", file=sys.stderr)
         return None
+    install(handler, verbosity)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     level = logging.DEBUG if verbosity >= 2 else logging.INFO
     handler.setLevel(level)

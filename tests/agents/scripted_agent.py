@@ -9,6 +9,7 @@ It answers `initialize` and `session/new` properly, then plays the steps given a
   {"repeat": N, "update": {...}}  the same N times ({"n"} in a string becomes the index)
   {"request": M, "params": P}  send a request and wait for its response (logged)
   {"stderr": N}              write N bytes of chatter to stderr
+  {"stderr_text": "text"}    write the text and a newline to stderr, as is
   {"env": "NAME"}            send an info notice titled with the value of $NAME
   {"sleep": S}               sleep S seconds
   {"wait_file": PATH}        wait until PATH exists (a test's go-ahead)
@@ -93,6 +94,9 @@ def play(session_id: str) -> None:
                     break
         elif "stderr" in step:
             sys.stderr.write("chatter " * (step["stderr"] // 8) + "\n")
+            sys.stderr.flush()
+        elif "stderr_text" in step:
+            sys.stderr.write(step["stderr_text"] + "\n")
             sys.stderr.flush()
         elif "env" in step:
             title = os.environ.get(step["env"], "<unset>")

@@ -44,6 +44,7 @@ from acp_tray.protocol.session import (
     resume_session_params,
 )
 from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
+from acp_tray.redact import shown_url
 
 HANDSHAKE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 1.0
@@ -102,7 +103,7 @@ class AgentSpec:
         return self.url is not None
 
     def describe(self) -> str:
-        return self.url if self.url is not None else " ".join(self.command)
+        return shown_url(self.url) if self.url is not None else " ".join(self.command)
 
 
 @dataclass

@@ -12,13 +12,13 @@ import ssl
 import string
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import websockets
 from acp._transport import Transport
 from acp.ws import create_websocket_stream
 
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, jsonrpc_problem
+from acp_tray.redact import remember_secrets, shown_url
 
 __all__ = ["RemoteConfigError", "RemoteTransport", "expand_headers", "open_remote"]
 
@@ -55,21 +55,8 @@ def expand_headers(templates: dict[str, str], environ: Mapping[str, str]) -> dic
             ) from None
         _check_header(name, value)
         headers[name] = value
+    remember_secrets(headers.values())  # never in a log line, whoever logs it (websockets at -vvv too)
     return headers
-
-
-def _shown_url(url: str) -> str:
-    """`url` for messages, with any password in it replaced by `***`."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return url
-    if password is None:
-        return url
-    userinfo, _, hostport = parts.netloc.rpartition("@")
-    user = userinfo.partition(":")[0]
-    return parts._replace(netloc=f"{user}:***@{hostport}").geturl()
 
 
 def _os_reason(exc: OSError) -> str:
@@ -130,7 +117,7 @@ class RemoteTransport:
         max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
         self._stream = stream
-        self._url = _shown_url(url)
+        self._url = shown_url(url)
         self._on_drop = on_drop
         self._max_message_bytes = max_message_bytes
         self._ws = _socket_limit(stream, max_message_bytes)
@@ -181,7 +168,7 @@ async def open_remote(
     """
     for name, value in headers.items():
         _check_header(name, value)
-    shown = _shown_url(url)
+    shown = shown_url(url)
 
     def failed(reason: str) -> ConnectionError:
         return ConnectionError(f"cannot connect to {shown}: {reason}")

@@ -18,6 +18,7 @@ from acp_tray.control.server import CommandError, Emit
 from acp_tray.events import AgentState, TurnEnded
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import add_agent, remove_agent
+from acp_tray.redact import shown_url
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
@@ -59,7 +60,7 @@ class Commands:
                 {
                     "name": name,
                     "kind": "remote" if config.url else "local",
-                    "target": config.url or " ".join(config.command or []),
+                    "target": shown_url(config.url) if config.url else " ".join(config.command or []),
                     "state": status.state.value if status else AgentState.STOPPED.value,
                     "detail": status.detail if status else "",
                     "sessions": len(sessions),

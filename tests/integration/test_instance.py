@@ -75,4 +75,4 @@ def test_the_daemon_logs_to_a_rotating_file_more_with_verbose(daemons: list[Daem
     assert cli("quit").returncode == 0
     daemon.proc.wait(15)
     text = paths.log_file().read_text()
-    assert " DEBUG " in text  # -vv reaches the file
+    assert " DEBUG acp_tray.control.server: control request quit" in text  # -vv reaches the file

@@ -13,12 +13,16 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from acp_tray.control.endpoint import pipe_name, socket_path
+from acp_tray.control.endpoint import EndpointError, check_socket, pipe_name, socket_path, untrusted_peer
 from acp_tray.control.wire import ProtocolError, decode, encode
 
 
 class NoDaemonError(Exception):
     """Nothing is listening: acp-tray is not running (for this user)."""
+
+
+class UntrustedError(NoDaemonError):
+    """The socket, its directory or the process behind it is not the person's own: nothing is sent."""
 
 
 class ReplyError(Exception):
@@ -38,6 +42,11 @@ def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
             yield pipe
         return
     path = socket_path()
+    if path.parent.exists() or path.parent.is_symlink():
+        try:
+            check_socket(path)
+        except EndpointError as exc:
+            raise UntrustedError(f"not talking to {path}: {exc}") from None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
@@ -48,6 +57,10 @@ def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
     except OSError as exc:
         sock.close()
         raise NoDaemonError(f"cannot reach acp-tray at {path}: {exc.strerror or exc}") from None
+    why = untrusted_peer(sock)
+    if why is not None:
+        sock.close()
+        raise UntrustedError(f"not talking to {path}: {why}")
     with sock, sock.makefile("rwb") as stream:
         yield stream
 

@@ -2,14 +2,18 @@
 
 The socket is `control.sock` in `platformdirs.user_runtime_dir("acp-tray")` (on Linux
 `$XDG_RUNTIME_DIR/acp-tray`), created with mode 0600 in a directory that must belong to the
-user and be writable by nobody else; anything else is refused with the reason. Standard library
+user and be writable by nobody else; anything else is refused with the reason. The CLI checks the
+directory and the socket before connecting and the peer's user id after; the daemon checks its
+clients' user id (SO_PEERCRED / LOCAL_PEERCRED). Standard library
 and platformdirs only: the CLI imports this.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import stat
+import struct
 import sys
 import tempfile
 from pathlib import Path
@@ -63,13 +67,50 @@ def check_private_dir(path: Path) -> None:
     if info.st_uid != os.getuid():
         raise EndpointError(
             f"{path} belongs to user id {info.st_uid}, not to you ({os.getuid()}); "
-            "acp-tray keeps its control socket only in a directory of your own"
+            "acp-tray keeps its control socket only in a directory of your own. Another user may have "
+            "created it first: set XDG_RUNTIME_DIR to a directory only you can write (e.g. "
+            f"/run/user/{os.getuid()}), or have that user or root remove {path}"
         )
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise EndpointError(
             f"{path} can be written by others (mode {stat.S_IMODE(info.st_mode):o}); "
             f"run `chmod 700 {path}` or remove it, then start again"
         )
+
+
+def check_socket(path: Path) -> None:
+    """Before connecting (the CLI): the directory and the socket must be the person's own."""
+    check_private_dir(path.parent)
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return  # nothing listens: the connect says so
+    if not stat.S_ISSOCK(info.st_mode):
+        raise EndpointError(f"{path} is not a socket; remove it, then start acp-tray again")
+    if info.st_uid != os.getuid():
+        raise EndpointError(f"{path} belongs to user id {info.st_uid}, not to you ({os.getuid()}); not talking to it")
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The user id of the process at the other end of a Unix socket (None: the platform cannot say)."""
+    if hasattr(socket, "SO_PEERCRED"):  # Linux: struct ucred {pid, uid, gid}
+        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        return int(struct.unpack("3i", credentials)[1])
+    if sys.platform == "darwin" or "bsd" in sys.platform:  # LOCAL_PEERCRED: struct xucred {version, uid, ...}
+        credentials = sock.getsockopt(0, 0x001, struct.calcsize("2I"))
+        return int(struct.unpack("2I", credentials[: struct.calcsize("2I")])[1])
+    return None
+
+
+def untrusted_peer(sock: socket.socket) -> str | None:
+    """Why the process at the other end is not to be trusted (another user), or None."""
+    try:
+        uid = peer_uid(sock)
+    except OSError:
+        return None
+    if uid is None or uid == os.getuid():
+        return None
+    return f"the process at the other end runs as user id {uid}, not as you ({os.getuid()})"
 
 
 def prepare_runtime_dir() -> Path:

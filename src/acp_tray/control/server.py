@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path
+from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, untrusted_peer
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,12 @@ class ControlServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
+        sock = writer.get_extra_info("socket")
+        why = untrusted_peer(sock) if sock is not None and sys.platform != "win32" else None
+        if why is not None:  # another user reached the socket (its mode was changed?): not served
+            log.warning("refused a control connection: %s", why)
+            writer.close()
+            return
         self._connections.add(task)
         try:
             reply = await self._one(reader, writer)
@@ -119,6 +125,7 @@ class ControlServer:
         op, args = request.get("op"), request.get("args", {})
         if not isinstance(op, str) or not isinstance(args, dict):
             return {"ok": False, "error": "a request needs an op (string) and args (object)", "code": "bad_request"}
+        log.debug("control request %s", op)
 
         def emit(event: dict[str, Any]) -> None:
             if writer.is_closing():

@@ -1,0 +1,175 @@
+"""Item 5 of the security review, with a real second local user: the CLI talks only to a daemon
+of the same user (socket directory, socket and peer uid checked before anything is sent), the
+daemon serves only its own user, and `run` says what to do when another user took the directory.
+
+The user is created (useradd) when the tests run as root, and removed after; otherwise skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env
+from tests.daemon_process import Daemon, cli
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # the second user cannot read the test's venv: stdlib only
+
+# a fake daemon run by the other user: answers every request with a made-up status and keeps
+# what it was sent (the prompt an impostor wants to capture)
+FAKE_DAEMON = r"""
+import json, os, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=int(sys.argv[2])) if len(sys.argv) > 2 else None
+if sock is None:
+    os.makedirs(os.path.dirname(sys.argv[1]), mode=0o700, exist_ok=True)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(sys.argv[1])
+    os.chmod(sys.argv[1], 0o666)
+sock.listen(8)
+print("listening", flush=True)
+while True:
+    conn, _ = sock.accept()
+    data = conn.recv(65536)
+    with open(sys.argv[1] + ".captured", "ab") as f:
+        f.write(data)
+    conn.sendall(b'{"v":1,"ok":true,"result":{"version":"fake","pid":1,"uptime":1,"dnd":"off","unread":0,'
+                 b'"agents":[],"approvals":[]}}\n')
+    conn.close()
+"""
+
+
+@dataclass
+class OtherUser:
+    name: str
+    uid: int
+    gid: int
+
+    def run(self, *args: str, **kwargs: object) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [SYSTEM_PYTHON, *args],
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            text=True,
+            **kwargs,  # type: ignore[call-overload]
+        )
+
+
+@pytest.fixture(scope="module")
+def other_user() -> Iterator[OtherUser]:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a second local user (useradd); run as root, e.g. in CI")
+    if shutil.which("useradd") is None or not os.path.exists(SYSTEM_PYTHON):
+        pytest.skip("needs useradd and /usr/bin/python3")
+    name = f"acptray{os.getpid() % 100000}"
+    subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        import pwd
+
+        entry = pwd.getpwnam(name)
+        yield OtherUser(name, entry.pw_uid, entry.pw_gid)
+    finally:
+        subprocess.run(["userdel", name], check=False)
+
+
+@pytest.fixture
+def shared_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A runtime base both users can reach, as /tmp is when XDG_RUNTIME_DIR is not set."""
+    base = Path(tempfile.mkdtemp(prefix="acp-tray-shared-"))
+    base.chmod(0o1777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for proc in started:
+        proc.kill()
+        proc.wait()
+
+
+def _started(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "listening"
+
+
+def test_cli_refuses_a_socket_directory_another_user_created(
+    other_user: OtherUser, shared_runtime: Path, procs: list[subprocess.Popen[str]], daemons: list[Daemon]
+) -> None:
+    sock_path = shared_runtime / "acp-tray" / "control.sock"
+    fake = other_user.run("-c", FAKE_DAEMON, str(sock_path), stdout=subprocess.PIPE)
+    procs.append(fake)
+    _started(fake)
+    status = cli("status")
+    assert status.returncode != 0 and "fake" not in status.stdout
+    assert f"belongs to user id {other_user.uid}" in status.stderr and "Traceback" not in status.stderr
+    prompt = cli("prompt", "demo", "my secret plan")
+    assert prompt.returncode != 0
+    assert not Path(str(sock_path) + ".captured").exists(), "nothing may be sent to another user's socket"
+    run = Daemon("run", "--headless", env=cli_env())
+    daemons.append(run)
+    assert run.proc.wait(30) != 0
+    said = run.stderr_text()
+    assert f"belongs to user id {other_user.uid}" in said and "XDG_RUNTIME_DIR" in said and "Traceback" not in said
+
+
+def test_cli_checks_the_peer_uid_before_sending(
+    other_user: OtherUser, shared_runtime: Path, procs: list[subprocess.Popen[str]]
+) -> None:
+    directory = shared_runtime / "acp-tray"
+    directory.mkdir(mode=0o700)  # the person's own directory and socket file ...
+    sock_path = directory / "control.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(sock_path))
+    # ... but the process listening on it is another user's (listen() after it became that user)
+    fake = other_user.run(
+        "-c", FAKE_DAEMON, str(sock_path), str(listener.fileno()), stdout=subprocess.PIPE, pass_fds=[listener.fileno()]
+    )
+    listener.close()
+    procs.append(fake)
+    _started(fake)
+    status = cli("status")
+    assert status.returncode != 0 and "fake" not in status.stdout
+    assert f"runs as user id {other_user.uid}" in status.stderr
+    time.sleep(0.3)
+    captured = Path(str(sock_path) + ".captured")
+    assert not captured.exists() or captured.read_bytes() == b"", "nothing may be sent before the peer is checked"
+
+
+def test_daemon_serves_only_its_own_user(other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon]) -> None:
+    daemon = Daemon("run", "--headless", env=cli_env())
+    daemons.append(daemon)
+    daemon.wait_for_line("control:")
+    directory = shared_runtime / "acp-tray"
+    directory.chmod(0o711)  # modes loosened by mistake: the uid check still holds
+    (directory / "control.sock").chmod(0o666)
+    client = other_user.run(
+        "-c",
+        "import socket,sys\n"
+        "s=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1])\n"
+        's.sendall(b\'{"v":1,"op":"status","args":{}}\\n\')\n'
+        "try: print(repr(s.recv(65536)))\n"
+        "except ConnectionResetError: print(repr(b''))",
+        str(directory / "control.sock"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = client.communicate(timeout=30)
+    assert out.strip() == "b''", (out, err)  # closed without a reply
+    assert cli("status").returncode == 0  # the person's own CLI is served
+    assert daemon.stop() == 0
+    assert f"refused a control connection: the process at the other end runs as user id {other_user.uid}" in (
+        daemon.stderr_text()
+    )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -134,6 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args([*arguments, "run"])
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, where a closed pipe can still be reported in one line
+        return code
     except KeyboardInterrupt:
         return 0
+    except BrokenPipeError:  # `acp-tray status | head -1`: the reader is gone
+        return _output_closed()
+
+
+def _output_closed() -> int:
+    """Say it in one line (not a traceback); what is still buffered for stdout goes nowhere."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    with contextlib.suppress(OSError, ValueError):
+        print("acp-tray: the output was closed before everything was written (broken pipe)", file=sys.stderr)
+    return 1

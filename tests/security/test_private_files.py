@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli
 
 
@@ -85,3 +88,27 @@ def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[Dae
     err = daemon.stderr_text()
     assert "Traceback" not in err and "cannot open the log file" in err
     assert not elsewhere.exists()
+
+
+def test_output_closed_early_and_an_oversized_prompt_are_one_line_messages(daemons: list[Daemon]) -> None:
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("connected")
+    status = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "status"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(),
+        cwd=ROOT,
+        text=True,
+    )
+    assert status.stdout is not None
+    status.stdout.close()  # `| head -0`: the reader is gone before anything is written
+    _, err = status.communicate(timeout=60)
+    assert status.returncode == 1
+    assert err.strip() == "acp-tray: the output was closed before everything was written (broken pipe)"
+    words = ["x" * 100_000] * 12  # 1.2 MB, in arguments of 100 kB (the kernel's limit per argument)
+    prompt = cli("prompt", "demo", *words)
+    assert prompt.returncode == 1 and "Traceback" not in prompt.stderr
+    assert prompt.stderr.strip() == "acp-tray: the request is 1.1 MiB; the daemon takes at most 1 MiB"
+    assert daemon.stop() == 0

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from acp_tray.control.endpoint import EndpointError, check_socket, pipe_name, socket_path, untrusted_peer
-from acp_tray.control.wire import ProtocolError, decode, encode
+from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 
 class NoDaemonError(Exception):
@@ -91,9 +91,16 @@ def result_of(message: dict[str, Any]) -> Any:
 
 @contextlib.contextmanager
 def call(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0) -> Iterator[Call]:
+    data = encode({"op": op, "args": args or {}})
+    if len(data) > MAX_LINE:
+        size = f"{len(data) / 1024 / 1024:.1f} MiB"
+        raise ReplyError(f"the request is {size}; the daemon takes at most {MAX_LINE // 1024 // 1024} MiB", "too_long")
     with _connect(timeout) as stream:
-        stream.write(encode({"op": op, "args": args or {}}))
-        stream.flush()
+        try:
+            stream.write(data)
+            stream.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            raise ReplyError("the daemon closed the connection before the request was sent", "closed") from None
         yield Call(stream)
 
 

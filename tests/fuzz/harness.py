@@ -32,7 +32,7 @@ from acp import RequestError
 
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
-from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, jsonrpc_problem
+from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, jsonrpc_problem, without_meta
 from acp_tray.daemon import Daemon
 from acp_tray.history import META_LIMIT, META_NOT_RECORDED, RAW_LIMIT, TEXT_LIMIT, HistoryWriter, read_history
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line
@@ -343,7 +343,17 @@ def decode_problems(lines: Iterable[bytes]) -> list[str]:
             got = decode_line(line)
             try:
                 reference = json.loads(line)
-            except (ValueError, RecursionError):
+            except RecursionError:  # too deep: what is left without `_meta`, if that parses
+                shallow = without_meta(line)
+                try:
+                    reference = json.loads(shallow) if shallow is not None else None
+                except (ValueError, RecursionError):
+                    reference = None
+                if reference is None:
+                    if not isinstance(got, str):
+                        problems.append(f"decode_line took what json.loads refuses: {line[:200]!r}")
+                    continue
+            except ValueError:
                 if not isinstance(got, str):
                     problems.append(f"decode_line took what json.loads refuses: {line[:200]!r}")
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,33 @@ def jsonrpc_problem(message: object) -> str | None:
     return None
 
 
+_META_KEY = re.compile(rb'"_meta"\s*:\s*')
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def without_meta(line: bytes) -> bytes | None:
+    """`line` with the value of every `"_meta"` key that opens an object or array replaced by `null`
+    (`_meta` is optional everywhere in ACP), or None when there is none or the brackets do not close."""
+    out, position, found = [], 0, False
+    for key in _META_KEY.finditer(line):
+        start = key.end()
+        if start < position or line[start : start + 1] not in (b"{", b"["):
+            continue
+        depth = 0
+        for token in _TOKEN.finditer(line, start):
+            if token[0] in (b"{", b"["):
+                depth += 1
+            elif token[0] in (b"}", b"]"):
+                depth -= 1
+            if depth == 0:
+                out += [line[position:start], b"null"]
+                position, found = token.end(), True
+                break
+        else:
+            return None
+    return b"".join([*out, line[position:]]) if found else None
+
+
 def decode_line(line: bytes) -> dict[str, Any] | str:
     """One line to a routable JSON-RPC message, or the reason it is not one.
 
@@ -56,7 +84,15 @@ def decode_line(line: bytes) -> dict[str, Any] | str:
     except ValueError:
         try:
             message = json.loads(line)
-        except (ValueError, RecursionError) as exc:
+        except RecursionError:  # too deep for the parser: without its `_meta`, the rest may be fine
+            shallow = without_meta(line)
+            try:
+                message = json.loads(shallow) if shallow is not None else None
+            except (ValueError, RecursionError):
+                message = None
+            if message is None:
+                return "not JSON (RecursionError)"
+        except ValueError as exc:
             return f"not JSON ({type(exc).__name__})"
     problem = jsonrpc_problem(message)
     if problem is not None:

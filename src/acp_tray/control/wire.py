@@ -29,6 +29,8 @@ def decode(line: bytes) -> dict[str, Any]:
         message = json.loads(line)
     except ValueError as exc:
         raise ProtocolError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("nested too deeply") from None
     if not isinstance(message, dict):
         raise ProtocolError("not a JSON object")
     if type(message.get("v")) is not int or message["v"] != VERSION:

@@ -14,6 +14,7 @@ from dbus_fast import Message, MessageType
 from acp_tray.events import AgentState, PermissionOption
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, Urgency, notification_of
 from acp_tray.notifiers.freedesktop import INTERFACE, OBJECT_PATH, FreedesktopBackend, wire_actions
+from acp_tray.presentation.options import option_label
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.menu import MAX_APPROVALS, MENU_TEXT_LIMIT, Entry, menu_of
@@ -68,11 +69,11 @@ def test_one_approval_is_a_submenu_of_its_options_right_after_the_header() -> No
     assert labels(needs.children) == ["claude: Run `make test`"]
     options = needs.children[0].children
     assert [(entry.label, entry.action) for entry in options] == [
-        ("✔ Allow once", "approval:a1:allow-once"),
-        ("✔ Always allow", "approval:a1:allow-always"),
+        ("✔ Allow once", "approval:a1:allow-once"),  # the name only repeats the kind: said once
+        ("✔ Allow always: Always allow", "approval:a1:allow-always"),
         ("✖ Reject", "approval:a1:reject-once"),
-        ("✖ Never", "approval:a1:reject-always"),
-        ("Ask me later", "approval:a1:later"),  # unknown kind: no mark, still answerable
+        ("✖ Reject always: Never", "approval:a1:reject-always"),
+        ("? defer_to_human: Ask me later", "approval:a1:later"),  # unknown kind: named as sent, still answerable
     ]
     assert all(entry.checked is None and not entry.children for entry in options)
 
@@ -104,11 +105,13 @@ def test_hostile_approval_text_stays_one_bounded_clean_line() -> None:
     shown = [request.label, needs.children[1].label, *labels(request.children)]
     for label in shown:
         assert not UNSAFE.search(label), repr(label)
-        assert len(label) <= MENU_TEXT_LIMIT + 2  # "✔ " + the bounded name
+        assert len(label) <= MENU_TEXT_LIMIT + 2  # the kind, then the name, bounded
     assert request.label.startswith("bad agent: [2Jevil line break tabttt") and request.label.endswith("…")
     assert needs.children[1].label.startswith("nnnn") and needs.children[1].label.endswith("…")
-    assert request.children[0].label.startswith("✔ [2Jevil line break tab") and request.children[0].label.endswith("…")
-    assert request.children[1].label == "✖ (unnamed option)"
+    assert request.children[0].label.startswith("✔ Allow once: [2Jevil line break tab") and request.children[
+        0
+    ].label.endswith("…")
+    assert request.children[1].label == "✖ Reject"  # unnamed: the kind says it all
     assert [e.action for e in request.children] == ["approval:h:o1", "approval:h:o2"]
 
 
@@ -285,4 +288,42 @@ def test_the_menu_kind_marks_follow_the_kind_prefix() -> None:
         PermissionOption(f"o{n}", "x", kind) for n, kind in enumerate(("allow_for_session", "reject_x", "", "ALLOW"))
     ]
     needs = menu_of(snapshot(approval(options=tuple(rows))))[2]
-    assert labels(needs.children[0].children) == ["✔ x", "✖ x", "x", "x"]
+    assert labels(needs.children[0].children) == [
+        "✔ allow_for_session: x",
+        "✖ reject_x: x",
+        "? unknown kind: x",
+        "? ALLOW: x",
+    ]
+
+
+# --- the kind on every surface (security review item 8) --------------------------------------
+
+DECEPTIVE = (
+    PermissionOption("yes-forever", "Deny", "allow_always"),  # a name that says the opposite of its kind
+    PermissionOption("no", "Allow", "reject_once"),
+)
+
+
+def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
+    from acp_tray.control.terminal import _approval_lines
+    from acp_tray.events import PermissionAsked
+    from acp_tray.presentation.own_notices import own_notice
+
+    expected = ["✔ Allow always: Deny", "✖ Reject: Allow"]
+    own = own_notice(PermissionAsked("claude", "s", "7", "Run rm -rf build", DECEPTIVE, 60.0))
+    assert own is not None
+    buttons = notification_of(make_presentation(actions=own.actions)).actions
+    assert [label for _, label in buttons] == expected
+    menu = menu_of(snapshot(approval("7", options=DECEPTIVE)))
+    assert labels(menu[2].children[0].children) == expected
+    rows = [{"id": "7", "agent": "claude", "title": "t",
+             "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE]}]  # fmt: skip
+    assert _approval_lines(rows) == [
+        "  [7] claude: t  — options: yes-forever = ✔ Allow always: Deny, no = ✖ Reject: Allow"
+    ]
+
+
+def test_the_kind_survives_the_button_length_limit() -> None:
+    label = option_label("Deny " + "x" * 200, "allow_always", 64)
+    buttons = notification_of(make_presentation(actions=(("approval:1:o", label),))).actions
+    assert buttons[0][1].startswith("✔ Allow always: Deny") and len(buttons[0][1]) <= ACTION_LABEL_LIMIT

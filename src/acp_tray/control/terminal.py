@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
+from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
 
 EXIT_FAILED = 1
@@ -72,7 +73,9 @@ def _agent_line(row: dict[str, Any]) -> str:
 def _approval_lines(approvals: list[dict[str, Any]]) -> list[str]:
     lines = []
     for a in approvals:
-        options = ", ".join(f"{_field(o['id'])} ({_field(o['kind']) or 'unknown kind'})" for o in a["options"])
+        options = ", ".join(
+            f"{_field(o['id'])} = {option_label(str(o['name']), o['kind'], NAME_LIMIT)}" for o in a["options"]
+        )
         title = _field(a["title"], TITLE_LIMIT)
         lines.append(f"  [{a['id']}] {_field(a['agent'])}: {title}  — options: {options or 'no options'}")
     return lines
@@ -148,7 +151,8 @@ def cmd_approvals(args: argparse.Namespace) -> int:
 def cmd_approve(args: argparse.Namespace) -> int:
     code, result = _run(args, "approve", {"id": args.id, "option": args.option})
     if not code:
-        _out(f"request {args.id}: answered {result['option']} ({result['name']})")
+        label = option_label(str(result["name"]), result["kind"], NAME_LIMIT)
+        _out(f"request {args.id}: answered {result['option']} ({label})")
     return code
 
 

@@ -20,6 +20,8 @@ from acp_tray.events import (
     SessionAttached,
     TurnEnded,
 )
+from acp_tray.presentation.options import option_label
+from acp_tray.presentation.text import NAME_LIMIT
 from acp_tray.protocol.notice import Notice
 
 STOPPED_EARLY = {
@@ -56,7 +58,10 @@ def own_notice(event: Event) -> OwnNotice | None:
             # the hint first: a long title must not push it out of the bounded body
             f"{hint} (no answer in {_seconds(event.timeout)}: cancelled)\n{event.title}",
         )
-        actions = tuple((f"approval:{event.approval_id}:{o.option_id}", o.name) for o in event.options)
+        actions = tuple(
+            (f"approval:{event.approval_id}:{o.option_id}", option_label(o.name, o.kind, NAME_LIMIT))
+            for o in event.options
+        )
         return OwnNotice(event.agent, event.session_id, notice, actions)
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_tray.events import AgentState
+from acp_tray.presentation.options import option_label as kind_first_label
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
@@ -28,7 +29,6 @@ GLYPH = {
 MENU_TEXT_LIMIT = 60
 MAX_APPROVALS = 20  # submenus shown (oldest first); the rest are counted
 MAX_OPTIONS = 10  # options shown per approval
-ALLOW_MARK, REJECT_MARK = "✔ ", "✖ "
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,8 @@ def approval_label(row: ApprovalRow) -> str:
 
 
 def option_label(name: str, kind: str) -> str:
-    """The option's name, marked by its kind: allow_* "✔ ", reject_* "✖ ", an unknown kind nothing."""
-    mark = ALLOW_MARK if kind.startswith("allow_") else REJECT_MARK if kind.startswith("reject_") else ""
-    return mark + (plain_line(name, MENU_TEXT_LIMIT) or "(unnamed option)")
+    """The option's kind, then its name ("✔ Allow always: Deny"): see `presentation.options`."""
+    return kind_first_label(name, kind, MENU_TEXT_LIMIT)
 
 
 def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:

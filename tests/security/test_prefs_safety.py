@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from acp_tray import paths
@@ -46,3 +47,35 @@ def test_a_symlinked_preferences_file_stays_a_link_and_its_target_stays_watched(
     replace_atomically(target, 'notifier = "console"\n[dnd]\nenabled = false\n')  # edited in the dotfiles repo
     until(lambda: dnd() == "off", what="the daemon to see the target's edit")
     assert daemon.stop() == 0
+
+
+def _log() -> str:
+    path = paths.log_file()
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def test_an_emptied_or_half_written_file_is_not_applied(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True)
+    agents = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n'
+    config.write_text('notifier = "console"\n' + agents)
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("connected")
+    (agent,) = daemon.children()
+    config.write_text("")  # `: > config.toml`
+    until(lambda: "the file is empty" in _log(), what="the empty file reported")
+    config.write_text("")  # emptied again: said once is enough
+    time.sleep(1.5)
+    assert _log().count("the file is empty") == 1
+    assert daemon.children() == [agent], "an empty file stops no agent"
+    # a save in two pieces: the first half alone has no [agents] table
+    with config.open("w") as handle:
+        handle.write('notifier = "console"\n[dnd]\nenabled = true\n')
+        handle.flush()
+        time.sleep(0.2)
+        handle.write(agents)
+    until(lambda: dnd().startswith("on"), what="the complete file applied")
+    assert daemon.children() == [agent], "an agent whose settings did not change keeps running"
+    assert daemon.stop() == 0
+    assert sum("demo  connected" in line for line in daemon.seen) == 1

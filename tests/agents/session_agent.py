@@ -3,6 +3,7 @@
 Many sessions; a prompt's text says what the turn does (words are separated by spaces):
   say TEXT...        stream TEXT back in a few chunks, then end_turn
   slow SECONDS       stream "tick " every 0.1 s for SECONDS (cancellable: answers "cancelled")
+  flood MEGABYTES    stream that many MB of "x" in 64 KiB chunks as fast as it can, then end_turn
   ask                request permission (allow_once "allow", reject_once "reject", "_odd" of an
                      unknown kind), say which option came back, then end_turn
   stop REASON        end the turn with that stop reason
@@ -150,6 +151,9 @@ class SessionAgent:
         if verb == "say":
             for word in rest.split(" "):
                 await self.say(session_id, word + " ")
+        elif verb == "flood":
+            for _ in range(int(float(rest) * 16)):
+                await self.say(session_id, "x" * 65536)
         elif verb == "slow":
             for _ in range(int(float(rest) * 10)):
                 if session_id in self.cancelled:

@@ -113,7 +113,7 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         entries = [e for e in menu_of(run.snapshots[-1]) if e.label.startswith("Needs approval")]
         assert entries, "the tray menu offers the approval"
         asked = next(p for p in run.shown if p.title == "Needs approval")
-        assert ("approval:" + row.approval_id + ":allow", "Allow once") in asked.actions
+        assert ("approval:" + row.approval_id + ":allow", "✔ Allow once") in asked.actions
         before = log.read_text()
         run.daemon.local_action(asked.group, "closed")  # dismissed: nothing is answered
         await asyncio.sleep(0.3)

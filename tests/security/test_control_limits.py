@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from pathlib import Path
 
+from acp_tray import paths
+from acp_tray.agents.approvals import MAX_PENDING_PER_AGENT
 from acp_tray.control.endpoint import socket_path
-from tests.daemon_process import Daemon
+from acp_tray.control.server import MAX_CONNECTIONS, READ_TIMEOUT
+from tests.conftest import ROOT, scripted_command
+from tests.daemon_process import Daemon, cli, until
+
+SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
 
 
 def raw_request(data: bytes, timeout: float = 20.0) -> bytes:
@@ -18,8 +25,11 @@ def raw_request(data: bytes, timeout: float = 20.0) -> bytes:
         sock.connect(str(socket_path()))
         sock.sendall(data)
         chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
+        try:
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        except ConnectionResetError:  # closed at once (busy) before it had read what was sent
+            pass
     return b"".join(chunks)
 
 
@@ -38,3 +48,117 @@ def test_a_deeply_nested_request_gets_a_clear_error(isolated_dirs: Path, daemons
     assert raw_request(b'{"v":1,"op":"status","args":{}}\n').startswith(b'{"v":1,"ok":true')
     assert daemon.stop() == 0
     assert "Traceback" not in daemon.stderr_text()
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def session_agent_config(**settings: str) -> None:
+    lines = [f"[agents.sa]\ncommand = {json.dumps([sys.executable, str(SESSION_AGENT)])}"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n' + "\n".join(lines) + "\n")
+
+
+def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
+    isolated_dirs: Path, daemons: list[Daemon]
+) -> None:
+    session_agent_config()
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("sa  connected")
+    before = rss_kb(daemon.proc.pid)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a reader that is suspended
+        sock.connect(str(socket_path()))
+        sock.sendall(json.dumps({"v": 1, "op": "prompt", "args": {"agent": "sa", "text": "flood 64"}}).encode() + b"\n")
+        until(lambda: not json.loads(cli("status", "--json").stdout)["agents"][0]["busy"], 120, "the turn to end")
+        grown = rss_kb(daemon.proc.pid) - before
+        sock.settimeout(30)
+        data = b""
+        while chunk := sock.recv(1 << 20):
+            data += chunk
+    events = [json.loads(line) for line in data.splitlines()]
+    assert grown < 24 * 1024, f"the daemon grew by {grown} kB for a 64 MB reply nobody read"
+    assert [e["event"] for e in events if e.get("event") == "dropped"] == ["dropped"]
+    assert events[-1]["ok"] and events[-1]["result"]["stop_reason"] == "end_turn"
+    assert daemon.stop() == 0
+
+
+def test_a_flood_of_permission_requests_is_capped_and_status_stays_small(
+    isolated_dirs: Path, daemons: list[Daemon]
+) -> None:
+    steps = [
+        {
+            "raw": json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 5000 + n,
+                    "method": "session/request_permission",
+                    "params": {
+                        "sessionId": "scripted-1",
+                        "toolCall": {"toolCallId": f"t{n}", "title": "y" * 20_000},
+                        "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+                    },
+                }
+            )
+        }
+        for n in range(500)
+    ]
+    steps_file = isolated_dirs / "steps.json"
+    steps_file.write_text(json.dumps(steps))
+    agent_log = isolated_dirs / "agent.log"
+    config = paths.config_file()
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'notifier = "console"\n[agents.x]\ncommand = {json.dumps(scripted_command())}\n'
+        f"env = {{ SCRIPTED_AGENT_STEPS_FILE = {json.dumps(str(steps_file))}, "
+        f"SCRIPTED_AGENT_LOG = {json.dumps(str(agent_log))} }}\n"
+    )
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+
+    def answers() -> list[dict[str, object]]:
+        lines = agent_log.read_text().splitlines() if agent_log.exists() else []
+        return [json.loads(line)["received"] for line in lines if '"result"' in line]
+
+    until(lambda: len(answers()) >= 500 - MAX_PENDING_PER_AGENT, 60, "the excess answered")
+    assert all(a["result"] == {"outcome": {"outcome": "cancelled"}} for a in answers())
+    status = cli("status", "--json")
+    assert len(json.loads(status.stdout)["approvals"]) == MAX_PENDING_PER_AGENT
+    assert len(status.stdout) < 100_000
+    assert cli("approve", "1").returncode == 0  # the person can still answer the ones waiting
+    assert daemon.stop() == 0
+    log_text = paths.log_file().read_text()
+    assert log_text.count("further ones are answered 'cancelled'") == 1
+
+
+def test_idle_and_half_sent_requests_are_let_go_and_connections_capped(
+    isolated_dirs: Path, daemons: list[Daemon]
+) -> None:
+    daemon = start_demo(daemons)
+    idle = []
+    for n in range(MAX_CONNECTIONS):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(socket_path()))
+        if n % 2:
+            sock.sendall(b'{"v":1,"op":"sta')  # half a request
+        idle.append(sock)
+    try:
+        until(lambda: b'"code":"busy"' in raw_request(b'{"v":1,"op":"status","args":{}}\n'), what="busy")
+        for sock in idle:  # each let go after READ_TIMEOUT with a reply saying why
+            sock.settimeout(READ_TIMEOUT + 10)
+            assert json.loads(sock.recv(4096))["code"] == "timeout"
+            assert sock.recv(4096) == b""
+    finally:
+        for sock in idle:
+            sock.close()
+    assert raw_request(b'{"v":1,"op":"status","args":{}}\n').startswith(b'{"v":1,"ok":true')
+    assert daemon.stop() == 0
+    said = paths.log_file().read_text().count("control connections at once")
+    assert said == 1

@@ -104,9 +104,9 @@ def test_a_permission_request_is_a_warning_with_the_id_and_a_button_for_every_op
     assert "Delete build/" in description
     assert "approve 7" in description and "deny 7" in description  # how to answer from a terminal
     assert own.actions == (
-        ("approval:7:allow-once", "Allow once"),
-        ("approval:7:reject-once", "Reject"),
-        ("approval:7:_later", "Ask me later"),
+        ("approval:7:allow-once", "✔ Allow once"),
+        ("approval:7:reject-once", "✖ Reject"),
+        ("approval:7:_later", "? _defer: Ask me later"),
     )
     assert own.session_id == "sid-1"
 

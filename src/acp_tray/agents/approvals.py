@@ -4,6 +4,7 @@ Nothing is ever approved by default: `ask` waits for an explicit choice (CLI, tr
 button) and answers `cancelled` when the time is up, when the turn is cancelled or the agent goes;
 `reject` picks the agent's reject option; only `allow` approves, and only with an allow option the
 agent offered (never an option of an unknown kind). A dismissed notification answers nothing.
+At most MAX_PENDING_PER_AGENT requests of one agent wait at a time; more are answered `cancelled`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from acp_tray.protocol.session import (
 )
 
 log = logging.getLogger(__name__)
+
+MAX_PENDING_PER_AGENT = 32  # permission requests waiting for the person, per agent
 
 
 class ApprovalError(Exception):
@@ -61,6 +64,7 @@ class Approvals:
         self._sink = sink
         self._pending: dict[str, Pending] = {}
         self._next = 0
+        self._flooding: set[str] = set()  # agents told their requests are over the cap
 
     def pending(self) -> list[Pending]:
         return list(self._pending.values())
@@ -79,6 +83,18 @@ class Approvals:
                 policy,
             )
             return outcome
+        waiting = sum(p.agent == agent for p in self._pending.values())
+        if waiting >= MAX_PENDING_PER_AGENT:  # a flood: the excess is answered at once, said once
+            if agent not in self._flooding:
+                self._flooding.add(agent)
+                log.warning(
+                    "%s has %d permission requests waiting; further ones are answered 'cancelled' until some are "
+                    "answered",
+                    agent,
+                    waiting,
+                )
+            return cancelled()
+        self._flooding.discard(agent)
         self._next += 1
         approval_id = str(self._next)
         loop = asyncio.get_running_loop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -56,6 +57,7 @@ AUTH_REQUIRED = -32000
 UNSUPPORTED_VERSION = -32022
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
+TEMPORARY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN})
 PREVIEW_BYTES = 120
 
 
@@ -63,6 +65,7 @@ class RunEnd(Enum):
     CANNOT_START = "cannot start"  # missing program or directory, unset header variable, unusable agent: no retry
     ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
     RECONNECT = "reconnect"  # start again at once (a protocol fallback), not a crash
+    SHORT_OF_RESOURCES = "short of resources"  # the system is out of descriptors or memory: try again soon
 
 
 class HandshakeError(Exception):
@@ -251,6 +254,9 @@ class AgentHost:
                 )
             )
         except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
+            if exc.errno in TEMPORARY_ERRNOS:  # not the agent's fault, and it passes
+                self._status(AgentState.STARTING, f"cannot start {program!r} now: {exc.strerror or exc}; trying again")
+                return RunEnd.SHORT_OF_RESOURCES
             self._status(AgentState.FAILED, f"cannot start {program!r}: {exc.strerror or exc}")
             return RunEnd.CANNOT_START
         assert process.stderr is not None

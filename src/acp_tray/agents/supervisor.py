@@ -17,6 +17,7 @@ from acp_tray.agents.host import AgentHost, RunEnd
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus, EventSink
 
 STDERR_LINES = 10
+RESOURCE_RETRY = 2.0  # seconds between starts while the system is short of descriptors or memory
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,9 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
         if end is RunEnd.CANNOT_START:
             return
         if end is RunEnd.RECONNECT:  # a protocol fallback, not a crash
+            continue
+        if end is RunEnd.SHORT_OF_RESOURCES:  # out of descriptors: no crash, no giving up; try again
+            await asyncio.sleep(RESOURCE_RETRY)
             continue
         delay = backoff.crashed(loop.time() - started)
         stderr = tuple(host.stderr.tail()[-STDERR_LINES:])

@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
 
 
+TITLE_LIMIT, NAME_LIMIT = 1000, 200  # characters of an approval's title and an option's id or name in replies
+MAX_OPTIONS = 20
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _text(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
     value = args.get(key)
     if value is None and not required:
@@ -72,13 +80,17 @@ class Commands:
         return rows
 
     def _approvals(self) -> list[dict[str, Any]]:
+        """Bounded whatever the agents send: capped requests, titles, options and their names."""
         return [
             {
                 "id": p.approval_id,
                 "agent": p.agent,
                 "session_id": p.session_id,
-                "title": p.title,
-                "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in p.options],
+                "title": _bounded(p.title, TITLE_LIMIT),
+                "options": [
+                    {"id": _bounded(o.option_id, NAME_LIMIT), "name": _bounded(o.name, NAME_LIMIT), "kind": o.kind}
+                    for o in p.options[:MAX_OPTIONS]
+                ],
             }
             for p in self._daemon.approvals.pending()
         ]

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,12 @@ from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_p
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 log = logging.getLogger(__name__)
+
+READ_TIMEOUT = 10.0  # seconds for a client to send its whole request line
+WRITE_TIMEOUT = 30.0  # seconds for a client to take the final reply
+MAX_CONNECTIONS = 128  # at once; more are answered "busy" and closed
+STREAM_BUFFER = 1024 * 1024  # bytes of a streamed reply held for a client that does not read
+SAY_EVERY = 60.0  # seconds between two warnings of the same kind
 
 Emit = Callable[[dict[str, Any]], None]
 Handler = Callable[[str, dict[str, Any], Emit], Awaitable[Any]]
@@ -53,6 +60,7 @@ class ControlServer:
         self._pipe: Any = None
         self.path: Path | None = None
         self._connections: set[asyncio.Task[Any]] = set()
+        self._said: dict[str, float] = {}
 
     async def start(self) -> str:
         """Start listening; returns where. Raises EndpointError (not private, or already running)."""
@@ -63,6 +71,7 @@ class ControlServer:
                 pipe_name(),
             )
             return pipe_name()
+        self._throttle_accept_errors()
         path = prepare_socket_path()
         if path.exists() or path.is_symlink():
             if socket_answers(path):
@@ -76,6 +85,23 @@ class ControlServer:
         os.chmod(path, 0o600)
         self.path = path
         return str(path)
+
+    def _throttle_accept_errors(self) -> None:
+        """Out of descriptors, asyncio reports every failed accept (and retries each second): one
+        warning a minute instead; the socket keeps being served as descriptors come back."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+
+        def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            if "out of system resource" in str(context.get("message", "")):
+                error = context.get("exception")
+                self._say_once("accept", f"cannot accept control connections for now ({error}); retrying")
+            elif previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handler)
 
     async def aclose(self) -> None:
         for task in list(self._connections):
@@ -101,23 +127,40 @@ class ControlServer:
             log.warning("refused a control connection: %s", why)
             writer.close()
             return
+        if len(self._connections) >= MAX_CONNECTIONS:  # answered at once, so the descriptor comes back
+            self._say_once("busy", f"more than {MAX_CONNECTIONS} control connections at once: refusing more")
+            writer.write(encode({"ok": False, "error": "the daemon is busy (too many connections)", "code": "busy"}))
+            writer.close()
+            return
         self._connections.add(task)
         try:
             reply = await self._one(reader, writer)
             writer.write(encode(reply))
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass  # the client went away; whatever it asked for carries on
+            async with asyncio.timeout(WRITE_TIMEOUT):  # a client that never reads is let go
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            pass  # the client went away (or never read); whatever it asked for carries on
         finally:
             self._connections.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
-                await writer.wait_closed()
+                async with asyncio.timeout(WRITE_TIMEOUT):
+                    await writer.wait_closed()
+
+    def _say_once(self, what: str, message: str) -> None:
+        """One warning per kind of trouble per SAY_EVERY seconds (a flood of clients floods no log)."""
+        now = time.monotonic()
+        if now - self._said.get(what, float("-inf")) >= SAY_EVERY:
+            self._said[what] = now
+            log.warning("%s", message)
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> dict[str, Any]:
         try:
-            line = await reader.readuntil(b"\n")
+            async with asyncio.timeout(READ_TIMEOUT):  # idle or half-sent requests hold no descriptor
+                line = await reader.readuntil(b"\n")
             request = decode(line)
+        except TimeoutError:
+            return {"ok": False, "error": f"no complete request within {READ_TIMEOUT:g} s", "code": "timeout"}
         except asyncio.LimitOverrunError:
             return {"ok": False, "error": f"request longer than {MAX_LINE} bytes", "code": "bad_request"}
         except ProtocolError as exc:
@@ -127,9 +170,20 @@ class ControlServer:
             return {"ok": False, "error": "a request needs an op (string) and args (object)", "code": "bad_request"}
         log.debug("control request %s", op)
 
+        dropped = 0  # chunks not sent to a client that stopped reading
+
         def emit(event: dict[str, Any]) -> None:
+            nonlocal dropped
             if writer.is_closing():
                 raise ConnectionError("the client went away")
+            chunk = event.get("event") == "chunk"
+            if chunk and (dropped or writer.transport.get_write_buffer_size() > STREAM_BUFFER):
+                if not dropped:  # said once, in the stream itself; the turn goes on
+                    note = "this client read too slowly; the rest of the reply is not streamed to it"
+                    writer.write(encode({"event": "dropped", "text": note}))
+                    self._say_once("slow", f"a control client stopped reading: {op} stream dropped")
+                dropped += 1
+                return
             writer.write(encode(event))
 
         try:

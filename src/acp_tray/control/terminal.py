@@ -232,6 +232,8 @@ def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | No
         sys.stdout.write(terminal_text(message["text"]))
         sys.stdout.flush()
         args.line_open = not message["text"].endswith("\n")
+    elif message["event"] == "dropped":
+        _say(f"{message.get('text', 'the rest of the reply was not streamed')}")
     elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
         _say(f"queued behind {message['ahead']} prompt(s) in session {message['session']}")
     job = message.get("job")

@@ -33,6 +33,11 @@ def raw_request(data: bytes, timeout: float = 20.0) -> bytes:
     return b"".join(chunks)
 
 
+def log_text() -> str:
+    path = paths.log_file()
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
 def start_demo(daemons: list[Daemon]) -> Daemon:
     daemon = Daemon("run", "--headless")
     daemons.append(daemon)
@@ -162,3 +167,27 @@ def test_idle_and_half_sent_requests_are_let_go_and_connections_capped(
     assert daemon.stop() == 0
     said = paths.log_file().read_text().count("control connections at once")
     assert said == 1
+
+
+def test_out_of_descriptors_one_warning_and_the_daemon_recovers(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+    limited = ["prlimit", "--nofile=64:64", sys.executable, "-m", "acp_tray"]
+    daemon = Daemon("run", "--headless", program=limited)
+    daemons.append(daemon)
+    daemon.wait_for_line("connected")
+    clients = []
+    try:
+        for _ in range(90):  # more than the daemon can hold: the rest wait in the backlog
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(str(socket_path()))
+            clients.append(sock)
+        until(lambda: "cannot accept control connections for now" in log_text(), what="the warning")
+        for sock in clients:  # every one is served in the end (a timeout reply), none is left hanging
+            sock.settimeout(4 * READ_TIMEOUT + 20)
+            assert json.loads(sock.recv(4096))["code"] == "timeout"
+    finally:
+        for sock in clients:
+            sock.close()
+    assert raw_request(b'{"v":1,"op":"status","args":{}}\n').startswith(b'{"v":1,"ok":true')
+    assert daemon.stop() == 0
+    assert log_text().count("cannot accept control connections for now") == 1
+    assert "out of system resource" not in daemon.stderr_text()

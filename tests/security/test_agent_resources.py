@@ -1,0 +1,36 @@
+"""Item 11 of the security review, the agent side: an agent that cannot be started because the
+system is out of descriptors is started again when they come back, not left FAILED for good."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import sys
+from pathlib import Path
+
+from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.events import AgentState, AgentStatus
+from tests.conftest import EventLog
+
+
+async def test_an_agent_start_out_of_descriptors_is_retried(tmp_path: Path) -> None:
+    log = EventLog()
+    spec = AgentSpec(command=[sys.executable, "-m", "acp_tray", "demo-agent"], cwd=tmp_path)
+    host = AgentHost("demo", spec, log)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    in_use = len(os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (in_use + 1, hard))  # no room for the agent's pipes
+    task = asyncio.create_task(supervise(host, log, BackoffPolicy()))
+    try:
+        await log.wait_for(lambda: any("open files" in e.detail for e in log.of(AgentStatus)), 30)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        await log.wait_for(lambda: any(e.state is AgentState.CONNECTED for e in log.of(AgentStatus)), 30)
+        assert not any(e.state is AgentState.FAILED for e in log.of(AgentStatus))
+        assert not task.done()
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

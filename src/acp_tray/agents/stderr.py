@@ -1,4 +1,5 @@
-"""Drain an agent's stderr so a chatty agent never blocks, keeping a bounded tail for diagnostics."""
+"""Drain an agent's stderr so a chatty agent never blocks for long, keeping a bounded tail for diagnostics
+at a bounded cost."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from collections import deque
 
 DEFAULT_TAIL_LINES = 50
 MAX_LOGGED_LINE = 500
+CHUNK = 256 * 1024  # bytes read at once
+PAUSE = 0.01  # seconds after a busy read: a flood is taken at ~25 MB/s at most (CHUNK / PAUSE)
+BUSY = 16 * 1024  # bytes in one read that mean the agent writes without pause
 
 
 class StderrTail:
@@ -22,17 +26,38 @@ class StderrTail:
         return list(self._lines)
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
+        """Bounded cost however fast the agent writes: large reads; of each read only the lines
+        that can still be in the tail are looked at (the rest are counted); and after a busy read
+        a short pause, so a flood is taken at most at about CHUNK / PAUSE bytes a second (beyond
+        that the agent waits on its own writes)."""
         pending = b""  # an unfinished line, kept to at most MAX_LOGGED_LINE bytes
+        skipped = 0  # lines not looked at since the last time that was logged
+        said = float("-inf")
+        loop = asyncio.get_running_loop()
         while True:
-            chunk = await stream.read(64 * 1024)
+            chunk = await stream.read(CHUNK)
             if not chunk:
                 self._keep(pending)
                 return
             self.bytes_read += len(chunk)
-            *complete, rest = (pending + chunk).split(b"\n")
+            data = pending + chunk
+            start = len(data)
+            for _ in range(2 * (self._lines.maxlen or DEFAULT_TAIL_LINES)):  # the last lines only (blanks too)
+                start = data.rfind(b"\n", 0, start)
+                if start == -1:
+                    break
+            if start > 0:
+                skipped += data.count(b"\n", 0, start)
+                data = data[start + 1 :]
+            *complete, rest = data.split(b"\n")
             for raw in complete:
                 self._keep(raw)
             pending = rest[:MAX_LOGGED_LINE]
+            if skipped and loop.time() - said >= 1.0:
+                self._log.debug("stderr: (%d lines not kept: the agent writes faster than that)", skipped)
+                skipped, said = 0, loop.time()
+            if len(chunk) >= BUSY:  # a writer that keeps the pipe full: what comes meanwhile waits in the buffer
+                await asyncio.sleep(PAUSE)
 
     def _keep(self, raw: bytes) -> None:
         line = raw[:MAX_LOGGED_LINE].decode("utf-8", "replace").rstrip()

@@ -57,6 +57,7 @@ AUTH_REQUIRED = -32000
 UNSUPPORTED_VERSION = -32022
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
+MAX_UNANSWERED = 256  # of an agent's requests in flight at once (permission requests waiting for the person count)
 TEMPORARY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN})
 PREVIEW_BYTES = 120
 
@@ -142,15 +143,29 @@ class _Watched:
         self._inner = inner
         self.ended = asyncio.Event()
         self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
+        self._unanswered = 0  # the agent's requests not answered yet
+        self._room = asyncio.Event()
+        self._room.set()
 
     async def send(self, message: dict[str, Any]) -> None:
         await self._inner.send(message)
+        if "id" in message and "method" not in message and self._unanswered > 0:  # an answer to the agent
+            self._unanswered -= 1
+            if self._unanswered < MAX_UNANSWERED:
+                self._room.set()
 
     async def receive(self) -> dict[str, Any] | None:
+        # an agent that floods requests (each is a task in the SDK) is read no further until some are answered
+        await self._room.wait()
         message: dict[str, Any] | None = await self._inner.receive()
         if message is None:
             self.ended.set()
-        elif message.get("method") == "session/request_permission" and "id" in message:
+            return message
+        if "id" in message and isinstance(message.get("method"), str):
+            self._unanswered += 1
+            if self._unanswered >= MAX_UNANSWERED:
+                self._room.clear()
+        if message.get("method") == "session/request_permission" and "id" in message:
             self._ids[id(message.get("params"))] = message["id"]
         return message
 

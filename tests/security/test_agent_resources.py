@@ -34,3 +34,31 @@ async def test_an_agent_start_out_of_descriptors_is_retried(tmp_path: Path) -> N
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_an_agent_flooding_requests_is_read_no_further_until_some_are_answered() -> None:
+    from acp_tray.agents.host import MAX_UNANSWERED, _Watched
+
+    class Inner:  # the agent's side: an endless stream of requests
+        def __init__(self) -> None:
+            self.sent: list[dict[str, object]] = []
+            self.n = 0
+
+        async def receive(self) -> dict[str, object]:
+            self.n += 1
+            return {"jsonrpc": "2.0", "id": self.n, "method": "fs/read_text_file", "params": {}}
+
+        async def send(self, message: dict[str, object]) -> None:
+            self.sent.append(message)
+
+    inner = Inner()
+    watched = _Watched(inner)
+    for _ in range(MAX_UNANSWERED):
+        await watched.receive()
+    blocked = asyncio.ensure_future(watched.receive())
+    await asyncio.sleep(0.1)
+    assert not blocked.done(), "read on while every request is still unanswered"
+    await watched.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}})
+    assert (await asyncio.wait_for(blocked, 5))["id"] == MAX_UNANSWERED + 1
+    await watched.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {}})  # not an answer
+    assert watched._unanswered == MAX_UNANSWERED

@@ -253,6 +253,8 @@ def _history_line(record: dict[str, Any]) -> str:
         notes.append(f"suppressed: {record['suppressed']}")
     elif record.get("route"):
         notes.append(f"route: {record['route']}")
+    if isinstance(record.get("reason"), str) and record["reason"]:
+        notes.append(f"why: {plain_line(record['reason'], DESCRIPTION_LIMIT)}")
     description = record.get("description")
     return notice_line(
         time,
@@ -267,8 +269,8 @@ def _history_line(record: dict[str, Any]) -> str:
 
 def cmd_history(args: argparse.Namespace) -> int:
     records = list(read_history(paths.history_file()))
-    if args.limit:
-        records = records[-args.limit :]
+    if args.limit is not None:
+        records = records[len(records) - args.limit :] if args.limit else []
     for record in records:
         if args.json:
             # ASCII escapes: control and bidi characters from an agent never reach the terminal as is
@@ -350,7 +352,10 @@ def cmd_dnd(args: argparse.Namespace) -> int:
         prefs = load_preferences(path, explicit=explicit).prefs
         if args.action == "status":
             state = dnd_state(prefs.dnd, clock.now())
-            print(f"do not disturb: {state.describe()}")
+            if args.json:
+                print(json.dumps(state.as_json()))
+            else:
+                print(f"do not disturb: {state.describe()}")
             return 0
         if args.action == "off":
             prefs = set_dnd(path, enabled=False, until=None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 import subprocess
 import sys
@@ -72,6 +74,21 @@ def test_dnd_commands_edit_the_file_and_report(tmp_path: Path) -> None:
     assert "# Do not disturb: no native notifications" in text  # the explanatory comments survive
     bad = acp_tray("dnd", "for", "soon")
     assert bad.returncode == 1 and "not a duration" in bad.stderr
+
+
+def test_dnd_cli_reads_negative_durations_bad_times_and_gives_json() -> None:
+    negative = acp_tray("dnd", "for", "-1h")
+    assert negative.returncode == 1 and "a duration cannot be negative: '-1h'" in negative.stderr
+    late = acp_tray("dnd", "until", "25:00")
+    assert late.returncode == 1 and "not a time of day: '25:00'" in late.stderr
+    far = acp_tray("dnd", "for", "100000h")
+    assert far.returncode == 0  # eleven years away: the date, not a weekday that could be any week
+    assert re.fullmatch(r"do not disturb: on until \w{3} \d\d \w{3} 20\d\d \d\d:\d\d\n", far.stdout)
+    status = acp_tray("dnd", "status", "--json")
+    assert status.returncode == 0
+    state = json.loads(status.stdout)
+    assert state["active"] is True and state["reason"] == "manual" and state["until"].startswith("20")
+    assert acp_tray("dnd", "status", "--json", "--config", str(paths.config_file())).returncode == 0
 
 
 @pytest.mark.parametrize("args", [["prefs"], ["dnd"]])

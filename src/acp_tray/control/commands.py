@@ -271,4 +271,4 @@ class Commands:
 
     async def op_quit(self, args: dict[str, Any], emit: Emit) -> Any:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
-        return {"stopping": True}
+        return {"stopping": True, "pid": os.getpid()}

@@ -13,15 +13,19 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
+from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
+from acp_tray.control.instance import lock_held
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
 
 EXIT_FAILED = 1
 EXIT_NO_DAEMON = 3
 STOP_EXIT = {"end_turn": 0, "max_tokens": 4, "max_turn_requests": 5, "refusal": 6, "cancelled": 130}
 PROMPT_TIMEOUT = None  # a turn takes as long as it takes
+QUIT_WAIT = 20.0  # the daemon's own shutdown is bounded well below this (agents get 5 s)
 
 
 def _say(message: str) -> None:
@@ -167,10 +171,27 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def cmd_quit(args: argparse.Namespace) -> int:
-    code, _ = _run(args, "quit", {})
-    if not code:
+    """Stop the daemon and wait (up to QUIT_WAIT seconds) until it has let go of its lock, so that
+    an `acp-tray run` right after starts a new one; --no-wait returns once it has been told."""
+    code, result = _run(args, "quit", {})
+    if code:
+        return code
+    if args.no_wait:
         _out("acp-tray is stopping")
-    return code
+        return 0
+    lock = runtime_dir() / LOCK_NAME
+    deadline = time.monotonic() + QUIT_WAIT
+    while lock_held(lock):
+        if time.monotonic() > deadline:
+            pid = result.get("pid") if isinstance(result, dict) else None
+            _say(
+                f"acp-tray{f' (pid {pid})' if pid else ''} is still stopping after {QUIT_WAIT:g} s"
+                " (an agent slow to exit?); `acp-tray status` shows whether it is still there"
+            )
+            return EXIT_FAILED
+        time.sleep(0.05)
+    _out("acp-tray stopped")
+    return 0
 
 
 def _cwd(args: argparse.Namespace) -> str | None:
@@ -297,4 +318,5 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     approve.add_argument("id")
     approve.add_argument("option", nargs="?")
     command("deny", "reject a request", cmd_deny, json_output=False).add_argument("id")
-    command("quit", "stop the daemon", cmd_quit, json_output=False)
+    quit_ = command("quit", "stop the daemon (waits until it has stopped)", cmd_quit, json_output=False)
+    quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")

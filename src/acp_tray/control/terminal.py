@@ -19,6 +19,7 @@ from typing import Any
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
 from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
 from acp_tray.control.instance import lock_held
+from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
 
 EXIT_FAILED = 1
@@ -102,6 +103,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _name_allowed(name: str) -> bool:
+    """A new agent's name is checked here first (the daemon checks it too): no round trip to refuse it."""
+    problem = agent_name_problem(name)
+    if problem is not None:
+        _say(problem)
+    return problem is None
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     if args.action == "list":
         code, rows = _fetch(args, "agents.list")
@@ -114,6 +123,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
             _out("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
         return 0
     if args.action == "add":
+        if not _name_allowed(args.name):
+            return 2
         command = [part for part in args.agent_command if part != "--"] or None
         if (command is None) == (args.url is None):
             _say("give the agent's command after `--`, or --url ws://… (one of the two)")

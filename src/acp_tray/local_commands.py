@@ -310,13 +310,32 @@ def cmd_prefs(args: argparse.Namespace) -> int:
 
 
 def _editor_command(path: Path) -> list[str] | None:
+    """An editor that returns when the person is done (so the file can be checked after)."""
     for variable in ("VISUAL", "EDITOR"):
         value = os.environ.get(variable, "").strip()
         if value:
             return [*shlex.split(value), str(path)]
     if sys.platform == "darwin":
         return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
-    return default_opener(path)
+    return None
+
+
+def _open_with_desktop(path: Path) -> int:
+    """No $VISUAL/$EDITOR: the desktop's default application (xdg-open), which returns at once, so
+    the file cannot be checked here; and when it fails, say so and what to set."""
+    command = default_opener(path)
+    advice = f"set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`), or edit {path} by hand"
+    if command is None:
+        return _fail(f"no editor found: {advice}", 1)
+    try:
+        opened = subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError as exc:
+        return _fail(f"could not start {command[0]!r}: {exc}; {advice}", 1)
+    if opened.returncode != 0:
+        said = opened.stderr.strip().splitlines()[-1:] or [f"exit code {opened.returncode}"]
+        return _fail(f"{Path(command[0]).name} could not open the file ({said[0]}): {advice}", 1)
+    print(f"opened {path} with {Path(command[0]).name}; after saving, `acp-tray prefs validate` checks it")
+    return 0
 
 
 def _edit(path: Path, explicit: bool) -> int:
@@ -328,7 +347,7 @@ def _edit(path: Path, explicit: bool) -> int:
         return 0
     command = _editor_command(path)
     if command is None:
-        return _fail(f"no editor found: set $EDITOR, or edit {path} by hand", 1)
+        return _open_with_desktop(path)
     try:
         subprocess.run(command, check=False)
     except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -59,6 +60,19 @@ def test_prefs_edit_opens_the_editor_then_validates(tmp_path: Path) -> None:
     ok = acp_tray("prefs", "edit", VISUAL=_editor(tmp_path, "\n# a comment\n"), EDITOR="false")
     assert ok.returncode == 0 and ok.stdout.strip().endswith(": ok; a running acp-tray applies it now")
     assert paths.config_file().read_text(encoding="utf-8").endswith("# a comment\n")
+
+
+def test_prefs_edit_without_an_editor_says_what_failed_and_what_to_set() -> None:
+    """No $VISUAL/$EDITOR and no desktop: the real xdg-open finds nothing to open the file with."""
+    env = {k: v for k, v in cli_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    env.update(VISUAL="", EDITOR="", XDG_CURRENT_DESKTOP="", PATH="/usr/bin:/bin")
+    assert shutil.which("xdg-open", path=env["PATH"]), "xdg-utils is installed by .ci/system-deps"
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "prefs", "edit"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 1 and ": ok" not in result.stdout
+    assert "xdg-open could not open the file (xdg-open: no method available" in result.stderr
+    assert "set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`)" in result.stderr
 
 
 def test_dnd_commands_edit_the_file_and_report(tmp_path: Path) -> None:

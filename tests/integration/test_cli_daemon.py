@@ -105,9 +105,9 @@ def test_typescript_sdk_agent_notices_reach_the_daemon(tmp_path: Path, daemons: 
     ("content", "expected"),
     [
         ("[agents.x\ncommand = ['a']\n", ":1: TOML syntax error"),
-        ('[agents.x]\ncommand = ["a"]\ncolour = "red"\n', ":3: agents.x.colour: Extra inputs are not permitted"),
-        ("[agents.x]\ncommand = []\n", ":2: agents.x.command: List should have at least 1 item"),
-        ('\n\n[agents.x]\ncommand = "a b"\n', ":4: agents.x.command: Input should be a valid list"),
+        ('[agents.x]\ncommand = ["a"]\ncolour = "red"\n', ":3: unknown key `colour` in [agents.x]; known keys: "),
+        ("[agents.x]\ncommand = []\n", ":2: `command` in [agents.x] must not be empty"),
+        ('\n\n[agents.x]\ncommand = "a b"\n', ':4: `command` in [agents.x] must be a list, like ["a", "b"], not "a b"'),
     ],
 )
 def test_bad_preferences_are_reported_with_file_and_line(tmp_path: Path, content: str, expected: str) -> None:

@@ -42,7 +42,7 @@ def test_prefs_validate(tmp_path: Path) -> None:
     bad.write_text('[severity.info]\nroute = "loud"\n', encoding="utf-8")
     assert acp_tray("prefs", "validate", str(good)).stdout.strip() == f"{good}: ok"
     result = acp_tray("prefs", "validate", str(bad))
-    assert result.returncode == 1 and f"{bad}:2: severity.info.route" in result.stderr
+    assert result.returncode == 1 and f'{bad}:2: `route` in [severity.info] must be one of "notify"' in result.stderr
 
 
 def _editor(tmp_path: Path, appended: str) -> str:

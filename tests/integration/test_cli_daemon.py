@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from acp_tray.demo_agent import DEMO_NOTICES
+from acp_tray.presentation.severity import severity_class
+from acp_tray.protocol.notice import severity_kind
 from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command
-from tests.daemon_process import Daemon, alive
+from tests.daemon_process import Daemon, alive, until
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -45,11 +47,61 @@ def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemo
     for record, sent in zip(records, DEMO_NOTICES, strict=True):
         assert record["kind"] == "notice" and record["agent"] == "demo"
         assert record["severity"] == sent["severity"] and record["description"] == sent["description"]
-        assert record["session_id"] == "demo-session-1" and record["reason"] is None and record["time"]
+        assert record["session_id"] == "demo-session-1" and record["time"]
+        assert record["reason"] == f'[severity.{severity_class(severity_kind(sent["severity"]))}] route = "both"'
     people = subprocess.run(
         [sys.executable, "-m", "acp_tray", "history"], capture_output=True, text=True, env=cli_env()
     )
     assert "demo  WARNING  Using default settings — No project" in people.stdout.splitlines()[1]
+
+
+def test_a_restarted_daemon_shows_the_demo_notices_again(daemons: list[Daemon]) -> None:
+    """The second `make run` resumes the demo's session: the newcomer still sees its notices."""
+    titles = [n["title"] for n in DEMO_NOTICES]
+    for run in ("first", "second"):
+        daemon = Daemon("run", "--headless")
+        daemons.append(daemon)
+        for title in titles:
+            daemon.wait_for_line(title)
+        assert daemon.stop() == 0, run
+    records = [
+        json.loads(line)
+        for line in subprocess.run(
+            [sys.executable, "-m", "acp_tray", "history", "--json"], capture_output=True, text=True, env=cli_env()
+        ).stdout.splitlines()
+    ]
+    assert [r["title"] for r in records] == titles + titles
+    assert {r["session_id"] for r in records} == {"demo-session-1"}  # the same session, resumed
+
+
+def test_demo_agent_with_stdin_from_dev_null_or_stdout_to_a_file(tmp_path: Path) -> None:
+    quiet = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "demo-agent"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=30,
+    )
+    assert (quiet.returncode, quiet.stderr) == (0, "")  # end of input: it ends, quietly
+    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
+    out = tmp_path / "out.jsonl"
+    with out.open("w") as stdout:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", "demo-agent"],
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(initialize) + "\n")
+        proc.stdin.flush()
+        until(lambda: out.read_text().endswith("\n"), what="the answer in the file")
+        _, stderr = proc.communicate(timeout=30)  # closes its stdin: it ends
+    assert (proc.returncode, stderr) == (0, "")
+    assert json.loads(out.read_text().splitlines()[0])["result"]["protocolVersion"] == 1
 
 
 def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:

@@ -169,12 +169,14 @@ def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
 
 def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
     from acp_tray.daemon import Daemon
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
 
+    quiet_agent_gone()
     history = HistoryWriter(paths.history_file())
     daemon = Daemon(
         loaded.prefs,

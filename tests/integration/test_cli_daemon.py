@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,6 +103,21 @@ def test_demo_agent_with_stdin_from_dev_null_or_stdout_to_a_file(tmp_path: Path)
         _, stderr = proc.communicate(timeout=30)  # closes its stdin: it ends
     assert (proc.returncode, stderr) == (0, "")
     assert json.loads(out.read_text().splitlines()[0])["result"]["protocolVersion"] == 1
+
+
+def test_agents_that_exit_during_the_handshake_leave_no_traceback(tmp_path: Path, daemons: list[Daemon]) -> None:
+    """The SDK's "Send loop failed" traceback came with most of these (17 in 6 s before the fix)."""
+    config = tmp_path / "config.toml"
+    true = shutil.which("true")
+    config.write_text("".join(f'[agents.gone{n}]\ncommand = ["{true}"]\n' for n in range(6)), encoding="utf-8")
+    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemons.append(daemon)
+    for n in range(6):
+        daemon.wait_for_line(f"gone{n}  WARNING  Crashed — agent closed the connection during the handshake")
+    daemon.wait_for_line("Restarting in 2 s")  # and again
+    assert daemon.stop() == 0
+    stderr = daemon.stderr_text()
+    assert "Traceback" not in stderr and "Send loop failed" not in stderr, stderr
 
 
 def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:

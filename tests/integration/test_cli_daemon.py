@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_tray import paths
 from acp_tray.demo_agent import DEMO_NOTICES
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import severity_kind
@@ -118,6 +119,32 @@ def test_agents_that_exit_during_the_handshake_leave_no_traceback(tmp_path: Path
     assert daemon.stop() == 0
     stderr = daemon.stderr_text()
     assert "Traceback" not in stderr and "Send loop failed" not in stderr, stderr
+
+
+def test_run_piped_into_a_reader_that_goes_away_stops_cleanly() -> None:
+    """`acp-tray run | tee log` and Ctrl+C: tee ends first; the daemon's next lines meet a broken pipe."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "run", "--headless"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.5"),
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        while "demo  connected" not in proc.stdout.readline():
+            pass
+        proc.stdout.close()  # the reader goes; the demo's notices are still to come
+        until(lambda: paths.history_file().exists() and len(paths.history_file().read_text().splitlines()) >= 2)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+        stderr = proc.stderr.read()
+        assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:

@@ -161,7 +161,7 @@ def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
         daemon, chain = _build(loaded, console, native=True)
         asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
-    print(f"tray: pystray, {backend} backend", flush=True)
+    print(f"tray: pystray, {backend}", flush=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
     _run_with_tray(TrayApp(pystray, lambda action: None), lambda: _build(loaded, console, native=True))
     return 0

@@ -1,0 +1,44 @@
+"""`make run` as a newcomer meets it: it says what it is doing while it installs, and it notices
+PyGObject's build dependencies installed after the first run (dry runs of the real Makefile)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def make_n(venv: Path, **env: str) -> str:
+    result = subprocess.run(
+        ["make", "-n", "run", f"VENV={venv}"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_the_first_run_says_what_it_installs(tmp_path: Path) -> None:
+    plan = make_n(tmp_path / "venv")
+    assert "make: creating" in plan and "make: installing acp-tray and its dependencies" in plan
+    assert "building PyGObject for the tray menu" in plan
+
+
+def test_build_dependencies_installed_later_are_noticed(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to("/usr/bin/python3")
+    no_deps = {"PKG_CONFIG_LIBDIR": str(tmp_path / "nothing")}  # pkg-config finds no GTK: the first run
+    assert "note: the tray will have no menu without PyGObject: sudo apt-get install" in make_n(venv, **no_deps)
+    assert "gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1" in make_n(venv, **no_deps)
+    (venv / ".gtk-build-deps-no").touch()  # what that first run left
+    time.sleep(0.01)
+    (venv / ".installed").touch()
+    assert "pip install" not in make_n(venv, **no_deps)  # nothing changed: nothing to install
+    assert "pip install --quiet -e '.[gtk]'" in make_n(venv)  # the build dependencies are there now

@@ -50,6 +50,7 @@ SHUTDOWN_GRACE = 5.0
 PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
 
 Surface = Callable[[Presentation], None]
+Withdraw = Callable[[int], None]  # take a presentation group's notification off the screen
 StatusSink = Callable[[AgentStatus], None]
 Publisher = Callable[[TraySnapshot], None]
 DND_ACTIONS = {"dnd:30m": "30m", "dnd:1h": "1h", "dnd:tomorrow": "tomorrow"}
@@ -90,6 +91,8 @@ class Daemon:
         self._versions = versions or VersionMemory(None)
         self._history = history
         self._surfaces = surfaces
+        self._withdrawers: list[Withdraw] = []  # surfaces that can take a notification back
+        self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
         self._status = status
         self._prefs_path = prefs_path
         self._advertise_notices = advertise_notices
@@ -269,19 +272,41 @@ class Daemon:
             self.agent_states[event.agent] = event
             self._status(event)
         else:
+            if isinstance(event, PermissionSettled):
+                self._withdraw_approval(event.approval_id)
             own = own_notice(event)
             if own is not None:
-                self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+                shown = self._route(
+                    NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions)
+                )
+                if isinstance(event, PermissionAsked) and shown is not None:
+                    self._approval_groups[event.approval_id] = shown.group
             elif not isinstance(event, (PermissionAsked, PermissionSettled)):
                 return  # nothing the tray shows changed
         self._publish()
 
-    def _route(self, event: NoticeReceived) -> None:
+    def _route(self, event: NoticeReceived) -> Presentation | None:
         decision, presentation = self.router.route(event)
         self._history.append(event, decision)
         if presentation is not None:
             self._present(presentation)
         self._schedule_summaries()
+        return presentation
+
+    def _withdraw_approval(self, approval_id: str) -> None:
+        """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
+        approval" notification has nothing left to ask, so it is taken off the screen."""
+        group = self._approval_groups.pop(approval_id, None)
+        if group is None:
+            return
+        for withdraw in self._withdrawers:
+            try:
+                withdraw(group)
+            except Exception:
+                log.exception("could not take back a notification")
+
+    def add_withdrawer(self, withdraw: Withdraw) -> None:
+        self._withdrawers.append(withdraw)
 
     def local_action(self, group: int, what: str) -> None:
         """A person acted on a shown notification ("clicked", "closed", "expired").

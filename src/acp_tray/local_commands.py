@@ -192,6 +192,7 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
         return daemon, None
     chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
     daemon.add_surface(chain.present)
+    daemon.add_withdrawer(chain.withdraw)
     return daemon, chain
 
 

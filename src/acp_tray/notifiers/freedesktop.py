@@ -17,6 +17,9 @@ against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
   labels already sanitised; an id goes on the wire as is when it is one plain line without
   brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
   key; which keys were offered is remembered per group (bounded like the id maps);
+- `CloseNotification` when the daemon takes a notification back (an approval settled elsewhere
+  or timed out), forgetting it first so the server's `NotificationClosed` is not taken for the
+  person's dismissal;
 - believes `NotificationClosed` and `ActionInvoked` only from the notification server (the
   sender that answers its calls: anyone on the bus can emit a signal) and only for its own
   notifications; `NotificationClosed` becomes "closed" or "expired", `ActionInvoked` "default"
@@ -219,6 +222,16 @@ class FreedesktopBackend:
         ]
         (server_id,) = await self._call("Notify", "susssasa{sv}i", body)
         self._remember(notification.group, int(server_id), offered)
+
+    async def close(self, group: int) -> None:
+        """`CloseNotification` for this group's notification, if it is one of ours on screen. Forgotten
+        first: the server's `NotificationClosed` for it is not the person closing it."""
+        server_id = self._server_id.pop(group, None)
+        self._offered.pop(group, None)
+        if server_id is None:
+            return
+        self._group_of.pop(server_id, None)
+        await self._call("CloseNotification", "u", [server_id])
 
     def _remember(self, group: int, server_id: int, offered: dict[str, str]) -> None:
         self._offered[group] = offered  # an update in place offers only its own actions

@@ -98,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     until.add_argument("duration", nargs="+")
     dnd.set_defaults(func=_lazy("cmd_dnd"))
 
+    doctor = commands.add_parser(
+        "doctor",
+        help="what works here (notifications, tray, preferences, agents) and how to fix the rest",
+        parents=[common],
+    )
+    doctor.add_argument("--json", action="store_true", help="one object per check: name, status, detail, fix")
+    doctor.set_defaults(func=_lazy("cmd_doctor"))
+
     autostart = commands.add_parser(
         "autostart", help="start acp-tray on login: enable, disable, status", parents=[common]
     )

@@ -30,7 +30,7 @@ from acp_tray.events import (
 )
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
-from acp_tray.paths import history_file
+from acp_tray.paths import config_file, history_file
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.watch import watch_file
@@ -94,6 +94,7 @@ class Daemon:
         self._withdrawers: list[Withdraw] = []  # surfaces that can take a notification back
         self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
         self._status = status
+        self.tray_backend: str | None = None  # the running tray's, for diagnostics
         self._prefs_path = prefs_path
         self._advertise_notices = advertise_notices
         self.router = Router(prefs, clock or SystemClock())
@@ -403,11 +404,30 @@ class Daemon:
                 open_path(self._prefs_path)
             elif action == "history:open":
                 open_path(history_file())
+            elif action == "diagnostics":
+                self._in_background(self._diagnostics())
             elif action == "quit" and self._stop is not None:
                 self._stop.set()
         except PreferencesError as exc:
             self._report_prefs_error(str(exc))
         self._publish_now()
+
+    async def _diagnostics(self) -> None:
+        """The tray's "Diagnostics…": `acp-tray doctor`'s checks as a notice (problems first)."""
+        from acp_tray.doctor import diagnose, report
+
+        checks = await diagnose(self._prefs_path or config_file(), tray_backend=self.tray_backend or "none")
+        problems = [c for c in checks if c.status == "problem"]
+        log.info("diagnostics:\n%s", report(checks))
+        title = (
+            f"Diagnostics: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+            if problems
+            else "Diagnostics: all good"
+        )
+        ordered = problems + [c for c in checks if c.status != "problem"]
+        text = report(ordered) + "\n(`acp-tray doctor` prints the same)"
+        notice = Notice("warning" if problems else "info", title, text)
+        self._queue.put_nowait(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))
 
     def _recent_action(self, what: str) -> None:
         if what == "read-all":

@@ -209,6 +209,7 @@ def _run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain
                 loop.call_soon_threadsafe(daemon.tray_action, action)
 
             app.set_action_handler(on_action)
+            daemon.tray_backend = app.backend
             daemon.add_publisher(app.show)
             daemon.copy_to_clipboard = app.copy
             if chain is not None:
@@ -362,6 +363,22 @@ def _edit(path: Path, explicit: bool) -> int:
         return 1
     print(f"{path}: ok; a running acp-tray applies it now")
     return 0
+
+
+# doctor -------------------------------------------------------------------------------------
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when nothing is a problem, 1 otherwise (notes are not problems)."""
+    from acp_tray.doctor import as_json, diagnose, report
+
+    path, _ = _config_path(args)
+    checks = asyncio.run(diagnose(path))
+    if args.json:
+        print(json.dumps(as_json(checks), ensure_ascii=True))
+    else:
+        print(report(checks))
+    return 1 if any(check.status == "problem" for check in checks) else 0
 
 
 # dnd ----------------------------------------------------------------------------------------

@@ -119,7 +119,7 @@ def test_menu_model() -> None:
     assert [a.label for a in agents] == ["claude — connected", "gemini — exited"]
     assert [c.action for c in agents[0].children] == ["agent:restart:claude", "agent:stop:claude", None]
     assert [c.action for c in agents[1].children] == ["agent:restart:gemini", None, "agent:start:gemini"]
-    assert [e.action for e in menu[-3:]] == ["prefs:open", "history:open", "quit"]
+    assert [e.action for e in menu[-4:]] == ["prefs:open", "history:open", "diagnostics", "quit"]
 
 
 def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:

@@ -108,6 +108,7 @@ class TrayApp:
         # pystray's GTK-based backends: GLib owns their loop (signals, clipboard)
         self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self._look: tuple[str, bool] | None = None
+        self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
         self._entries = menu_of(initial)
         self.icon: Any = pystray.Icon(

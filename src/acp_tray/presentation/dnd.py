@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
 from acp_tray.prefs.model import DndPrefs
@@ -15,7 +15,9 @@ class DndState:
     active: bool
     reason: str = ""  # "manual" | "quiet_hours" | ""
     until: datetime | None = None  # None while active: until switched off
-    at: datetime | None = None  # when this was worked out (for how far away `until` is)
+    # when this was worked out (how far away `until` is); not part of what the state *is*, so two
+    # snapshots of the same state compare equal and the tray is not redrawn for nothing
+    at: datetime | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         if not self.active:

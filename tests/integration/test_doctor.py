@@ -16,7 +16,7 @@ import pytest
 from acp_tray import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, until
-from tests.integration.test_tray import HOSTS, icon_centre, screenshot, xdotool
+from tests.integration.test_tray import HOSTS, icon_centre, screenshot, trayer, xdotool
 
 
 def doctor(env: dict[str, str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:
@@ -131,8 +131,7 @@ def test_preferences_and_agents_are_checked(tmp_path: Path, session: dict[str, s
 def test_diagnostics_from_the_tray_menu_is_a_notification(
     tmp_path: Path, desktop: Any, session: dict[str, str], daemons: list[Daemon]
 ) -> None:
-    host = subprocess.Popen(HOSTS["trayer"], env=session, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with trayer(session):
         config = tmp_path / "config.toml"
         config.write_text('[agents.gone]\ncommand = ["no-such-agent-xyz"]\n', encoding="utf-8")
         daemon = Daemon("run", "--config", str(config), env=session)
@@ -164,9 +163,6 @@ def test_diagnostics_from_the_tray_menu_is_a_notification(
         running = doctor(session)[1]["control socket"]
         assert running["status"] == "ok" and running["detail"].endswith("yours; acp-tray is running")
         assert daemon.stop() == 0
-    finally:
-        host.terminate()
-        host.wait(5)
 
 
 def _docked_centre(env: dict[str, str], shot: Path) -> tuple[int, int] | None:

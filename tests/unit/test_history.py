@@ -122,6 +122,10 @@ def test_history_n_counts_from_the_end_and_refuses_a_negative_count() -> None:
     assert negative.returncode == 2 and negative.stdout == ""
     assert "-1 is negative" in negative.stderr and "Traceback" not in negative.stderr
     assert len(_history_cli().stdout.splitlines()) == 3
+    writer = HistoryWriter(paths.history_file())
+    writer.append(received("held"), Decision("both", False, True, "dnd", 1, "do not disturb (on)"))
+    writer.close()
+    assert _history_cli("-n", "1").stdout.rstrip().endswith("held  suppressed: dnd · why: do not disturb (on)")
 
 
 def test_an_ordinary_notice_records_why_it_took_its_route(tmp_path: Path) -> None:

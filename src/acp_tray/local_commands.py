@@ -253,13 +253,13 @@ def _history_line(record: dict[str, Any]) -> str:
         return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed {what} ({reason})"
     severity = str(record.get("severity"))
     notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
-    reason = record.get("reason")
+    why = record.get("reason") if isinstance(record.get("reason"), str) else None
     if record.get("suppressed"):
         notes.append(f"suppressed: {record['suppressed']}")
-    elif record.get("route") and not reason:  # older records: no reason (which names the route)
+    elif record.get("route") and not why:  # older records: no reason (which names the route)
         notes.append(f"route: {record['route']}")
-    if isinstance(reason, str) and reason:
-        notes.append(f"why: {plain_line(reason, DESCRIPTION_LIMIT)}")
+    if why:
+        notes.append(f"why: {plain_line(why, DESCRIPTION_LIMIT)}")
     description = record.get("description")
     return notice_line(
         time,

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from acp_tray import paths
+from acp_tray.history import read_history
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, until
 
@@ -40,8 +42,10 @@ def test_an_approval_notification_closes_when_answered_from_the_cli_or_timed_out
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected", "late  connected")
-    until(lambda: "demo: Using default settings" in closed_summaries(desktop) or displayed(desktop), what="dunst")
-    desktop.close_all()  # the demo's own warnings: out of the way
+    warnings = [f"{name}: Using default settings" for name in ("demo", "late")]  # each demo's warning is shown
+    until(lambda: len([r for r in read_history(paths.history_file()) if isinstance(r, dict)]) >= 8, what="the notices")
+    until(lambda: displayed(desktop) == 2 or set(warnings) <= set(closed_summaries(desktop)), what="dunst")
+    desktop.close_all()  # out of the way
     before = closed_summaries(desktop)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,24 +10,37 @@ PYTEST_ARGS ?=
 .PHONY: run test lint bench clean
 
 $(BIN)/python:
+	@echo "make: creating $(VENV) (the first run takes 20-60 s; later runs start at once)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The tray menu needs PyGObject: installed when its build dependencies are there, else the
-# daemon runs with the menu-less X11 tray or none (it says which at start).
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# daemon runs with the menu-less X11 tray (it says which at start). Whether they are there is part
+# of the marker's name, so installing them later makes the next `make run` build PyGObject.
+GTK_BUILD_DEPS := $(shell pkg-config --exists gobject-introspection-1.0 cairo 2>/dev/null && echo yes || echo no)
+GTK_RUNTIME := gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1
+GTK_BUILD := libgirepository1.0-dev libcairo2-dev pkg-config
+
+$(VENV)/.gtk-build-deps-%: | $(BIN)/python
+	rm -f $(VENV)/.gtk-build-deps-*
+	touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.gtk-build-deps-$(GTK_BUILD_DEPS) | $(BIN)/python
+	@echo "make: installing acp-tray and its dependencies into $(VENV) ..."
 	$(BIN)/python -m pip install --quiet -e .
-	if pkg-config --exists gobject-introspection-1.0 cairo 2>/dev/null; then \
+	@if [ "$(GTK_BUILD_DEPS)" = yes ]; then \
+		echo "make: building PyGObject for the tray menu (about 30 s) ..."; \
 		$(BIN)/python -m pip install --quiet -e '.[gtk]'; \
 	else \
-		echo "note: no PyGObject build dependencies (libgirepository1.0-dev libcairo2-dev pkg-config): the tray will have no menu"; \
+		echo "note: the tray will have no menu without PyGObject: sudo apt-get install $(GTK_BUILD) $(GTK_RUNTIME), then make run again"; \
 	fi
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	bash .ci/system-deps
 	$(BIN)/python -m pip install --quiet -e '.[test,gtk]'
-	touch $(VENV)/.installed $@
+	rm -f $(VENV)/.gtk-build-deps-*
+	touch $(VENV)/.gtk-build-deps-$(GTK_BUILD_DEPS) $(VENV)/.installed $@
 
 tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	bash .ci/system-deps

@@ -3,7 +3,9 @@
     python packaging/make_icons.py
 
 Writes src/acp_tray/assets/acp-tray-SIZE.png (shipped in the wheel: notifications and the tray
-use them) and packaging/icons/hicolor/SIZExSIZE/apps/acp-tray.png (for a desktop install).
+use them) and packaging/icons/hicolor/SIZExSIZE/apps/acp-tray.png (for a desktop install); then
+src/acp_tray/assets/acp-tray-CLASS-SIZE.png, the notification icons: the tray's own drawing with
+its badge in the severity class's colour (`acp_tray.tray.icon.render`, so the two never differ).
 The results are committed; run this again after changing the design.
 """
 
@@ -49,6 +51,17 @@ def main() -> None:
         hicolor = ROOT / "packaging" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         hicolor.mkdir(parents=True, exist_ok=True)
         image.save(hicolor / "acp-tray.png", optimize=True)
+    severity_icons()
+
+
+def severity_icons() -> None:
+    """After the app icon (the badge is drawn on it)."""
+    from acp_tray.assets import SEVERITY_ICON_SIZES, severity_icon
+    from acp_tray.tray.icon import BADGE_COLOURS, render
+
+    for severity_class in BADGE_COLOURS:
+        for size in SEVERITY_ICON_SIZES:
+            render(severity_class, size=size).save(severity_icon(severity_class, size), optimize=True)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,17 @@ def _lazy(name: str, module: str = "acp_tray.local_commands") -> Any:
 # parser -------------------------------------------------------------------------------------
 
 
+def _count(text: str) -> int:
+    """A number of things: 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative: give how many (0 or more)")
+    return value
+
+
 def _common_options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "-v",
@@ -65,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     history = commands.add_parser("history", help="show notices received so far (local only)", parents=[common])
     history.add_argument("--json", action="store_true", help="one JSON object per line")
-    history.add_argument("-n", "--limit", type=int, default=0, help="only the last N records")
+    history.add_argument("-n", "--limit", type=_count, default=None, help="only the last N records")
     history.set_defaults(func=_lazy("cmd_history"))
 
     prefs = commands.add_parser("prefs", help="the preferences file: path, show, validate, edit", parents=[common])
@@ -81,12 +92,21 @@ def build_parser() -> argparse.ArgumentParser:
     dnd_actions = dnd.add_subparsers(dest="action", metavar="ACTION", required=True)
     dnd_actions.add_parser("on", help="until switched off", parents=[common])
     dnd_actions.add_parser("off", help="switch off (quiet hours still apply)", parents=[common])
-    dnd_actions.add_parser("status", help="is it on, why, and until when", parents=[common])
+    dnd_status = dnd_actions.add_parser("status", help="is it on, why, and until when", parents=[common])
+    dnd_status.add_argument("--json", action="store_true", help="machine-readable output")
     for_ = dnd_actions.add_parser("for", help='e.g. "30m", "1h", "1h30m", "tomorrow"', parents=[common])
     for_.add_argument("duration", nargs="+")
     until = dnd_actions.add_parser("until", help='e.g. "tomorrow" or "14:00"', parents=[common])
     until.add_argument("duration", nargs="+")
     dnd.set_defaults(func=_lazy("cmd_dnd"))
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what works here (notifications, tray, preferences, agents) and how to fix the rest",
+        parents=[common],
+    )
+    doctor.add_argument("--json", action="store_true", help="one object per check: name, status, detail, fix")
+    doctor.set_defaults(func=_lazy("cmd_doctor"))
 
     autostart = commands.add_parser(
         "autostart", help="start acp-tray on login: enable, disable, status", parents=[common]
@@ -118,6 +138,18 @@ def _unfreeze_environment() -> None:
             os.environ["LD_LIBRARY_PATH"] = original
 
 
+def _durations_as_operands(arguments: list[str]) -> list[str]:
+    """`dnd for -1h`: a duration that starts with a dash is the duration (said to be wrong by the
+    command), not an unknown option."""
+    for index in range(len(arguments) - 2):
+        if arguments[index] == "dnd" and arguments[index + 1] in ("for", "until"):
+            rest = arguments[index + 2]
+            if rest[:1] == "-" and rest[1:2].isdigit():
+                return [*arguments[: index + 2], "--", *arguments[index + 2 :]]
+            break
+    return arguments
+
+
 def main(argv: list[str] | None = None) -> int:
     _unfreeze_environment()
     for stream in (sys.stdout, sys.stderr):
@@ -130,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return demo_main(arguments[1:])
     parser = build_parser()
+    arguments = _durations_as_operands(arguments)
     args = parser.parse_args(arguments)
     _setup_logging(args.verbose)
     if args.command is None:

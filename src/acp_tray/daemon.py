@@ -31,7 +31,7 @@ from acp_tray.events import (
 )
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
-from acp_tray.paths import history_file
+from acp_tray.paths import config_file, history_file
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.watch import watch_file
@@ -53,6 +53,7 @@ PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
 SETTLE_FOR = 0.5  # seconds a changed preferences file must stay unchanged before it is applied
 
 Surface = Callable[[Presentation], None]
+Withdraw = Callable[[int], None]  # take a presentation group's notification off the screen
 StatusSink = Callable[[AgentStatus], None]
 Publisher = Callable[[TraySnapshot], None]
 DND_ACTIONS = {"dnd:30m": "30m", "dnd:1h": "1h", "dnd:tomorrow": "tomorrow"}
@@ -105,7 +106,10 @@ class Daemon:
         self._versions = versions or VersionMemory(None)
         self._history = history
         self._surfaces = surfaces
+        self._withdrawers: list[Withdraw] = []  # surfaces that can take a notification back
+        self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
         self._status = status
+        self.tray_backend: str | None = None  # the running tray's, for diagnostics
         self._prefs_path = prefs_path
         self._advertise_notices = advertise_notices
         remember_configured_secrets(prefs)
@@ -319,19 +323,41 @@ class Daemon:
             self.agent_states[event.agent] = event
             self._status(event)
         else:
+            if isinstance(event, PermissionSettled):
+                self._withdraw_approval(event.approval_id)
             own = own_notice(event)
             if own is not None:
-                self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+                shown = self._route(
+                    NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions)
+                )
+                if isinstance(event, PermissionAsked) and shown is not None:
+                    self._approval_groups[event.approval_id] = shown.group
             elif not isinstance(event, (PermissionAsked, PermissionSettled)):
                 return  # nothing the tray shows changed
         self._publish()
 
-    def _route(self, event: NoticeReceived) -> None:
+    def _route(self, event: NoticeReceived) -> Presentation | None:
         decision, presentation = self.router.route(event)
         self._history.append(event, decision)
         if presentation is not None:
             self._present(presentation)
         self._schedule_summaries()
+        return presentation
+
+    def _withdraw_approval(self, approval_id: str) -> None:
+        """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
+        approval" notification has nothing left to ask, so it is taken off the screen."""
+        group = self._approval_groups.pop(approval_id, None)
+        if group is None:
+            return
+        for withdraw in self._withdrawers:
+            try:
+                withdraw(group)
+            except Exception:
+                log.exception("could not take back a notification")
+
+    def add_withdrawer(self, withdraw: Withdraw) -> None:
+        self._withdrawers.append(withdraw)
 
     def local_action(self, group: int, what: str) -> None:
         """A person acted on a shown notification ("clicked", "closed", "expired").
@@ -428,11 +454,30 @@ class Daemon:
                 open_path(self._prefs_path)
             elif action == "history:open":
                 open_path(history_file())
+            elif action == "diagnostics":
+                self._in_background(self._diagnostics())
             elif action == "quit" and self._stop is not None:
                 self._stop.set()
         except PreferencesError as exc:
             self._report_prefs_error(str(exc))
         self._publish_now()
+
+    async def _diagnostics(self) -> None:
+        """The tray's "Diagnostics…": `acp-tray doctor`'s checks as a notice (problems first)."""
+        from acp_tray.doctor import diagnose, report
+
+        checks = await diagnose(self._prefs_path or config_file(), tray_backend=self.tray_backend or "none")
+        problems = [c for c in checks if c.status == "problem"]
+        log.info("diagnostics:\n%s", report(checks))
+        title = (
+            f"Diagnostics: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+            if problems
+            else "Diagnostics: all good"
+        )
+        ordered = problems + [c for c in checks if c.status != "problem"]
+        text = report(ordered) + "\n(`acp-tray doctor` prints the same)"
+        notice = Notice("warning" if problems else "info", title, text)
+        self._queue.put_nowait(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))
 
     def _recent_action(self, what: str) -> None:
         if what == "read-all":

@@ -14,8 +14,10 @@ import argparse
 import asyncio
 import contextlib
 import os
+import stat
+import sys
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TextIO
 
 from acp import RequestError
 from acp.connection import Connection
@@ -90,6 +92,7 @@ class DemoAgent:
         self.connection: Connection | None = None
         self._notices = False
         self._sessions = 0
+        self._announced = False
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -100,6 +103,13 @@ class DemoAgent:
     async def _update(self, session_id: str, update: dict[str, Any]) -> None:
         assert self.connection is not None
         await self.connection.send_notification("session/update", {"sessionId": session_id, "update": update})
+
+    def _announce_once(self, session_id: str) -> None:
+        """The demo series once per connection, on its first session, new or resumed: a person who
+        restarts acp-tray (which resumes the session it had) sees it again."""
+        if not self._announced:
+            self._announced = True
+            self._spawn(self._announce(session_id))
 
     async def _announce(self, session_id: str) -> None:
         for notice in DEMO_NOTICES:
@@ -187,8 +197,7 @@ class DemoAgent:
         if method == "session/new":
             self._sessions += 1
             session_id = f"demo-session-{self._sessions}"
-            if self._sessions == 1:  # the demo series once per connection, not once per session
-                self._spawn(self._announce(session_id))
+            self._announce_once(session_id)
             return {"sessionId": session_id}
         if method == "session/prompt":
             prompt_session = params.get("sessionId") if isinstance(params, dict) else None
@@ -201,6 +210,9 @@ class DemoAgent:
             await self._reply(prompt_session, _prompt_text(params))
             return {"stopReason": "end_turn"}
         if method in ("session/resume", "session/close") and self.version == 2:
+            resumed = params.get("sessionId") if isinstance(params, dict) else None
+            if method == "session/resume" and isinstance(resumed, str):
+                self._announce_once(resumed)
             return {}
         if method == "session/cancel" and isinstance(params, dict):
             self._cancelled.add(str(params.get("sessionId")))
@@ -210,8 +222,28 @@ class DemoAgent:
         raise RequestError.method_not_found(method)
 
 
+def _pollable(stream: TextIO) -> bool:
+    """Can the event loop watch this stream (a pipe, socket or terminal)? A regular file or
+    /dev/null cannot be: `demo-agent > file` or `< /dev/null`."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+
+
+async def _stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    if sys.platform == "win32" or (_pollable(sys.stdin) and _pollable(sys.stdout)):
+        return await stdio_streams()
+    # the SDK's own threaded stdio (what it uses on Windows) works with files too
+    from acp.stdio import _windows_stdio_streams
+
+    return await _windows_stdio_streams(asyncio.get_running_loop())
+
+
 async def serve(interval: float, protocol: int | None = None) -> None:
-    reader, writer = await stdio_streams()
+    reader, writer = await _stdio()
     agent = DemoAgent(interval, protocol)
     agent.connection = Connection(agent, writer, reader, listening=False)
     await agent.connection.main_loop()

@@ -63,7 +63,7 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
             "title": notice.title,
             "description": notice.description,
             "meta": notice.meta,
-            "reason": None,
+            "reason": decision.reason or None if decision is not None else None,
             **_routing(decision),
         }
     try:

@@ -169,7 +169,7 @@ def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
         daemon, chain = _build(loaded, console, native=True)
         asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
-    print(f"tray: pystray, {backend} backend", flush=True)
+    print(f"tray: pystray, {backend}", flush=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
     _run_with_tray(TrayApp(pystray, lambda action: None), lambda: _build(loaded, console, native=True))
     return 0
@@ -177,12 +177,14 @@ def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
 
 def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
     from acp_tray.daemon import Daemon
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
 
+    quiet_agent_gone()
     history = HistoryWriter(paths.history_file())
     daemon = Daemon(
         loaded.prefs,
@@ -198,6 +200,7 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
         return daemon, None
     chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
     daemon.add_surface(chain.present)
+    daemon.add_withdrawer(chain.withdraw)
     return daemon, chain
 
 
@@ -214,6 +217,7 @@ def _run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain
                 loop.call_soon_threadsafe(daemon.tray_action, action)
 
             app.set_action_handler(on_action)
+            daemon.tray_backend = app.backend
             daemon.add_publisher(app.show)
             daemon.copy_to_clipboard = app.copy
             if chain is not None:
@@ -257,10 +261,13 @@ def _history_line(record: dict[str, Any]) -> str:
         return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed {what} ({reason})"
     severity = str(record.get("severity"))
     notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
+    why = record.get("reason") if isinstance(record.get("reason"), str) else None
     if record.get("suppressed"):
         notes.append(f"suppressed: {record['suppressed']}")
-    elif record.get("route"):
+    elif record.get("route") and not why:  # older records: no reason (which names the route)
         notes.append(f"route: {record['route']}")
+    if why:
+        notes.append(f"why: {plain_line(why, DESCRIPTION_LIMIT)}")
     description = record.get("description")
     return notice_line(
         time,
@@ -275,8 +282,8 @@ def _history_line(record: dict[str, Any]) -> str:
 
 def cmd_history(args: argparse.Namespace) -> int:
     records = list(read_history(paths.history_file()))
-    if args.limit:
-        records = records[-args.limit :]
+    if args.limit is not None:
+        records = records[len(records) - args.limit :] if args.limit else []
     for record in records:
         if args.json:
             # ASCII escapes: control and bidi characters from an agent never reach the terminal as is
@@ -316,13 +323,32 @@ def cmd_prefs(args: argparse.Namespace) -> int:
 
 
 def _editor_command(path: Path) -> list[str] | None:
+    """An editor that returns when the person is done (so the file can be checked after)."""
     for variable in ("VISUAL", "EDITOR"):
         value = os.environ.get(variable, "").strip()
         if value:
             return [*shlex.split(value), str(path)]
     if sys.platform == "darwin":
         return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
-    return default_opener(path)
+    return None
+
+
+def _open_with_desktop(path: Path) -> int:
+    """No $VISUAL/$EDITOR: the desktop's default application (xdg-open), which returns at once, so
+    the file cannot be checked here; and when it fails, say so and what to set."""
+    command = default_opener(path)
+    advice = f"set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`), or edit {path} by hand"
+    if command is None:
+        return _fail(f"no editor found: {advice}", 1)
+    try:
+        opened = subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError as exc:
+        return _fail(f"could not start {command[0]!r}: {exc}; {advice}", 1)
+    if opened.returncode != 0:
+        said = opened.stderr.strip().splitlines()[-1:] or [f"exit code {opened.returncode}"]
+        return _fail(f"{Path(command[0]).name} could not open the file ({said[0]}): {advice}", 1)
+    print(f"opened {path} with {Path(command[0]).name}; after saving, `acp-tray prefs validate` checks it")
+    return 0
 
 
 def _edit(path: Path, explicit: bool) -> int:
@@ -334,7 +360,7 @@ def _edit(path: Path, explicit: bool) -> int:
         return 0
     command = _editor_command(path)
     if command is None:
-        return _fail(f"no editor found: set $EDITOR, or edit {path} by hand", 1)
+        return _open_with_desktop(path)
     try:
         subprocess.run(command, check=False)
     except OSError as exc:
@@ -348,6 +374,22 @@ def _edit(path: Path, explicit: bool) -> int:
     return 0
 
 
+# doctor -------------------------------------------------------------------------------------
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when nothing is a problem, 1 otherwise (notes are not problems)."""
+    from acp_tray.doctor import as_json, diagnose, report
+
+    path, _ = _config_path(args)
+    checks = asyncio.run(diagnose(path))
+    if args.json:
+        print(json.dumps(as_json(checks), ensure_ascii=True))
+    else:
+        print(report(checks))
+    return 1 if any(check.status == "problem" for check in checks) else 0
+
+
 # dnd ----------------------------------------------------------------------------------------
 
 
@@ -358,7 +400,10 @@ def cmd_dnd(args: argparse.Namespace) -> int:
         prefs = load_preferences(path, explicit=explicit).prefs
         if args.action == "status":
             state = dnd_state(prefs.dnd, clock.now())
-            print(f"do not disturb: {state.describe()}")
+            if args.json:
+                print(json.dumps(state.as_json()))
+            else:
+                print(f"do not disturb: {state.describe()}")
             return 0
         if args.action == "off":
             prefs = set_dnd(path, enabled=False, until=None)

@@ -70,7 +70,9 @@ def test_prefs_deleted_then_replaced_valid_then_invalid(daemons: list[Daemon], t
     until(lambda: len(prefs_errors()) > errors, what="the invalid file to be reported")
     report = prefs_errors()[-1]
     assert report["severity"] == "error" and report["agent"] == "acp-tray"
-    assert f"{path}:" in str(report["description"]) and "severity.warning.route" in str(report["description"])
+    assert f"{path}:" in str(report["description"]) and "`route` in [severity.warning] must be one of" in str(
+        report["description"]
+    )
     assert "The last good settings stay in force." in str(report["description"])
     assert notice_route("after an invalid replacement") == "tray"
     assert path.read_text(encoding="utf-8") == invalid and path.stat().st_ino == saved.st_ino  # left as saved

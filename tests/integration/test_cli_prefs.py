@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -39,7 +42,7 @@ def test_prefs_validate(tmp_path: Path) -> None:
     bad.write_text('[severity.info]\nroute = "loud"\n', encoding="utf-8")
     assert acp_tray("prefs", "validate", str(good)).stdout.strip() == f"{good}: ok"
     result = acp_tray("prefs", "validate", str(bad))
-    assert result.returncode == 1 and f"{bad}:2: severity.info.route" in result.stderr
+    assert result.returncode == 1 and f'{bad}:2: `route` in [severity.info] must be one of "notify"' in result.stderr
 
 
 def _editor(tmp_path: Path, appended: str) -> str:
@@ -59,6 +62,19 @@ def test_prefs_edit_opens_the_editor_then_validates(tmp_path: Path) -> None:
     assert paths.config_file().read_text(encoding="utf-8").endswith("# a comment\n")
 
 
+def test_prefs_edit_without_an_editor_says_what_failed_and_what_to_set() -> None:
+    """No $VISUAL/$EDITOR and no desktop: the real xdg-open finds nothing to open the file with."""
+    env = {k: v for k, v in cli_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    env.update(VISUAL="", EDITOR="", XDG_CURRENT_DESKTOP="", PATH="/usr/bin:/bin")
+    assert shutil.which("xdg-open", path=env["PATH"]), "xdg-utils is installed by .ci/system-deps"
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "prefs", "edit"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 1 and ": ok" not in result.stdout
+    assert "xdg-open could not open the file (xdg-open: no method available" in result.stderr
+    assert "set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`)" in result.stderr
+
+
 def test_dnd_commands_edit_the_file_and_report(tmp_path: Path) -> None:
     assert acp_tray("dnd", "status").stdout.strip() == "do not disturb: off"
     on = acp_tray("dnd", "on")
@@ -72,6 +88,21 @@ def test_dnd_commands_edit_the_file_and_report(tmp_path: Path) -> None:
     assert "# Do not disturb: no native notifications" in text  # the explanatory comments survive
     bad = acp_tray("dnd", "for", "soon")
     assert bad.returncode == 1 and "not a duration" in bad.stderr
+
+
+def test_dnd_cli_reads_negative_durations_bad_times_and_gives_json() -> None:
+    negative = acp_tray("dnd", "for", "-1h")
+    assert negative.returncode == 1 and "a duration cannot be negative: '-1h'" in negative.stderr
+    late = acp_tray("dnd", "until", "25:00")
+    assert late.returncode == 1 and "not a time of day: '25:00'" in late.stderr
+    far = acp_tray("dnd", "for", "100000h")
+    assert far.returncode == 0  # eleven years away: the date, not a weekday that could be any week
+    assert re.fullmatch(r"do not disturb: on until \w{3} \d\d \w{3} 20\d\d \d\d:\d\d\n", far.stdout)
+    status = acp_tray("dnd", "status", "--json")
+    assert status.returncode == 0
+    state = json.loads(status.stdout)
+    assert state["active"] is True and state["reason"] == "manual" and state["until"].startswith("20")
+    assert acp_tray("dnd", "status", "--json", "--config", str(paths.config_file())).returncode == 0
 
 
 @pytest.mark.parametrize("args", [["prefs"], ["dnd"]])

@@ -361,6 +361,28 @@ def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(daemons: list
     assert missing.returncode == 1 and "no agent called 'nobody'" in missing.stderr
 
 
+def test_agents_add_refuses_a_name_a_shell_or_toml_would_trip_on(daemons: list[Daemon], tmp_path: Path) -> None:
+    from acp_tray.control.client import ReplyError, request
+
+    config = write_config(agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    before = config.read_text()
+    refused = cli("agents", "add", "bad name!", "--", sys.executable, str(SESSION_AGENT))
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "agent name 'bad name!' is not allowed: use letters A-Z and a-z, digits, '-', '_' and '.'" in refused.stderr
+    with pytest.raises(ReplyError, match="is not allowed"):  # the daemon checks too, whoever asks
+        request("agents.add", {"name": "-rf", "command": [sys.executable, str(SESSION_AGENT)]})
+    assert config.read_text() == before  # nothing written
+    assert [r["name"] for r in json.loads(cli("agents", "list", "--json").stdout)] == ["sa"]
+
+
+def test_a_preferences_file_with_a_bad_agent_name_is_reported(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[agents."my agent"]\ncommand = ["x"]\n', encoding="utf-8")
+    result = cli("prefs", "validate", str(bad))
+    assert result.returncode == 1 and "agent name 'my agent' is not allowed" in result.stderr
+
+
 # remote agents -------------------------------------------------------------------------------
 
 

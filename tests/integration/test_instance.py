@@ -76,3 +76,24 @@ def test_the_daemon_logs_to_a_rotating_file_more_with_verbose(daemons: list[Daem
     daemon.proc.wait(15)
     text = paths.log_file().read_text()
     assert " DEBUG acp_tray.control.server: control request quit" in text  # -vv reaches the file
+
+
+def test_quit_returns_once_the_daemon_has_stopped_so_run_starts_a_new_one(daemons: list[Daemon]) -> None:
+    configure()
+    first = start(daemons)
+    quit_ = cli("quit")
+    assert not (runtime_dir() / LOCK_NAME).exists()  # let go of before `quit` returned
+    assert quit_.returncode == 0 and "acp-tray stopped" in quit_.stdout
+    second = Daemon("run", "--headless", env=cli_env())  # at once: no "already running"
+    daemons.append(second)
+    second.wait_for_line("  sa  connected")
+    assert first.proc.wait(15) == 0
+    assert not any("already running" in line for line in second.seen)
+
+
+def test_quit_no_wait_returns_when_told(daemons: list[Daemon]) -> None:
+    configure()
+    first = start(daemons)
+    quit_ = cli("quit", "--no-wait")
+    assert quit_.returncode == 0 and quit_.stdout.strip() == "acp-tray is stopping"
+    assert first.proc.wait(15) == 0

@@ -63,6 +63,38 @@ async def test_backend_on_dunst_urgency_markup_and_in_place_updates(desktop: Any
     assert {what for _, what in actions} == {"closed"} and {group for group, _ in actions} == {101, 102, 103}
 
 
+async def test_each_severity_has_its_own_icon_in_the_trays_badge_colour(
+    desktop: Any, desktop_env: dict[str, str]
+) -> None:
+    """dunst is sent an icon per severity class, badged in the colour the tray's badge uses."""
+    from PIL import Image
+
+    from acp_tray.tray.icon import BADGE_COLOURS, badge_pixel
+
+    mark = desktop.mark()
+    backend = FreedesktopBackend(lambda group, what: None)
+    await backend.start()
+    chain = NotifierChain([backend])
+    await chain.start()
+    for group, severity in enumerate(("info", "warning", "error", "_acme.custom"), start=201):
+        chain.present(presentation(group, f"Severity {severity}", severity, timeout=0))
+    await chain.drain()
+    await asyncio.sleep(0.2)
+    shown = {item["summary"]: item["icon_path"] for item in desktop.since(mark)}
+    await chain.aclose()
+    icons = {
+        cls: shown[f"bot: Severity {severity}"]
+        for cls, severity in (("info", "info"), ("warning", "warning"), ("error", "error"), ("other", "_acme.custom"))
+    }
+    assert len(set(icons.values())) == 4  # an error does not look like an info
+    for cls, path in icons.items():
+        image = Image.open(path).convert("RGBA")
+        assert image.size == (48, 48)
+        pixel = image.getpixel(badge_pixel(48))
+        assert isinstance(pixel, tuple)
+        assert all(abs(a - b) <= 2 for a, b in zip(pixel, BADGE_COLOURS[cls], strict=True)), (cls, pixel)
+
+
 async def test_server_killed_falls_back_to_the_console_and_recovers(desktop: Any, desktop_env: dict[str, str]) -> None:
     stream = io.StringIO()
     backend = FreedesktopBackend(lambda group, what: None, reply_timeout=1.0)

@@ -34,7 +34,8 @@ pytestmark = pytest.mark.timeout(900)
 SPEC = Path("packaging") / "acp-tray.spec"
 PNG = b"\x89PNG\r\n\x1a\n"
 ASSETS = ROOT / "src" / "acp_tray" / "assets"
-ICON_SIZES = sorted(int(p.stem.rsplit("-", 1)[1]) for p in ASSETS.glob("acp-tray-*.png"))
+ICON_SIZES = sorted(int(p.stem.rsplit("-", 1)[1]) for p in ASSETS.glob("acp-tray-[0-9]*.png"))
+SEVERITY_ICONS = sorted(p.name for p in ASSETS.glob("acp-tray-[a-z]*-*.png"))  # notifications, by severity
 DEMO_TITLES = [notice["title"] for notice in DEMO_NOTICES]
 # the child's environment must not point back at this checkout or this test's interpreter
 LEAKY = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "__PYVENV_LAUNCHER__")
@@ -262,6 +263,7 @@ def test_wheel_has_assets_py_typed_and_entry_points(dists: Dists) -> None:
             name = f"acp_tray/assets/acp-tray-{size}.png"
             assert name in names
             assert wheel.read(name).startswith(PNG)
+        assert len(SEVERITY_ICONS) == 12 and all(f"acp_tray/assets/{name}" in names for name in SEVERITY_ICONS)
         assert "acp_tray/py.typed" in names
         [entry_points] = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
         text = wheel.read(entry_points).decode()

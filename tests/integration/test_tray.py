@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -160,10 +162,7 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
 def test_signals_stop_the_tray_and_the_agents_cleanly(tmp_path: Path, tray_host: dict[str, str], sig: str) -> None:
     import signal
 
-    config = tmp_path / "config.toml"
-    config.write_text(f"[agents.bot]\ncommand = {json.dumps(scripted_command())}\n", encoding="utf-8")
-    daemon = DaemonProcess("run", "--config", str(config), env=tray_host)
-    try:
+    with bot_daemon(tmp_path, tray_host) as daemon:
         assert "tray: pystray" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("connected")
         agents = daemon.children()
@@ -171,9 +170,6 @@ def test_signals_stop_the_tray_and_the_agents_cleanly(tmp_path: Path, tray_host:
         for pid in agents:
             stat = Path(f"/proc/{pid}/stat")
             assert not stat.exists() or stat.read_text().split()[2] == "Z"
-    finally:
-        if daemon.proc.poll() is None:
-            daemon.proc.kill()
 
 
 COPY_SCRIPT = """
@@ -206,3 +202,88 @@ def test_copy_puts_the_text_on_the_x11_clipboard(tray_host: dict[str, str]) -> N
     finally:
         app.terminate()
         app.wait(10)
+
+
+@contextlib.contextmanager
+def bot_daemon(tmp_path: Path, env: dict[str, str], program: list[str] | None = None) -> Iterator[DaemonProcess]:
+    """`acp-tray run` with one scripted agent; killed at the end if it is still there."""
+    config = tmp_path / "config.toml"
+    config.write_text(f"[agents.bot]\ncommand = {json.dumps(scripted_command())}\n", encoding="utf-8")
+    daemon = DaemonProcess("run", "--config", str(config), env=env, program=program)
+    try:
+        yield daemon
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait()
+
+
+@contextlib.contextmanager
+def trayer(env: dict[str, str]) -> Iterator[None]:
+    host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        host.terminate()
+        host.wait(5)
+
+
+def _docked(env: dict[str, str], shot: Path) -> bool:
+    deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
+    while time.monotonic() < deadline:
+        if strip_pixels(screenshot(env, shot), (43, 58, 85, 255), tolerance=8):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def test_appindicator_starts_without_gtk_noise_on_the_console(tmp_path: Path, tray_host: dict[str, str]) -> None:
+    """With an XEmbed host AppIndicator falls back to a GtkStatusIcon, and GTK printed
+    `Gdk-CRITICAL … gdk_window_thaw_toplevel_updates` at every start; it goes to the log file."""
+    with bot_daemon(tmp_path, tray_host) as daemon:
+        assert "tray: pystray, appindicator backend" in daemon.wait_for_line("tray:")
+        daemon.wait_for_line("connected")
+        assert _docked(tray_host, tmp_path / "shot.png")
+        assert daemon.stop() == 0
+    stderr = daemon.stderr_text()
+    assert "CRITICAL" not in stderr and "Gtk-WARNING" not in stderr, stderr
+
+
+def _without_typelibs() -> list[str]:
+    """`python -m acp_tray` where the GTK and AppIndicator introspection data are not installed (an
+    empty directory mounted over them, in a mount namespace of its own): a fresh machine's state."""
+    typelibs = sorted(Path("/usr/lib").glob("*/girepository-1.0/Gtk-3.0.typelib"))
+    if not typelibs or os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root, unshare and the system's GTK typelibs (the CI runs as root)")
+    hide = f'mount -t tmpfs none {typelibs[0].parent} && exec "$@"'
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", hide, "sh", sys.executable, "-m", "acp_tray"]
+
+
+def test_without_the_gtk_runtime_packages_the_x11_icon_is_used(tmp_path: Path, desktop: Any) -> None:
+    """Not "tray: none": the menu-less X11 icon docks in the XEmbed tray, and the line says what to install."""
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
+    with trayer(env), bot_daemon(tmp_path, env, program=_without_typelibs()) as daemon:
+        line = daemon.wait_for_line("tray:")
+        assert line == (
+            "tray: pystray, xorg backend (no menu: install the GTK runtime packages:"
+            " sudo apt-get install gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1)"
+        )
+        daemon.wait_for_line("connected")
+        assert _docked(env, tmp_path / "shot.png"), "the X11 icon is not in the tray"
+        assert daemon.stop() == 0
+    assert "Traceback" not in daemon.stderr_text()
+
+
+def test_the_x11_icon_stops_every_time(tmp_path: Path, desktop: Any) -> None:
+    """pystray's X11 backend stopped from the daemon's thread hung now and then (1 quit in 4)."""
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1", PYSTRAY_BACKEND="xorg")
+    with trayer(env):
+        for attempt in range(8):
+            with bot_daemon(tmp_path, env) as daemon:
+                assert "xorg backend" in daemon.wait_for_line("tray:")
+                daemon.wait_for_line("connected")
+                stop = subprocess.run(
+                    [sys.executable, "-m", "acp_tray", "quit"], env=env, capture_output=True, text=True, timeout=60
+                )
+                assert stop.returncode == 0, f"attempt {attempt}: {stop.stderr}"
+                assert daemon.proc.wait(15) == 0

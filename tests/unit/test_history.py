@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,60 @@ def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
     notice, malformed = (r for r in read_history(tmp_path / "h.jsonl") if isinstance(r, dict))
     assert set(notice) == documented
     assert set(malformed) == documented | {"field", "update", "raw"}
+
+
+def _history_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    from tests.conftest import ROOT, cli_env
+
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tray", "history", *args], env=cli_env(), capture_output=True, text=True, cwd=ROOT
+    )
+
+
+def test_history_n_counts_from_the_end_and_refuses_a_negative_count() -> None:
+    from acp_tray import paths
+
+    writer = HistoryWriter(paths.history_file())
+    for title in ("one", "two", "three"):
+        writer.append(received(title))
+    writer.close()
+    last_two = _history_cli("-n", "2")
+    assert last_two.returncode == 0 and [line.split("  ")[-1] for line in last_two.stdout.splitlines()] == [
+        "two",
+        "three",
+    ]
+    none = _history_cli("-n", "0")
+    assert none.returncode == 0 and none.stdout == ""  # like `tail -n 0`: nothing, not everything
+    negative = _history_cli("-n", "-1")
+    assert negative.returncode == 2 and negative.stdout == ""
+    assert "-1 is negative" in negative.stderr and "Traceback" not in negative.stderr
+    assert len(_history_cli().stdout.splitlines()) == 3
+    writer = HistoryWriter(paths.history_file())
+    writer.append(received("held"), Decision("both", False, True, "dnd", 1, "do not disturb (on)"))
+    writer.close()
+    assert _history_cli("-n", "1").stdout.rstrip().endswith("held  suppressed: dnd · why: do not disturb (on)")
+
+
+def test_an_ordinary_notice_records_why_it_took_its_route(tmp_path: Path) -> None:
+    """The README says the history says why: the setting that chose the route, and what held it back."""
+    from datetime import UTC, datetime
+
+    from acp_tray.prefs.model import Preferences
+    from acp_tray.presentation.router import Router
+    from tests.conftest import FakeClock
+
+    start = datetime(2026, 11, 27, 15, 0, tzinfo=UTC)
+    prefs = Preferences.model_validate(
+        {"agents": {"agent-a": {"command": ["a"], "route": {"error": "tray"}}}, "dnd": {"enabled": True}}
+    )
+    router = Router(prefs, FakeClock(start))
+    writer = HistoryWriter(tmp_path / "h.jsonl")
+    for notice in (received("w"), NoticeReceived("agent-a", "s", Notice("error", "e")), received("w")):
+        writer.append(notice, router.route(notice)[0])
+    writer.close()
+    held, overridden, repeat = list(read_history(tmp_path / "h.jsonl"))
+    assert isinstance(held, dict) and isinstance(overridden, dict) and isinstance(repeat, dict)
+    assert held["reason"].startswith('[severity.warning] route = "both"; do not disturb (on')
+    assert "tray only" in held["reason"]
+    assert overridden["reason"] == '[agents.agent-a.route] error = "tray"'
+    assert "repeat ×2 within [coalesce] window" in repeat["reason"]

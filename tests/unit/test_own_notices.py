@@ -185,3 +185,9 @@ def test_other_session_attachments_say_nothing(how: str) -> None:
 
 def test_status_changes_are_not_own_notices() -> None:
     assert own_notice(AgentStatus("claude", AgentState.CONNECTED)) is None
+
+
+def test_the_restart_command_is_quoted_for_pasting() -> None:
+    """A name the shell would split (one left from before names were checked) still pastes as one word."""
+    own = notice_of(AgentCrashed("bad name!", "exited with code 3", (), None))
+    assert "`acp-tray agents restart 'bad name!'`" in text_of(own)

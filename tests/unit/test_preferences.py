@@ -48,15 +48,19 @@ def test_empty_file_means_no_agents(tmp_path: Path) -> None:
         (
             '[agents.a]\ncommand = ["x"]\nenv = { A = 1 }\n',
             "f.toml:3",
-            "agents.a.env.A: Input should be a valid string",
+            '`A` in [agents.a.env] must be text in quotes ("..."), not 1',
         ),
         ('[agents.a]\ncommand = [""]\n', "f.toml:2", "the program (first item) must not be empty"),
-        ('[agent.a]\ncommand = ["x"]\n', "f.toml:1", "agent: Extra inputs are not permitted"),
+        ('[agent.a]\ncommand = ["x"]\n', "f.toml:1", "unknown key `agent` at the top level; did you mean `agents`?"),
         ('[agents.a]\ncommand = ["x"\n', "f.toml:", "TOML syntax error"),
-        ("[agents.a]\ncwd = '/tmp'\n", "f.toml:1", "agents.a: give either `command` (a local agent) or `url`"),
-        ("[agents.a]\ncommand = ['x']\nurl = 'ws://h'\n", "f.toml:1", "agents.a: give either `command`"),
-        ("\n[agents.a]\nurl = 'http://h'\n", "f.toml:3", "agents.a.url: expected a WebSocket URL"),
-        ("[agents.a]\ncommand = ['x']\npermission = 'yes'\n", "f.toml:3", "agents.a.permission: Input should be"),
+        ("[agents.a]\ncwd = '/tmp'\n", "f.toml:1", "[agents.a]: give either `command` (a local agent) or `url`"),
+        ("[agents.a]\ncommand = ['x']\nurl = 'ws://h'\n", "f.toml:1", "[agents.a]: give either `command`"),
+        ("\n[agents.a]\nurl = 'http://h'\n", "f.toml:3", "`url` in [agents.a]: expected a WebSocket URL"),
+        (
+            "[agents.a]\ncommand = ['x']\npermission = 'yes'\n",
+            "f.toml:3",
+            '`permission` in [agents.a] must be one of "ask", "reject", "allow", not "yes"',
+        ),
     ],
 )
 def test_errors_name_file_line_and_reason(text: str, where: str, reason: str) -> None:
@@ -78,3 +82,35 @@ def test_a_partial_severity_table_keeps_that_severitys_other_defaults() -> None:
     assert (prefs.severity.info.route, prefs.severity.info.timeout) == ("tray", 5)
     assert (prefs.severity.error.route, prefs.severity.error.timeout) == ("both", 9)
     assert prefs.severity.warning.timeout == 0 and prefs.severity.other.timeout == 10
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[severity.info]\nrout = "tray"\n', ":2: unknown key `rout` in [severity.info]; did you mean `route`?"),
+        ('notifer = "console"\n', ":1: unknown key `notifer` at the top level; did you mean `notifier`?"),
+        (
+            '[agents.a]\ncommand = ["x"]\n[agents.a.route]\nwarn = "tray"\n',
+            ":4: unknown key `warn` in [agents.a.route]; did you mean `warning`?",
+        ),
+        ("[severity.foo]\n", ":1: unknown key `foo` in [severity]; known keys: error, info, other, warning"),
+        ('[severity.info]\ntimeout = "x"\n', ':2: `timeout` in [severity.info] must be a whole number, not "x"'),
+        ("[severity.info]\ntimeout = -5\n", ":2: `timeout` in [severity.info] must be at least 0, not -5"),
+        ("[rate_limit]\nburst = 0\n", ":2: `burst` in [rate_limit] must be at least 1, not 0"),
+        ("[coalesce]\nwindow = 99999999\n", ":2: `window` in [coalesce] must be at most 86400, not 99999999"),
+        ("[dnd]\nenabled = 3\n", ":2: `enabled` in [dnd] must be true or false, not 3"),
+        (
+            '[severity.info]\nroute = "tary"\n',
+            ':2: `route` in [severity.info] must be one of "notify", "tray", "both", "none", not "tary";'
+            " did you mean `tray`?",
+        ),
+        ("[agents.a]\nmute = true\n", ":1: [agents.a]: give either `command` (a local agent) or `url` (a remote one)"),
+    ],
+)
+def test_errors_are_in_plain_words_with_file_and_line(text: str, expected: str, tmp_path: Path) -> None:
+    with pytest.raises(PreferencesError) as info:
+        parse_preferences(text, tmp_path / "config.toml")
+    message = str(info.value)
+    assert f"{tmp_path / 'config.toml'}{expected}" in message
+    for pydantic_words in ("Input should", "Extra inputs", "Value error", "valid integer"):
+        assert pydantic_words not in message

@@ -159,10 +159,40 @@ def test_durations(spec: str, expected: datetime) -> None:
     assert dnd_end(spec, at(BERLIN, 2026, 11, 27, 15), time(8, 0)) == expected
 
 
-@pytest.mark.parametrize("spec", ["", "soon", "0m", "5x", "1h 2q", "-1h", "25:00"])
+@pytest.mark.parametrize("spec", ["", "soon", "0m", "5x", "1h 2q", "-1h"])
 def test_bad_durations_are_refused_with_a_hint(spec: str) -> None:
     with pytest.raises(DurationError, match="duration"):
         dnd_end(spec, at(BERLIN, 2026, 11, 27, 15), time(8, 0))
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("-1h", "a duration cannot be negative: '-1h' (try '1h')"),
+        ("until 25:00", "not a time of day: '25:00' (hours 00-23"),
+        ("until 12:60", "not a time of day: '12:60'"),
+        ("until soon", "until when? 'soon' is not a time"),
+        ("99999999999999d", "is more than 100 years: use `acp-tray dnd on`"),
+    ],
+)
+def test_bad_durations_say_what_is_wrong_with_them(spec: str, says: str) -> None:
+    with pytest.raises(DurationError) as raised:
+        dnd_end(spec, at(BERLIN, 2026, 11, 27, 15), time(8, 0))
+    assert says in str(raised.value)
+
+
+def test_a_dnd_end_beyond_a_week_shows_its_date() -> None:
+    now = at(BERLIN, 2026, 11, 27, 15)
+    soon = dnd_state(DndPrefs(enabled=True, until=now + timedelta(days=2)), now)
+    assert soon.describe() == "on until Sun 15:00"
+    far = dnd_state(DndPrefs(enabled=True, until=dnd_end("100000h", now, time(8))), now)
+    assert far.describe() == "on until Sun 25 Apr 2038 08:00"
+    assert far.as_json() == {
+        "active": True,
+        "reason": "manual",
+        "until": "2038-04-25T08:00:00+02:00",
+        "description": "on until Sun 25 Apr 2038 08:00",
+    }
 
 
 def test_until_tomorrow_after_midnight_means_this_morning() -> None:

@@ -119,7 +119,7 @@ def test_menu_model() -> None:
     assert [a.label for a in agents] == ["claude — connected", "gemini — exited"]
     assert [c.action for c in agents[0].children] == ["agent:restart:claude", "agent:stop:claude", None]
     assert [c.action for c in agents[1].children] == ["agent:restart:gemini", None, "agent:start:gemini"]
-    assert [e.action for e in menu[-3:]] == ["prefs:open", "history:open", "quit"]
+    assert [e.action for e in menu[-4:]] == ["prefs:open", "history:open", "diagnostics", "quit"]
 
 
 def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:
@@ -136,3 +136,16 @@ def test_manual_dnd_without_an_end_is_just_on() -> None:
 def test_hostile_titles_stay_one_bounded_line_in_the_menu() -> None:
     label = recent_label(item(1, "warning", title="line\nbreak \u202e" + "x" * 500, agent="a\tb"))
     assert "\n" not in label and "\u202e" not in label and len(label) <= 70
+
+
+@pytest.mark.parametrize("size", [48, 64, 128])
+@pytest.mark.parametrize("severity_class", ["info", "warning", "error", "other"])
+def test_the_shipped_notification_icons_are_the_trays_badged_icon(severity_class: str, size: int) -> None:
+    """packaging/make_icons.py draws them with the tray's own `render`: the colours cannot drift apart."""
+    from PIL import Image, ImageChops
+
+    from acp_tray.assets import severity_icon
+    from acp_tray.tray.icon import render
+
+    shipped = Image.open(severity_icon(severity_class, size)).convert("RGBA")
+    assert ImageChops.difference(shipped, render(severity_class, size=size)).getbbox() is None

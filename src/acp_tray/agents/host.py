@@ -32,6 +32,7 @@ from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
+from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.initialize import initialize_params, new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
@@ -557,7 +558,7 @@ class AgentHost:
         how = f"it offers: {listed}" if methods else "it names no sign-in method"
         return (
             f"{error_text(exc)}. Sign in with the agent's own tool (e.g. run it once in a terminal), "
-            f"then `acp-tray agents restart {self.name}`; {how}"
+            f"then `{pasteable('agents', 'restart', self.name)}`; {how}"
         )
 
     def on_state(self, session_id: str, change: StateChange) -> None:

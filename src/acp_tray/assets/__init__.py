@@ -1,4 +1,5 @@
-"""Icons shipped inside the package (drawn by packaging/make_icons.py)."""
+"""Icons shipped inside the package (drawn by packaging/make_icons.py): the app icon, and one per
+severity class for notifications."""
 
 from __future__ import annotations
 
@@ -7,5 +8,14 @@ from pathlib import Path
 ASSETS = Path(__file__).resolve().parent
 
 
+SEVERITY_ICON_SIZES = (48, 64, 128)  # freedesktop 48; plyer 128 (64 on Windows)
+
+
 def icon_path(size: int = 128) -> Path:
     return ASSETS / f"acp-tray-{size}.png"
+
+
+def severity_icon(severity_class: str, size: int = 48) -> Path:
+    """A notification's icon: the app icon with the tray's badge in the colour of the severity
+    class ("info", "warning", "error", "other"), so an error looks like one at a glance."""
+    return ASSETS / f"acp-tray-{severity_class}-{size}.png"

@@ -17,6 +17,7 @@ from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
 from acp_tray.events import AgentState, TurnEnded
 from acp_tray.prefs.load import PreferencesError
+from acp_tray.prefs.names import agent_name_problem, pasteable
 from acp_tray.prefs.write import add_agent, remove_agent
 from acp_tray.redact import shown_url
 
@@ -152,6 +153,9 @@ class Commands:
     async def op_agents_add(self, args: dict[str, Any], emit: Emit) -> Any:
         name = _text(args, "name")
         assert name is not None
+        problem = agent_name_problem(name)
+        if problem is not None:
+            raise CommandError(problem, "bad_request")
         command = args.get("command")
         url = _text(args, "url", required=False)
         if command is not None and (not isinstance(command, list) or not all(isinstance(c, str) for c in command)):
@@ -186,7 +190,9 @@ class Commands:
         if host is None or not self._daemon.supervised(name):
             status = self._daemon.agent_states.get(name)
             why = f"{status.state.value}: {status.detail}" if status else "stopped"
-            raise CommandError(f"{name} is not running ({why}); try `acp-tray agents restart {name}`", "not_running")
+            raise CommandError(
+                f"{name} is not running ({why}); try `{pasteable('agents', 'restart', name)}`", "not_running"
+            )
         return host
 
     async def _connected_host(self, name: str) -> AgentHost:
@@ -284,4 +290,4 @@ class Commands:
 
     async def op_quit(self, args: dict[str, Any], emit: Emit) -> Any:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
-        return {"stopping": True}
+        return {"stopping": True, "pid": os.getpid()}

@@ -42,6 +42,27 @@ def _pid_in(text: str) -> int | None:
         return None
 
 
+def lock_held(path: Path) -> bool:
+    """Does a live process hold the lock at `path`? (Probed without waiting; a missing file: no.)"""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: assume the owner is still there
+    try:
+        if not _lock(fd):
+            return True
+        if sys.platform == "win32":  # pragma: no cover - Windows only
+            import msvcrt
+
+            with contextlib.suppress(OSError):
+                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return False
+    finally:
+        os.close(fd)
+
+
 class InstanceLock:
     def __init__(self, path: Path) -> None:
         self.path = path

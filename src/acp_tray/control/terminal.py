@@ -13,9 +13,13 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request, result_of
+from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
+from acp_tray.control.instance import lock_held
+from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
 
@@ -23,6 +27,7 @@ EXIT_FAILED = 1
 EXIT_NO_DAEMON = 3
 STOP_EXIT = {"end_turn": 0, "max_tokens": 4, "max_turn_requests": 5, "refusal": 6, "cancelled": 130}
 PROMPT_TIMEOUT = None  # a turn takes as long as it takes
+QUIT_WAIT = 20.0  # the daemon's own shutdown is bounded well below this (agents get 5 s)
 
 
 def _say(message: str) -> None:
@@ -101,6 +106,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _name_allowed(name: str) -> bool:
+    """A new agent's name is checked here first (the daemon checks it too): no round trip to refuse it."""
+    problem = agent_name_problem(name)
+    if problem is not None:
+        _say(problem)
+    return problem is None
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     if args.action == "list":
         code, rows = _fetch(args, "agents.list")
@@ -113,6 +126,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
             _out("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
         return 0
     if args.action == "add":
+        if not _name_allowed(args.name):
+            return 2
         command = [part for part in args.agent_command if part != "--"] or None
         if (command is None) == (args.url is None):
             _say("give the agent's command after `--`, or --url ws://… (one of the two)")
@@ -171,10 +186,27 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def cmd_quit(args: argparse.Namespace) -> int:
-    code, _ = _run(args, "quit", {})
-    if not code:
+    """Stop the daemon and wait (up to QUIT_WAIT seconds) until it has let go of its lock, so that
+    an `acp-tray run` right after starts a new one; --no-wait returns once it has been told."""
+    code, result = _run(args, "quit", {})
+    if code:
+        return code
+    if args.no_wait:
         _out("acp-tray is stopping")
-    return code
+        return 0
+    lock = runtime_dir() / LOCK_NAME
+    deadline = time.monotonic() + QUIT_WAIT
+    while lock_held(lock):
+        if time.monotonic() > deadline:
+            pid = result.get("pid") if isinstance(result, dict) else None
+            _say(
+                f"acp-tray{f' (pid {pid})' if pid else ''} is still stopping after {QUIT_WAIT:g} s"
+                " (an agent slow to exit?); `acp-tray status` shows whether it is still there"
+            )
+            return EXIT_FAILED
+        time.sleep(0.05)
+    _out("acp-tray stopped")
+    return 0
 
 
 def _cwd(args: argparse.Namespace) -> str | None:
@@ -303,4 +335,5 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     approve.add_argument("id")
     approve.add_argument("option", nargs="?")
     command("deny", "reject a request", cmd_deny, json_output=False).add_argument("id")
-    command("quit", "stop the daemon", cmd_quit, json_output=False)
+    quit_ = command("quit", "stop the daemon (waits until it has stopped)", cmd_quit, json_output=False)
+    quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")

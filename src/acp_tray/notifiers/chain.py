@@ -46,6 +46,7 @@ class NotifierChain:
         self._pending: OrderedDict[int, Notification] = OrderedDict()  # group -> newest waiting
         self._busy: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closing: set[asyncio.Task[None]] = set()
         self._idle = asyncio.Event()
         self._idle.set()
         self.delivered: dict[str, int] = {backend.name: 0 for backend in self.backends}
@@ -94,6 +95,27 @@ class NotifierChain:
                     "notification backlog full; %d oldest dropped (they are in the tray and history)", self.dropped
                 )
         self._kick()
+
+    def withdraw(self, group: int) -> None:
+        """Take this group's notification off the screen (once its delivery, if any, is done)."""
+        if self._closed:
+            return
+        self._pending.pop(group, None)
+        delivering = [t for t in self._tasks if t.get_name() == f"notify:{group}"]
+        task = asyncio.create_task(self._close(group, delivering), name=f"close:{group}")
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close(self, group: int, delivering: list[asyncio.Task[None]]) -> None:
+        await asyncio.gather(*delivering, return_exceptions=True)
+        for backend in self.backends:
+            close = getattr(backend, "close", None)
+            if close is None:
+                continue
+            try:
+                await close(group)
+            except BackendUnavailableError as exc:
+                log.info("%s could not close a notification: %s", backend.name, exc)
 
     async def drain(self) -> None:
         """Wait until every queued notification was handed to a backend (for shutdown and tests)."""
@@ -169,8 +191,8 @@ class NotifierChain:
         self._closed = True
         self._pending.clear()
         self._idle.set()
-        for task in list(self._tasks):
+        for task in [*self._tasks, *self._closing]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._closing, return_exceptions=True)
         for backend in self.backends:
             await backend.aclose()

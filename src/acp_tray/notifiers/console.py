@@ -7,6 +7,7 @@ presentations routed to a native notification are printed; tray-only ones are in
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from datetime import datetime
@@ -17,6 +18,8 @@ from acp_tray.notifiers.content import Notification
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
+
+log = logging.getLogger(__name__)
 
 _STYLE = {
     SeverityKind.INFO: "\x1b[36m",
@@ -87,6 +90,7 @@ class ConsoleNotifier:
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream if stream is not None else sys.stdout
         self._color = wants_color(self._stream)
+        self._gone = False
 
     def present(self, presentation: Presentation) -> None:
         if presentation.notify:
@@ -96,7 +100,30 @@ class ConsoleNotifier:
         self._print(status_line(event, color=self._color))
 
     def _print(self, line: str) -> None:
-        print(line, file=self._stream, flush=True)
+        if self._gone:
+            return
+        try:
+            print(line, file=self._stream, flush=True)
+        except BrokenPipeError:  # `acp-tray run | tee log`, and the reader has gone (Ctrl+C)
+            self._gone = True
+            _discard_output(self._stream)
+            log.info("the console's reader has gone: console lines stop; the history keeps every notice")
+
+
+def _discard_output(stream: TextIO) -> None:
+    """Point a stream whose pipe is broken at /dev/null, so that nothing written to it later (or
+    flushed at exit) raises BrokenPipeError again."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError):
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
 
 
 class ConsoleBackend:

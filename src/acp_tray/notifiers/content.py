@@ -42,6 +42,7 @@ class Notification:
     presentation: Presentation
     # (action id, label) beyond the default click: label sanitised, at most MAX_ACTIONS
     actions: tuple[tuple[str, str], ...] = ()
+    severity_class: str = "other"  # picks the icon: "info", "warning", "error" or "other"
 
 
 def notification_of(p: Presentation) -> Notification:
@@ -54,6 +55,7 @@ def notification_of(p: Presentation) -> Notification:
         summary=f"{agent}: {title}{count}",
         body=body,
         urgency=_URGENCY[severity_class(p.kind)],
+        severity_class=severity_class(p.kind),
         timeout=p.timeout,
         presentation=p,
         actions=tuple(

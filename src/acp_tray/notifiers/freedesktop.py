@@ -3,7 +3,7 @@
 Talks D-Bus directly from the asyncio loop with `dbus-fast` (asyncio-native, compiled
 marshalling with a pure-Python fallback; measured here at ~120 µs of CPU per Notify call
 against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
-- `Notify` with app_name "acp-tray", an icon from the package, the `desktop-entry` and
+- `Notify` with app_name "acp-tray", an icon from the package (badged in the severity's colour), the `desktop-entry` and
   `urgency` hints, the timeout from preferences, and `replaces_id` so a coalesced repeat
   updates its notification in place instead of stacking copies;
 - escapes `&`, `<`, `>` in the body when the server renders `body-markup`, so agent text
@@ -17,6 +17,9 @@ against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
   labels already sanitised; an id goes on the wire as is when it is one plain line without
   brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
   key; which keys were offered is remembered per group (bounded like the id maps);
+- `CloseNotification` when the daemon takes a notification back (an approval settled elsewhere
+  or timed out), forgetting it first so the server's `NotificationClosed` is not taken for the
+  person's dismissal;
 - believes `NotificationClosed` and `ActionInvoked` only from the notification server (the
   sender that answers its calls: anyone on the bus can emit a signal) and only for its own
   notifications; `NotificationClosed` becomes "closed" or "expired", `ActionInvoked` "default"
@@ -38,7 +41,7 @@ from typing import Any
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from acp_tray.assets import icon_path
+from acp_tray.assets import severity_icon
 from acp_tray.notifiers.backend import BackendUnavailableError, LocalAction
 from acp_tray.notifiers.content import Notification
 from acp_tray.presentation.text import plain_line
@@ -101,7 +104,7 @@ class FreedesktopBackend:
         self._bus_address = bus_address  # None: the session bus of the environment
         # 48 px: what servers draw anyway, and the server decodes the file on every call
         # (measured on dunst: a 128 px icon halves its notifications per second)
-        self._icon = str(icon or icon_path(48))
+        self._icon = str(icon) if icon is not None else None  # None: by severity
         self._slots = asyncio.Semaphore(max_in_flight)
         self._reply_timeout = reply_timeout
         self._bus: MessageBus | None = None
@@ -210,7 +213,7 @@ class FreedesktopBackend:
         body = [
             "acp-tray",
             replaces,
-            self._icon,
+            self._icon or str(severity_icon(notification.severity_class, 48)),
             notification.summary,
             self._body(notification.body),
             actions,
@@ -219,6 +222,16 @@ class FreedesktopBackend:
         ]
         (server_id,) = await self._call("Notify", "susssasa{sv}i", body)
         self._remember(notification.group, int(server_id), offered)
+
+    async def close(self, group: int) -> None:
+        """`CloseNotification` for this group's notification, if it is one of ours on screen. Forgotten
+        first: the server's `NotificationClosed` for it is not the person closing it."""
+        server_id = self._server_id.pop(group, None)
+        self._offered.pop(group, None)
+        if server_id is None:
+            return
+        self._group_of.pop(server_id, None)
+        await self._call("CloseNotification", "u", [server_id])
 
     def _remember(self, group: int, server_id: int, offered: dict[str, str]) -> None:
         self._offered[group] = offered  # an update in place offers only its own actions

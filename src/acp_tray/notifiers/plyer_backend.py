@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from acp_tray.assets import icon_path
+from acp_tray.assets import severity_icon
 from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.content import Notification
 from acp_tray.session_bus import session_bus_available
@@ -45,7 +45,8 @@ class PlyerBackend:
     name = "plyer"
 
     def __init__(self, *, icon: Path | None = None) -> None:
-        self._icon = str(icon or icon_path(128 if sys.platform != "win32" else 64))
+        self._icon = str(icon) if icon is not None else None  # None: by severity
+        self._size = 128 if sys.platform != "win32" else 64
         self._lock = asyncio.Lock()  # one blocking call at a time
 
     async def start(self) -> str:
@@ -67,7 +68,7 @@ class PlyerBackend:
             "title": argument_safe(notification.summary),
             "message": argument_safe(_body(notification.body) or " "),
             "app_name": "acp-tray",
-            "app_icon": self._icon,
+            "app_icon": self._icon or str(severity_icon(notification.severity_class, self._size)),
             "timeout": notification.timeout or 10,
         }
         async with self._lock:

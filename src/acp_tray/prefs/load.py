@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from acp_tray.prefs.errors import plain_error
 from acp_tray.prefs.model import Preferences, builtin_defaults
 from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.private import FILE_MODE, make_dir
@@ -76,12 +77,9 @@ def parse_preferences(text: str, source: Path) -> Preferences:
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
-            loc = tuple(error["loc"])
-            dotted = ".".join(str(p) for p in loc)
-            line = _key_line(text, loc)
+            line = _key_line(text, tuple(error["loc"]))
             where = f"{source}:{line}" if line else str(source)
-            message = error["msg"].removeprefix("Value error, ")  # pydantic's wrapper of our own messages
-            problems.append(f"{where}: {dotted}: {message}")
+            problems.append(f"{where}: {plain_error(error, Preferences)}")
         raise PreferencesError("\n".join(problems)) from None
 
 

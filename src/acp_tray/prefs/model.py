@@ -12,7 +12,9 @@ from datetime import datetime, time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from acp_tray.prefs.names import agent_name_problem
 
 Route = Literal["notify", "tray", "both", "none"]
 SeverityClass = Literal["info", "warning", "error", "other"]
@@ -170,6 +172,14 @@ class RateLimitPrefs(_Strict):
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 
 
+def _agent_names(value: dict[str, AgentConfig]) -> dict[str, AgentConfig]:
+    for name in value:
+        problem = agent_name_problem(name)
+        if problem is not None:
+            raise ValueError(problem)
+    return value
+
+
 class Preferences(_Strict):
     notifier: Notifier = "auto"
     protocol: ProtocolChoice = "auto"
@@ -177,7 +187,7 @@ class Preferences(_Strict):
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()
     rate_limit: RateLimitPrefs = RateLimitPrefs()
-    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    agents: Annotated[dict[str, AgentConfig], AfterValidator(_agent_names)] = Field(default_factory=dict)
 
 
 DEMO_AGENT_NAME = "demo"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
 from acp_tray.prefs.model import DndPrefs
@@ -15,12 +15,31 @@ class DndState:
     active: bool
     reason: str = ""  # "manual" | "quiet_hours" | ""
     until: datetime | None = None  # None while active: until switched off
+    # when this was worked out (how far away `until` is); not part of what the state *is*, so two
+    # snapshots of the same state compare equal and the tray is not redrawn for nothing
+    at: datetime | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         if not self.active:
             return "off"
         what = "on" if self.reason == "manual" else "quiet hours"
-        return f"{what} until {self.until:%a %H:%M}" if self.until else what
+        if self.until is None:
+            return what
+        if self.at is not None and self.until - self.at < WITHIN_A_WEEK:
+            return f"{what} until {self.until:%a %H:%M}"
+        return f"{what} until {self.until:%a %d %b %Y %H:%M}"  # not this week: the date says when
+
+    def as_json(self) -> dict[str, object]:
+        """For `dnd status --json`."""
+        return {
+            "active": self.active,
+            "reason": self.reason or None,
+            "until": self.until.isoformat() if self.until is not None else None,
+            "description": self.describe(),
+        }
+
+
+WITHIN_A_WEEK = timedelta(days=6)  # beyond this a weekday alone is ambiguous
 
 
 def dnd_state(prefs: DndPrefs, now: datetime) -> DndState:
@@ -32,14 +51,17 @@ def dnd_state(prefs: DndPrefs, now: datetime) -> DndState:
         until = prefs.until
         if until is not None and quiet_end is not None and quiet_end > until:
             until = quiet_end
-        return DndState(True, "manual", until)
+        return DndState(True, "manual", until, now)
     if quiet_end is not None:
-        return DndState(True, "quiet_hours", quiet_end)
-    return DndState(False)
+        return DndState(True, "quiet_hours", quiet_end, now)
+    return DndState(False, at=now)
 
 
 _PART = re.compile(r"(\d+)\s*(d|h|m|s)")
 _UNIT = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+MAX_DURATION = 100 * 365 * 86400  # beyond that: `dnd on`; and no date arithmetic overflows
 
 
 class DurationError(ValueError):
@@ -59,19 +81,29 @@ def dnd_end(text: str, now: datetime, morning: time) -> datetime:
     """When DND started `now` for `text` ends: "30m", "1h", "1h30m", "2d", "90s", "until tomorrow",
     "tomorrow", or "until 14:00" (the next time the clock shows 14:00)."""
     spec = text.strip().lower()
-    if spec.startswith("until "):
+    until = spec.startswith("until ")
+    if until:
         spec = spec[len("until ") :].strip()
     if spec == "tomorrow":
         return next_morning(now, morning)
-    clock = re.fullmatch(r"([01]?\d|2[0-3]):([0-5]\d)", spec)
+    clock = re.fullmatch(r"(\d{1,2}):(\d{2})", spec)
     if clock:
-        return next_morning(now, time(int(clock.group(1)), int(clock.group(2))))
+        hour, minute = int(clock.group(1)), int(clock.group(2))
+        if hour > 23 or minute > 59:
+            raise DurationError(f"not a time of day: {spec!r} (hours 00-23, minutes 00-59, e.g. 14:00)")
+        return next_morning(now, time(hour, minute))
+    if until:
+        raise DurationError(f'until when? {spec!r} is not a time (try "until 14:00" or "until tomorrow")')
     compact = spec.replace(" ", "")
+    if compact.startswith("-"):
+        raise DurationError(f"a duration cannot be negative: {spec!r} (try {compact[1:]!r})")
     parts = _PART.findall(compact)
     if not parts or "".join(f"{n}{u}" for n, u in parts) != compact:
-        raise DurationError(f'not a duration: {text!r} (try "30m", "1h", "1h30m", "until tomorrow", "until 14:00")')
+        raise DurationError(f'not a duration: {spec!r} (try "30m", "1h", "1h30m", "tomorrow"; or until 14:00)')
     seconds = sum(int(n) * _UNIT[u] for n, u in parts)
     if seconds <= 0:
-        raise DurationError(f"duration must be more than zero: {text!r}")
+        raise DurationError(f"a duration must be more than zero: {spec!r}")
+    if seconds > MAX_DURATION:
+        raise DurationError(f"{spec!r} is more than 100 years: use `acp-tray dnd on` (until switched off)")
     # absolute time, not wall-clock arithmetic: "1h" is one hour even across a DST change
     return (now.astimezone(UTC) + timedelta(seconds=seconds)).astimezone(now.tzinfo)

@@ -20,6 +20,7 @@ from acp_tray.events import (
     SessionAttached,
     TurnEnded,
 )
+from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT
 from acp_tray.protocol.notice import Notice
@@ -51,7 +52,7 @@ def own_notice(event: Event) -> OwnNotice | None:
     if isinstance(event, TurnEnded):
         return _turn(event)
     if isinstance(event, PermissionAsked):
-        hint = f"acp-tray approve {event.approval_id} · acp-tray deny {event.approval_id}"
+        hint = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
         notice = Notice(
             "warning",
             "Needs approval",
@@ -103,7 +104,7 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     if event.retry_in is not None:
         description = f"{event.detail}. Restarting in {_seconds(event.retry_in)}."
         return OwnNotice(event.agent, "", Notice("warning", "Crashed", description))
-    description = f"{event.detail}.\nRestart it from the tray or with `acp-tray agents restart {event.agent}`."
+    description = f"{event.detail}.\nRestart it from the tray or with `{pasteable('agents', 'restart', event.agent)}`."
     if stderr:
         description += f"\nLast lines of its stderr:\n{stderr}"
     return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))

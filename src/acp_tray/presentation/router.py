@@ -38,6 +38,7 @@ class Decision:
     tray: bool  # put (or update) it in the tray list
     suppressed: str | None  # "muted" | "dnd" | "rate_limited" | "coalesced" | None
     count: int  # occurrences in its coalesced group, this one included
+    reason: str = ""  # why, in words: the setting that chose the route, and what held it back
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,10 @@ class Router:
         # mute and per-agent routes apply to what the agent says, not to acp-tray's own events
         agent = prefs.agents.get(event.agent) if event.source == "agent" else None
         if agent is not None and agent.mute:
-            return Decision("none", False, False, "muted", 1), None
-        route: Route = (getattr(agent.route, cls) if agent is not None else None) or prefs.severity.of(cls).route
+            return Decision("none", False, False, "muted", 1, f"[agents.{event.agent}] mute = true"), None
+        override: Route | None = getattr(agent.route, cls) if agent is not None else None
+        route: Route = override or prefs.severity.of(cls).route
+        why = [f'[agents.{event.agent}.route] {cls} = "{route}"' if override else f'[severity.{cls}] route = "{route}"']
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
@@ -99,15 +102,20 @@ class Router:
         )
         group = self._coalescer.add(key, now, prefs.coalesce.window)
         suppressed = "coalesced" if group.count > 1 else None
+        if suppressed:
+            why.append(f"repeat ×{group.count} within [coalesce] window = {prefs.coalesce.window:g} s")
         if route == "none":
-            return Decision(route, False, False, suppressed, group.count), None
+            return Decision(route, False, False, suppressed, group.count, "; ".join(why)), None
         notify = wants_notify
-        if notify and cls not in prefs.dnd.allow and self.dnd().active:
+        if notify and cls not in prefs.dnd.allow and (dnd := self.dnd()).active:
             notify, tray, suppressed = False, True, "dnd"
+            why.append(f"do not disturb ({dnd.describe()}; {cls} is not in [dnd] allow): tray only")
             self.missed_during_dnd += 1
         if notify and not self._limiter.allow(event.agent, cls, now, event.source):
             notify, tray, suppressed = False, True, "rate_limited"
-        decision = Decision(route, notify, tray, suppressed, group.count)
+            limit = prefs.rate_limit
+            why.append(f"over the rate limit ([rate_limit] burst = {limit.burst} per {limit.per:g} s): tray only")
+        decision = Decision(route, notify, tray, suppressed, group.count, "; ".join(why))
         presentation = Presentation(
             group=group.id,
             agent=event.agent,

@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -29,21 +30,75 @@ Action = Callable[[str], None]
 
 
 def load_pystray() -> tuple[ModuleType | None, str]:
-    """pystray, if a tray can work here, and which backend; else None and why (never a hang)."""
+    """pystray with the best backend that imports here, and which ("appindicator backend"), or
+    None and why (never a hang). A backend that fails (a missing typelib) falls back to the next."""
     if sys.platform not in ("win32", "darwin"):
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             return None, "no display"
         if not session_bus_available():
             return None, "no session bus (the GTK tray would hang without one)"
     os.environ.setdefault("NO_AT_BRIDGE", "1")  # no accessibility bus: GTK would wait for it
+    chosen = os.environ.get("PYSTRAY_BACKEND")
+    candidates = [chosen] if chosen else BACKENDS.get(sys.platform, BACKENDS["linux"])
+    failed: list[str] = []
+    for name in candidates:
+        pystray, why = _import_pystray(name)
+        if pystray is not None:
+            return pystray, _described(name, failed)
+        failed.append(f"{name}: {why}")
+    return None, f"pystray cannot start ({'; '.join(failed)})"
+
+
+# best first: the menu-less X11 icon is still an icon, so it comes before none at all
+BACKENDS = {"linux": ["appindicator", "gtk", "xorg"], "win32": ["win32"], "darwin": ["darwin"]}
+RUNTIME_PACKAGES = "gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1"
+BUILD_PACKAGES = "libgirepository1.0-dev libcairo2-dev pkg-config"
+
+
+def _import_pystray(backend: str) -> tuple[ModuleType | None, str]:
+    """pystray with this one backend, or None and why. pystray picks its backend when it is first
+    imported and skips only an ImportError (a missing GTK typelib raises ValueError), so each try
+    is a fresh import with PYSTRAY_BACKEND set."""
+    for module in [m for m in sys.modules if m == "pystray" or m.startswith("pystray.")]:
+        del sys.modules[module]
+    previous = os.environ.get("PYSTRAY_BACKEND")
+    os.environ["PYSTRAY_BACKEND"] = backend
     try:
         import pystray
     except Exception as exc:  # pystray raises whatever its backends raise
-        return None, f"pystray cannot start ({type(exc).__name__}: {exc})"
-    backend = pystray.Icon.__module__.removeprefix("pystray._")
-    if backend == "xorg":
-        return pystray, "xorg (no menu: install PyGObject for the GTK or AppIndicator backend)"
-    return pystray, backend
+        return None, f"{type(exc).__name__}: {exc}"
+    finally:
+        if previous is None:
+            del os.environ["PYSTRAY_BACKEND"]
+        else:
+            os.environ["PYSTRAY_BACKEND"] = previous
+    return pystray, ""
+
+
+def _described(backend: str, failed: list[str]) -> str:
+    """What the start-up line says: the backend, and what would make it better."""
+    if backend != "xorg":
+        return f"{backend} backend"
+    if any("Namespace" in reason for reason in failed):
+        fix = f"install the GTK runtime packages: sudo apt-get install {RUNTIME_PACKAGES}"
+    else:
+        fix = (
+            f"install PyGObject: sudo apt-get install {BUILD_PACKAGES} {RUNTIME_PACKAGES}, then `make run` installs it"
+        )
+    return f"xorg backend (no menu: {fix})"
+
+
+def _gtk_messages_to_log() -> None:
+    """GTK's own warnings go to acp-tray's log file, not the console: AppIndicator's XEmbed
+    fallback prints a harmless `Gdk-CRITICAL … gdk_window_thaw_toplevel_updates` at every start."""
+    from gi.repository import GLib
+
+    def to_log(domain: str | None, level: int, message: str, *_: object) -> None:
+        log.info("%s: %s", domain or "GTK", message)
+
+    levels = GLib.LogLevelFlags.LEVEL_CRITICAL | GLib.LogLevelFlags.LEVEL_WARNING
+    for domain in ("Gdk", "Gtk", "GLib-GObject"):
+        GLib.log_set_handler(domain, levels, to_log)
 
 
 class TrayApp:
@@ -53,6 +108,7 @@ class TrayApp:
         # pystray's GTK-based backends: GLib owns their loop (signals, clipboard)
         self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self._look: tuple[str, bool] | None = None
+        self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
         self._entries = menu_of(initial)
         self.icon: Any = pystray.Icon(
@@ -124,6 +180,8 @@ class TrayApp:
         if not self._gtk:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: on_signal())
+        else:
+            _gtk_messages_to_log()
 
         def from_glib(*_: object) -> bool:
             on_signal()
@@ -141,4 +199,27 @@ class TrayApp:
         self.icon.run(setup=started)
 
     def stop(self) -> None:
+        elsewhere = threading.current_thread() is not threading.main_thread()
+        if self.icon.__module__ == "pystray._xorg" and elsewhere and self._stop_xorg():
+            return
         self.icon.stop()
+
+    def _stop_xorg(self) -> bool:
+        """pystray's X11 loop ends when its window is destroyed. pystray asks its loop to do that
+        with a message on the loop's own connection and waits; sent from another thread, the reply
+        is sometimes read by that thread and the loop never wakes (a quit that hung). Destroyed
+        through a connection of its own, the server tells the loop, which ends."""
+        try:
+            from Xlib import display as x11  # type: ignore[import-untyped]
+
+            other = x11.Display()
+            try:
+                other.create_resource_object("window", self.icon._window.id).destroy()
+                other.sync()
+            finally:
+                other.close()
+        except Exception as exc:  # then pystray's own stop
+            log.debug("could not end the X11 tray loop through a second connection: %s", exc)
+            return False
+        self.icon._running = False  # its loop has ended: nothing left for pystray's stop to do
+        return True

@@ -136,5 +136,6 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
         SEPARATOR,
         Entry("Preferences…", "prefs:open"),
         Entry("Open history", "history:open"),
+        Entry("Diagnostics…", "diagnostics"),
         Entry("Quit", "quit"),
     )

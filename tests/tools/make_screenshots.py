@@ -1,0 +1,99 @@
+"""Take the README's pictures as a person sees them: dunst with its default look (the system's
+dunstrc, not the tests' instrumented format), the tray icon with its badge docked in trayer, the
+menu, and an approval waiting (its notification, and its options in the tray's menu).
+
+    .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
+
+Starts its own Xvfb, session bus, dunst, trayer and acp-tray with the demo agent, in temporary
+XDG directories; everything it starts is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.desktop.session import DesktopSession  # noqa: E402
+from tests.integration.test_tray import HOSTS, icon_centre  # noqa: E402
+
+DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
+WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu
+
+
+def shot(env: dict[str, str], path: Path) -> Image.Image:
+    subprocess.run(["import", "-window", "root", str(path)], env=env, check=True)
+    image = Image.open(path).convert("RGB")
+    image.crop((image.width - WIDTH, 0, image.width, HEIGHT)).save(path, optimize=True)
+    return image
+
+
+def key(env: dict[str, str], *keys: str) -> None:
+    for name in keys:
+        subprocess.run(["xdotool", "key", name], env=env, check=True)
+        time.sleep(0.4)
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs"
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch, DesktopSession(dunstrc=DUNSTRC) as desktop:
+        dirs = {name: Path(scratch) / name.lower() for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR")}
+        for path in dirs.values():
+            path.mkdir(mode=0o700)
+        env = {**os.environ, **desktop.env, **{k: str(v) for k, v in dirs.items()}, "NO_AT_BRIDGE": "1"}
+        env["ACP_TRAY_DEMO_INTERVAL"] = "0.4"
+        host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        prompt = None
+        try:
+            time.sleep(5.0)  # the demo's four notices
+            full = Path(scratch) / "full.png"
+            subprocess.run(["import", "-window", "root", str(full)], env=env, check=True)
+            x, y = icon_centre(Image.open(full).convert("RGB"))
+            shot(env, out / "tray-notifications.png")
+
+            subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
+            time.sleep(0.8)
+            key(env, "Down", "Right")  # Recent (the lines above it are not selectable)
+            shot(env, out / "tray-menu.png")
+            key(env, "Escape", "Escape", "Escape")
+
+            subprocess.run(["dunstctl", "close-all"], env=env, check=True)
+            prompt = subprocess.Popen(
+                [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
+            time.sleep(2.0)
+            shot(env, out / "tray-approval-notification.png")
+            subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
+            time.sleep(0.8)
+            key(env, "Down", "Right", "Right")  # Needs approval (1) → the request → its options
+            shot(env, out / "tray-approval.png")
+            key(env, "Escape", "Escape", "Escape", "Escape")
+        finally:
+            if prompt is not None:
+                prompt.terminate()
+                prompt.wait(10)
+            subprocess.run([sys.executable, "-m", "acp_tray", "quit"], env=env, capture_output=True)
+            if daemon.poll() is None:
+                daemon.terminate()
+            daemon.wait(20)
+            host.terminate()
+            host.wait(5)
+
+
+if __name__ == "__main__":
+    main()

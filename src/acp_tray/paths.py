@@ -33,3 +33,18 @@ def log_file() -> Path:
 def versions_file() -> Path:
     """Agents found to speak ACP 1 when offered 2 (so the fallback happens once)."""
     return state_dir() / "protocol-versions.json"
+
+
+def data_dir() -> Path:
+    """Agents installed from the ACP Registry: `agents/ID/VERSION/` under it."""
+    return Path(platformdirs.user_data_dir(APP))
+
+
+def cache_dir() -> Path:
+    """What can be fetched again (the registry document)."""
+    return Path(platformdirs.user_cache_dir(APP))
+
+
+def registry_agents_dir() -> Path:
+    """Agents installed from the ACP Registry (`ID/VERSION/`, `ID/install.json`, `ID/icon.svg`)."""
+    return data_dir() / "agents"

@@ -12,7 +12,10 @@ from datetime import datetime, time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from acp_tray.registry.urls import DEFAULT_URL as REGISTRY_URL
+from acp_tray.registry.urls import check_url
 
 Route = Literal["notify", "tray", "both", "none"]
 SeverityClass = Literal["info", "warning", "error", "other"]
@@ -173,6 +176,7 @@ Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 class Preferences(_Strict):
     notifier: Notifier = "auto"
     protocol: ProtocolChoice = "auto"
+    registry: Annotated[str, AfterValidator(check_url)] = REGISTRY_URL
     severity: SeverityTable = SeverityTable()
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()

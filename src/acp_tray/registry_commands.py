@@ -119,8 +119,10 @@ def _search(args: argparse.Namespace) -> int:
     registry = _registry(args)
     found = registry.search(args.words)
     if args.json:
-        rows = [{"id": e.id, "name": e.name, "version": e.version, "description": e.description,
-                 "distribution": e.kinds} for e in found]  # fmt: skip
+        rows = [
+            {"id": e.id, "name": e.name, "version": e.version, "description": e.description, "distribution": e.kinds}
+            for e in found
+        ]
         print(json.dumps(rows, ensure_ascii=True))
         return 0
     for entry in found:
@@ -138,8 +140,10 @@ def _add(args: argparse.Namespace) -> int:
     agent_id = args.name
     rows = _daemon("agents.list", {})  # the daemon first: nothing is downloaded for nothing
     if any(row["name"] == agent_id for row in rows):
-        raise _FailedError(f"an agent called {agent_id!r} is already configured; `acp-tray agents upgrade {agent_id}` "
-                      "moves it to the registry's current version")  # fmt: skip
+        raise _FailedError(
+            f"an agent called {agent_id!r} is already configured; `acp-tray agents upgrade {agent_id}` "
+            "moves it to the registry's current version"
+        )
     entry = _registry(args).find(agent_id)
     started = time.monotonic()
     installed = _install(entry)
@@ -147,13 +151,17 @@ def _add(args: argparse.Namespace) -> int:
     fetch_icon(entry, root)
     result = _daemon("agents.add", {"name": entry.id, "command": installed.command, "env": installed.env})
     remember(installed, root)
-    _out(f"added {entry.id} ({plain_line(entry.name, NAME_LIMIT)} {entry.version}, {installed.kind}) "
-         f"to {result['preferences']}; waiting for it to connect…")  # fmt: skip
+    _out(
+        f"added {entry.id} ({plain_line(entry.name, NAME_LIMIT)} {entry.version}, {installed.kind}) "
+        f"to {result['preferences']}; waiting for it to connect…"
+    )
     state = _wait(entry.id, installed.command)
     if not state["connected"]:
         detail = f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
-        raise _FailedError(f"{entry.id} is configured but has not connected ({state['state']}{detail}); "
-                      f"`acp-tray status` shows it, `acp-tray agents remove {entry.id}` removes it")  # fmt: skip
+        raise _FailedError(
+            f"{entry.id} is configured but has not connected ({state['state']}{detail}); "
+            f"`acp-tray status` shows it, `acp-tray agents remove {entry.id}` removes it"
+        )
     _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s)")
     return 0
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
 WAIT_STEP = 0.1
+_ENDED = (AgentState.FAILED, AgentState.EXITED)
 
 
 def _text(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
@@ -177,7 +178,8 @@ class Commands:
 
     async def op_agents_wait(self, args: dict[str, Any], emit: Emit) -> Any:
         """Wait until the agent, running `command` (when given), has connected: its ACP handshake
-        succeeded. Ends early when it is no longer supervised (cannot start, or given up on)."""
+        succeeded. A run of that command that ends before it connects (it failed to start, exited,
+        or failed the handshake) ends the wait: it did not connect."""
         name = _text(args, "name")
         assert name is not None
         self._host_config(name)
@@ -188,13 +190,17 @@ class Commands:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         daemon = self._daemon
-        while True:  # bounded: only while a command waits; the host is replaced when prefs change
+        before = daemon.agent_states.get(name)  # a status from before this command's host runs
+        while True:  # bounded: only while a command waits (the host is replaced when prefs change)
             host = daemon.hosts.get(name)
             ours = host is not None and (command is None or list(host.spec.command) == command)
+            status = daemon.agent_states.get(name)
             if ours and host is not None and host.connected.is_set():
                 return {"connected": True, "state": AgentState.CONNECTED.value, "detail": ""}
-            if (ours and not daemon.supervised(name)) or loop.time() >= deadline:
-                status = daemon.agent_states.get(name)
+            if not ours:
+                before = status
+            ended = ours and status is not before and status is not None and status.state in _ENDED
+            if ended or loop.time() >= deadline:
                 state = status.state.value if status else AgentState.STOPPED.value
                 return {"connected": False, "state": state, "detail": status.detail if status else ""}
             await asyncio.sleep(WAIT_STEP)

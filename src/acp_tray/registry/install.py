@@ -95,8 +95,10 @@ def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> In
             if not needs:
                 platforms = ", ".join(sorted(entry.binary)) or "none"
                 raise RegistryError(f"{entry.id} has no build for {here or sys.platform} (only {platforms})")
-            raise RegistryError(f"{entry.id} runs with {' or '.join(k for k in ('npx', 'uvx') if getattr(entry, k))}, "
-                                f"which is not installed: {'; or '.join(needs)}")  # fmt: skip
+            raise RegistryError(
+                f"{entry.id} runs with {' or '.join(k for k in ('npx', 'uvx') if getattr(entry, k))}, "
+                f"which is not installed: {'; or '.join(needs)}"
+            )
         installed = found
     return Installed(entry.id, installed.version, installed.kind, installed.command, installed.env, installed.directory)
 

@@ -157,13 +157,21 @@ def _add(args: argparse.Namespace) -> int:
     )
     state = _wait(entry.id, installed.command)
     if not state["connected"]:
-        detail = f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
         raise _FailedError(
-            f"{entry.id} is configured but has not connected ({state['state']}{detail}); "
+            f"{entry.id} is configured but has not connected ({state['state']}{_detail(state)}); "
             f"`acp-tray status` shows it, `acp-tray agents remove {entry.id}` removes it"
         )
-    _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s)")
+    _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s){_not_ready(state)}")
     return 0
+
+
+def _detail(state: dict[str, Any]) -> str:
+    return f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
+
+
+def _not_ready(state: dict[str, Any]) -> str:
+    """An agent that answered ACP but has no session yet: most often, it needs a sign-in."""
+    return "" if state["ready"] else f"; it is not ready yet ({state['state']}{_detail(state)})"
 
 
 def _upgrade(args: argparse.Namespace) -> int:
@@ -210,11 +218,10 @@ def _upgrade_one(name: str, old: Installed, entry: Entry) -> bool:
         remember(new, root)
         if old.directory != new.directory:
             forget_version(old)
-        _out(f"{name}: {entry.version} connected; {old.version} removed")
+        _out(f"{name}: {entry.version} connected; {old.version} removed{_not_ready(state)}")
         return True
     _daemon("agents.replace", {"name": name, "command": old.command, "env": old.env})
     if new.directory != old.directory:
         forget_version(new)
-    detail = f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
-    _say(f"{name} {entry.version} did not connect ({state['state']}{detail}); back on {old.version}")
+    _say(f"{name} {entry.version} did not connect ({state['state']}{_detail(state)}); back on {old.version}")
     return False

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from acp_tray import paths
-from tests.conftest import cli_env
+from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli
 from tests.registry_server import (
     ICON,
@@ -290,3 +290,37 @@ def test_upgrade_of_an_agent_not_from_the_registry_says_so(server: RegistryServe
     result = cli("agents", "upgrade", "mine")
     assert result.returncode == 1 and "mine was not added from the registry" in result.stderr
     assert shutil.which("true") is not None
+
+
+# a real agent -------------------------------------------------------------------------------
+
+
+def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_connects(
+    server: RegistryServer, daemons: list[Daemon]
+) -> None:
+    """The registry's codex-acp entry as an npx distribution of the version the tests pin
+    (tests/real_agents/package.json): npx fetches it from npm (its cache), and the real agent answers
+    `initialize`. It then needs a sign-in (issue 14's other half), said as such."""
+    pinned = json.loads((ROOT / "tests" / "real_agents" / "package.json").read_text())["dependencies"]
+    version = pinned["@zed-industries/codex-acp"]
+    config = write_config(
+        server.publish(
+            entry(
+                "codex-acp",
+                version,
+                {"npx": {"package": f"@zed-industries/codex-acp@{version}"}},
+                name="Codex CLI",
+                description="ACP adapter for OpenAI's coding assistant",
+                icon=server.url("/codex-acp.svg"),
+            )
+        )
+    )
+    server.files["/codex-acp.svg"] = ICON
+    start(daemons)
+    added = cli("agents", "add", "codex-acp", timeout=600)
+    assert added.returncode == 0, added.stderr
+    assert "codex-acp connected" in added.stdout
+    assert "not ready yet" in added.stdout and "sign in" in added.stdout  # no account here: said, not a failure
+    assert f'command = ["npx", "-y", "@zed-industries/codex-acp@{version}"]' in config.read_text()
+    assert agents()["codex-acp"]["target"] == f"npx -y @zed-industries/codex-acp@{version}"
+    print(added.stdout.strip().splitlines()[-1])  # the time from `agents add` to connected (README, closing note)

@@ -15,7 +15,7 @@ from acp_tray.agents.approvals import ApprovalError
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
-from acp_tray.events import AgentState, TurnEnded
+from acp_tray.events import AgentState, AgentStatus, TurnEnded
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
 
@@ -43,6 +43,10 @@ def _strings(args: dict[str, Any], key: str) -> list[str]:
     if not isinstance(value, list) or not value or not all(isinstance(c, str) for c in value):
         raise CommandError(f"{key!r} must be a non-empty list of strings", "bad_request")
     return value
+
+
+def _detail(status: AgentStatus | None) -> str:
+    return status.detail if status is not None else ""
 
 
 def _env(args: dict[str, Any]) -> dict[str, str]:
@@ -177,9 +181,10 @@ class Commands:
         return {"name": name}
 
     async def op_agents_wait(self, args: dict[str, Any], emit: Emit) -> Any:
-        """Wait until the agent, running `command` (when given), has connected: its ACP handshake
-        succeeded. A run of that command that ends before it connects (it failed to start, exited,
-        or failed the handshake) ends the wait: it did not connect."""
+        """Wait until the agent, running `command` (when given), has connected: it answered the
+        ACP `initialize` (a sign-in it then needs is about the account, not the program: `ready`
+        says whether it also has its session). A run of that command that ends before it answered
+        (it failed to start, exited, or failed the handshake) ends the wait: it did not connect."""
         name = _text(args, "name")
         assert name is not None
         self._host_config(name)
@@ -195,14 +200,16 @@ class Commands:
             host = daemon.hosts.get(name)
             ours = host is not None and (command is None or list(host.spec.command) == command)
             status = daemon.agent_states.get(name)
-            if ours and host is not None and host.connected.is_set():
-                return {"connected": True, "state": AgentState.CONNECTED.value, "detail": ""}
             if not ours:
                 before = status
-            ended = ours and status is not before and status is not None and status.state in _ENDED
-            if ended or loop.time() >= deadline:
+            settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
+            if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
+                state = status.state.value if status is not None else AgentState.CONNECTED.value
+                ready = host.connected.is_set()
+                return {"connected": True, "ready": ready, "state": state, "detail": "" if ready else _detail(status)}
+            if (settled and status is not None and status.state in _ENDED) or loop.time() >= deadline:
                 state = status.state.value if status else AgentState.STOPPED.value
-                return {"connected": False, "state": state, "detail": status.detail if status else ""}
+                return {"connected": False, "ready": False, "state": state, "detail": _detail(status)}
             await asyncio.sleep(WAIT_STEP)
 
     async def op_agents_remove(self, args: dict[str, Any], emit: Emit) -> Any:

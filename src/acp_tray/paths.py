@@ -45,6 +45,14 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP))
 
 
+AGENT_ICON = "icon.svg"
+
+
 def registry_agents_dir() -> Path:
     """Agents installed from the ACP Registry (`ID/VERSION/`, `ID/install.json`, `ID/icon.svg`)."""
     return data_dir() / "agents"
+
+
+def agent_icon(name: str) -> Path:
+    """A registry agent's icon (SVG), kept by `agents add ID`; the tray shows it beside the agent."""
+    return registry_agents_dir() / name / AGENT_ICON

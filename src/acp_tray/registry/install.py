@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from acp_tray.atomic import write_atomically
+from acp_tray.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.index import Entry, Package, RegistryError
 from acp_tray.registry.transfer import Progress, TransferError, fetch
@@ -28,7 +29,6 @@ MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 MAX_ICON_BYTES = 256 * 1024
 DOWNLOAD_TIMEOUT = 60.0  # per read, not for the whole download
 RECORD = "install.json"
-ICON = "icon.svg"
 _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]*$")
 
 RUNNERS = {
@@ -136,9 +136,9 @@ def fetch_icon(entry: Entry, root: Path) -> Path | None:
     """The entry's SVG icon, kept beside its install record; None when it has none or it cannot be had."""
     if entry.icon is None:
         return None
-    path = agent_dir(root, entry.id) / ICON
+    path = agent_dir(root, entry.id) / AGENT_ICON
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    partial = path.with_name(f".{ICON}.partial")
+    partial = path.with_name(f".{AGENT_ICON}.partial")
     try:
         with partial.open("wb") as sink:
             fetch(entry.icon, timeout=DOWNLOAD_TIMEOUT, limit=MAX_ICON_BYTES, sink=sink)

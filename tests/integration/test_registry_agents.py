@@ -130,7 +130,7 @@ def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
     added = cli("agents", "add", "demo-acp")
     assert added.returncode == 0, added.stderr
     assert "demo-acp connected" in added.stdout
-    assert "downloading demo-acp 1.2.0" in added.stderr and "MB" in added.stderr  # off a terminal: one line
+    assert "downloading demo-acp 1.2.0" in added.stderr and "kB" in added.stderr  # off a terminal: one line
     home = paths.data_dir() / "agents" / "demo-acp"
     program = home / "1.2.0" / "demo" / "bin" / "demo-acp"
     assert os.access(program, os.X_OK)

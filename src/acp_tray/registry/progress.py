@@ -11,7 +11,7 @@ REDRAW_EVERY = 0.1
 
 
 def megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB"
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size / 1000:.1f} kB"
 
 
 class ProgressBar:

@@ -244,12 +244,18 @@ def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, dae
 # upgrade ------------------------------------------------------------------------------------
 
 
-def test_upgrade_moves_to_the_new_version_once_it_connects_and_removes_the_old(
-    server: RegistryServer, daemons: list[Daemon]
-) -> None:
+def demo_added(server: RegistryServer, daemons: list[Daemon]) -> Path:
+    """A daemon with demo-acp 1.0.0 added from the registry; the preferences file."""
     config = write_config(server.publish(demo_binary(server, "1.0.0")))
     start(daemons)
     assert cli("agents", "add", "demo-acp").returncode == 0
+    return config
+
+
+def test_upgrade_moves_to_the_new_version_once_it_connects_and_removes_the_old(
+    server: RegistryServer, daemons: list[Daemon]
+) -> None:
+    config = demo_added(server, daemons)
     same = cli("agents", "upgrade")
     assert same.returncode == 0 and "1.0.0 is the registry's current version" in same.stdout
     server.publish(demo_binary(server, "1.1.0"))
@@ -265,9 +271,7 @@ def test_upgrade_moves_to_the_new_version_once_it_connects_and_removes_the_old(
 def test_an_upgrade_that_does_not_connect_is_rolled_back_and_the_old_version_kept(
     server: RegistryServer, daemons: list[Daemon]
 ) -> None:
-    config = write_config(server.publish(demo_binary(server, "1.0.0")))
-    start(daemons)
-    assert cli("agents", "add", "demo-acp").returncode == 0
+    config = demo_added(server, daemons)
     before = config.read_text()
     server.publish(demo_binary(server, "2.0.0", body=script("echo 'missing library' >&2; exit 1")))
     upgraded = cli("agents", "upgrade", "demo-acp")

@@ -42,6 +42,14 @@ def test_a_malformed_entry_is_skipped_and_said_the_rest_is_kept() -> None:
         parse_document(["not", "a", "registry"], "https://x/r.json")
 
 
+@pytest.mark.parametrize("agent_id", ["../../escape", "Upper", "a/b", ""])
+def test_an_id_that_is_not_a_plain_name_is_refused(agent_id: str) -> None:
+    """The id becomes a directory under the data dir and a preferences key: never a path."""
+    data = entry("x", "1.0.0", {"npx": {"package": "p"}}) | {"id": agent_id}
+    entries, skipped = parse_document({"agents": [data, CODEX]}, "https://x/r.json")
+    assert [e.id for e in entries] == ["codex-acp"] and len(skipped) == 1
+
+
 def test_search_matches_every_word_in_id_name_or_description() -> None:
     entries, _ = parse_document(
         {

@@ -27,6 +27,7 @@ CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
 WAIT_STEP = 0.1
 _ENDED = (AgentState.FAILED, AgentState.EXITED)
+ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
 
 
 def _text(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
@@ -196,12 +197,15 @@ class Commands:
         deadline = loop.time() + timeout
         daemon = self._daemon
         before = daemon.agent_states.get(name)  # a status from before this command's host runs
+        absent_until = loop.time() + ABSENT_GRACE
         while True:  # bounded: only while a command waits (the host is replaced when prefs change)
             host = daemon.hosts.get(name)
             ours = host is not None and (command is None or list(host.spec.command) == command)
             status = daemon.agent_states.get(name)
             if not ours:
                 before = status
+            if host is None and not daemon.supervised(name) and loop.time() >= absent_until:
+                deadline = loop.time()  # not running (stopped from the tray): it will not connect now
             settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
             if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
                 state = status.state.value if status is not None else AgentState.CONNECTED.value

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from acp_tray.registry.transfer import TransferError, fetch
 
 FETCH_TIMEOUT = 15.0
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+_ID = re.compile(r"^[a-z][a-z0-9-]*$")  # agent.schema.json's pattern: also a directory and a preferences key
 PLATFORMS = ("darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64", "windows-aarch64", "windows-x86_64")
 
 
@@ -163,6 +165,8 @@ def parse_entry(data: object, base_url: str) -> Entry:
         uvx=_package(distribution["uvx"], "uvx") if "uvx" in distribution else None,
         binary=_binary(distribution["binary"]) if "binary" in distribution else {},
     )
+    if not _ID.match(entry.id):
+        raise ValueError(f"id {entry.id!r} is not lowercase letters, digits and hyphens")
     if not entry.kinds:
         raise ValueError("no distribution acp-tray knows (binary, npx, uvx)")
     return entry

@@ -283,7 +283,9 @@ def test_an_upgrade_that_does_not_connect_is_rolled_back_and_the_old_version_kep
     deadline = time.monotonic() + 30
     while agents()["demo-acp"]["state"] != "connected" and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert agents()["demo-acp"]["state"] == "connected"
+    assert agents()["demo-acp"]["state"] == "connected", agents()["demo-acp"]["detail"]
+    time.sleep(1.5)  # the failed version's restart delay (1 s) has passed: it was stopped, not restarted
+    assert agents()["demo-acp"]["state"] == "connected", agents()["demo-acp"]["detail"]
     assert json.loads((home / "install.json").read_text())["version"] == "1.0.0"
 
 

@@ -155,32 +155,37 @@ def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
     assert cli("prompt", "demo-acp", "hello").returncode == 0
 
 
-def test_add_an_npx_agent_is_a_pinned_command_and_a_missing_npx_names_what_to_install(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
-) -> None:
-    config = write_config(
-        server.publish(
-            entry("npx-only", "3.1.4", {"npx": {"package": "@example/npx-only", "args": ["--acp"], "env": {"X": "1"}}})
-        )
-    )
-    fake_npx = tmp_path / "bin" / "npx"  # an npx that is a real ACP agent: what matters is the command line
-    fake_npx.parent.mkdir()
-    fake_npx.write_bytes(script(f'echo "$@" > {tmp_path}/npx-args\nexec {sys.executable} -m acp_tray demo-agent'))
-    fake_npx.chmod(0o755)
-    path = f"{fake_npx.parent}:{os.environ['PATH']}"
+@pytest.mark.parametrize(
+    ("runner", "package", "pinned", "needs"),
+    [
+        ("npx", "@example/runner-agent", ["-y", "@example/runner-agent@3.1.4", "--acp"], "install Node.js"),
+        ("uvx", "runner-agent", ["runner-agent@3.1.4", "--acp"], "install uv"),
+    ],
+)
+def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_what_to_install(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, runner: str, package: str, pinned: list[str],
+    needs: str,
+) -> None:  # fmt: skip
+    distribution = {runner: {"package": package, "args": ["--acp"], "env": {"X": "1"}}}
+    config = write_config(server.publish(entry("runner-agent", "3.1.4", distribution)))
+    fake = tmp_path / "bin" / runner  # an npx/uvx that is a real ACP agent: what matters is the command line
+    fake.parent.mkdir()
+    fake.write_bytes(script(f'echo "$@" > {tmp_path}/args\nexec {sys.executable} -m acp_tray demo-agent'))
+    fake.chmod(0o755)
+    path = f"{fake.parent}:{os.environ['PATH']}"
     start(daemons, PATH=path)
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    missing = cli("agents", "add", "npx-only", env=cli_env(PATH=str(empty)))
-    assert missing.returncode == 1 and "npx, which is not installed" in missing.stderr
-    assert "install Node.js" in missing.stderr and "Traceback" not in missing.stderr
-    assert "[agents.npx-only]" not in config.read_text()
-    added = cli("agents", "add", "npx-only", env=cli_env(PATH=path))
+    missing = cli("agents", "add", "runner-agent", env=cli_env(PATH=str(empty)))
+    assert missing.returncode == 1 and f"{runner}, which is not installed" in missing.stderr
+    assert needs in missing.stderr and "Traceback" not in missing.stderr
+    assert "[agents.runner-agent]" not in config.read_text()
+    added = cli("agents", "add", "runner-agent", env=cli_env(PATH=path))
     assert added.returncode == 0, added.stderr
-    assert (tmp_path / "npx-args").read_text().split() == ["-y", "@example/npx-only@3.1.4", "--acp"]
+    assert (tmp_path / "args").read_text().split() == pinned
     text = config.read_text()
-    assert '["npx", "-y", "@example/npx-only@3.1.4", "--acp"]' in text and 'X = "1"' in text
-    assert not (paths.data_dir() / "agents" / "npx-only" / "3.1.4").exists()  # nothing downloaded for npx
+    assert json.dumps([runner, *pinned]) in text and 'X = "1"' in text
+    assert not (paths.data_dir() / "agents" / "runner-agent" / "3.1.4").exists()  # nothing downloaded
 
 
 @pytest.mark.parametrize(

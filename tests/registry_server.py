@@ -48,12 +48,19 @@ class RegistryServer:
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
+        self.redirects: dict[str, str] = {}  # path -> Location
         self.hits: dict[str, int] = {}
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
+                if self.path in outer.redirects:
+                    self.send_response(302)
+                    self.send_header("Location", outer.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = outer.files.get(self.path)
                 if body is None:
                     self.send_error(404)

@@ -16,6 +16,7 @@ import pytest
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
 from acp_tray.registry.install import pinned, platform_id
+from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
 from tests.registry_server import RegistryServer, entry, script, tar_gz, tree, validate, zip_file
 
@@ -123,6 +124,26 @@ def test_the_cache_is_private_keeps_its_fetch_time_and_serves_offline(tmp_path: 
     assert offline.fetched == pytest.approx(fresh.fetched) and [e.id for e in offline.entries] == ["codex-acp"]
     with pytest.raises(RegistryError, match="no copy is cached"):
         load(url.replace("registry.json", "other.json"), tmp_path, timeout=2)
+
+
+def test_downloads_are_size_bounded_and_redirects_stay_on_https(tmp_path: Path) -> None:
+    server = RegistryServer()
+    try:
+        server.files["/big"] = b"x" * 5000
+        sink = io.BytesIO()
+        with pytest.raises(TransferError, match="5000 bytes is over the limit of 1000 bytes; not downloaded"):
+            fetch(server.url("/big"), timeout=5, limit=1000, sink=sink)
+        assert sink.getvalue() == b""  # refused on its announced size, before reading it
+        seen: list[tuple[int, int | None]] = []
+        assert fetch(server.url("/big"), timeout=5, limit=5000, sink=sink, progress=lambda *a: seen.append(a)) == 5000
+        assert seen[-1] == (5000, 5000)
+        server.redirects["/moved"] = "http://downloads.example.org/agent.tar.gz"
+        with pytest.raises(TransferError, match=r"redirected to .*only https://"):
+            fetch(server.url("/moved"), timeout=5, limit=1000, sink=io.BytesIO())
+        server.redirects["/here"] = server.url("/big")  # loopback to loopback: followed
+        assert fetch(server.url("/here"), timeout=5, limit=5000, sink=io.BytesIO()) == 5000
+    finally:
+        server.close()
 
 
 # archives -------------------------------------------------------------------------------------

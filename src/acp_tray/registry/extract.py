@@ -103,7 +103,10 @@ def unpack(archive: Path, target: Path, *, url: str) -> None:
         elif name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar")):
             with tarfile.open(archive) as tarred:
                 _check_tar(tarred)
-                tarred.extractall(target, filter="data")
+                if hasattr(tarfile, "data_filter"):  # 3.11.4+: the stdlib's own checks too
+                    tarred.extractall(target, filter="data")
+                else:  # pragma: no cover - older 3.11: ours above are the checks
+                    tarred.extractall(target)
         else:
             raise ArchiveError("not an archive acp-tray unpacks (.tar.gz, .tar.bz2, .tar.xz, .zip)")
         _private(target)

@@ -111,6 +111,13 @@ def test_no_registry_and_no_cache_is_one_clear_line(tmp_path: Path) -> None:
     assert "no copy is cached" in result.stderr
 
 
+def test_add_without_a_daemon_says_so_and_downloads_nothing(server: RegistryServer) -> None:
+    write_config(server.publish(demo_binary(server, "1.0.0")))
+    result = cli("agents", "add", "demo-acp")
+    assert result.returncode == 3 and "acp-tray is not running" in result.stderr
+    assert server.hits == {} and tree(paths.data_dir()) == []
+
+
 def test_a_registry_that_is_not_https_is_refused_in_the_preferences() -> None:
     write_config("http://registry.example.org/registry.json")
     result = cli("agents", "search")

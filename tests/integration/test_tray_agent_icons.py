@@ -73,3 +73,21 @@ def test_a_registry_agent_shows_its_icon_in_the_agents_menu(tray_host: dict[str,
     assert rows["plain — stopped"] is None  # no icon: pystray's own item
     assert rows["broken — stopped"] is None  # an SVG that cannot be drawn: no icon, no crash
     assert "Traceback" not in app.stderr
+
+
+async def test_the_daemon_hands_the_tray_the_icon_agents_add_kept(tmp_path: Path) -> None:
+    """`agents add ID` keeps the icon in the data dir; the daemon's snapshot names it for the tray."""
+    from acp_tray import paths
+    from acp_tray.events import AgentState
+    from tests.integration.test_daemon_tray_state import config_with_agent, start, until
+
+    icon = paths.agent_icon("bot")
+    icon.parent.mkdir(parents=True)
+    icon.write_bytes(ICON)
+    _, snapshots, _, stop, task = start(tmp_path, config_with_agent(tmp_path, []))
+    try:
+        await until(lambda: bool(snapshots) and snapshots[-1].agents[0].state is AgentState.CONNECTED)
+        assert snapshots[-1].agents[0].icon == str(icon)
+    finally:
+        stop.set()
+        await task

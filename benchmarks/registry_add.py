@@ -15,9 +15,11 @@ Needs npx and the npm registry (or npm's cache). As root the Claude adapter gets
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -57,7 +59,7 @@ def with_acp_tray(agent_id: str, registry_url: str) -> float:
     config.write_text(f'notifier = "console"\nregistry = "{registry_url}"\n')
     daemon = subprocess.Popen(
         [sys.executable, "-m", "acp_tray", "run", "--headless"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
     )  # fmt: skip
     try:
         assert daemon.stdout is not None
@@ -74,9 +76,10 @@ def with_acp_tray(agent_id: str, registry_url: str) -> float:
         daemon.wait(30)
         return took
     finally:
-        if daemon.poll() is None:
-            daemon.kill()
-            daemon.wait()
+        # the whole group: npx's own children outlive the npx process the daemon stops
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(daemon.pid, signal.SIGKILL)
+        daemon.wait()
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -100,7 +103,7 @@ def by_hand(package: str) -> float:
                     break
         return time.perf_counter() - started
     finally:
-        os.killpg(agent.pid, 15)
+        os.killpg(agent.pid, signal.SIGKILL)
         agent.wait(10)
 
 

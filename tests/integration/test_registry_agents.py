@@ -105,6 +105,7 @@ def test_search_lists_matching_agents_and_offline_uses_the_cache_and_says_its_ag
     found = cli("agents", "search", "openai")
     assert found.returncode == 0, found.stderr
     assert "codex-acp" in found.stdout and "0.16.0" in found.stdout and "gemini" not in found.stdout
+    assert stat.S_IMODE(paths.cache_dir().stat().st_mode) == 0o700
     everything = json.loads(cli("agents", "search", "--json").stdout)
     assert [(r["id"], r["distribution"]) for r in everything] == [("codex-acp", ["npx"]), ("gemini", ["npx"])]
     server.close()
@@ -163,7 +164,7 @@ def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
             "install.json",
         ]
     )
-    for path in [home, *home.rglob("*")]:
+    for path in [paths.data_dir(), home.parent, home, *home.rglob("*")]:
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
     assert (home / "icon.svg").read_bytes() == ICON
     text = config.read_text()

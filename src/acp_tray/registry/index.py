@@ -194,7 +194,8 @@ def cache_file(cache_dir: Path, url: str) -> Path:
 
 
 def _store(path: Path, url: str, document: object, fetched: float) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for directory in (path.parent.parent, path.parent):  # the cache dir, and its registry/
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
     record = {"url": url, "fetched": fetched, "document": document}
     write_atomically(path, json.dumps(record), mode=0o600)

@@ -77,6 +77,14 @@ def agent_dir(root: Path, agent_id: str) -> Path:
     return root / agent_id
 
 
+def _private_home(root: Path, agent_id: str) -> Path:
+    """`ROOT/ID`, created owner-only (and ROOT, and the data dir above it, when they are new)."""
+    home = agent_dir(root, agent_id)
+    for directory in (root.parent, root, home):
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return home
+
+
 def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> Installed:
     """Make `entry` runnable here; RegistryError says why it cannot be, and what to install."""
     if not _VERSION.match(entry.version):
@@ -112,8 +120,7 @@ def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | No
     directory = home / entry.version
     program = directory.joinpath(*relative.parts)
     if not program.is_file():  # not there yet (a directory without it is an earlier, broken attempt)
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        home.mkdir(mode=0o700, exist_ok=True)
+        _private_home(root, entry.id)
         shutil.rmtree(directory, ignore_errors=True)
         with tempfile.TemporaryDirectory(dir=home, prefix=".download-") as work:
             archive = Path(work) / "archive"
@@ -136,8 +143,7 @@ def fetch_icon(entry: Entry, root: Path) -> Path | None:
     """The entry's SVG icon, kept beside its install record; None when it has none or it cannot be had."""
     if entry.icon is None:
         return None
-    path = agent_dir(root, entry.id) / AGENT_ICON
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = _private_home(root, entry.id) / AGENT_ICON
     partial = path.with_name(f".{AGENT_ICON}.partial")
     try:
         with partial.open("wb") as sink:
@@ -151,8 +157,7 @@ def fetch_icon(entry: Entry, root: Path) -> Path | None:
 
 
 def remember(installed: Installed, root: Path) -> None:
-    home = agent_dir(root, installed.id)
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    home = _private_home(root, installed.id)
     write_atomically(home / RECORD, json.dumps(asdict(installed), indent=1) + "\n", mode=0o600)
 
 

@@ -31,7 +31,7 @@ from acp_tray.events import (
 )
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
-from acp_tray.paths import config_file, history_file
+from acp_tray.paths import agent_icon, config_file, history_file
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.watch import watch_file
@@ -116,6 +116,7 @@ class Daemon:
         self.router = Router(prefs, clock or SystemClock())
         self.recent = Recent()
         self.hosts: dict[str, AgentHost] = {}
+        self._icons: dict[str, str] = {}  # agents from the ACP Registry: their SVG icon
         self._agent_tasks: dict[str, asyncio.Task[None]] = {}
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
@@ -235,6 +236,7 @@ class Daemon:
     def _sync_agents(self, prefs: Preferences) -> None:
         """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
         wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
+        self._icons = {name: str(agent_icon(name)) for name in prefs.agents if agent_icon(name).is_file()}
         changed = [
             n
             for n, host in self.hosts.items()
@@ -389,7 +391,12 @@ class Daemon:
         rows = []
         for name in self.prefs.agents:
             status = self.agent_states.get(name)
-            rows.append(AgentRow(name, status.state, status.detail) if status else AgentRow(name, AgentState.STOPPED))
+            icon = self._icons.get(name)
+            rows.append(
+                AgentRow(name, status.state, status.detail, icon)
+                if status
+                else AgentRow(name, AgentState.STOPPED, icon=icon)
+            )
         return TraySnapshot(
             agents=tuple(rows),
             dnd=self.router.dnd(),

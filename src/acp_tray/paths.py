@@ -33,3 +33,26 @@ def log_file() -> Path:
 def versions_file() -> Path:
     """Agents found to speak ACP 1 when offered 2 (so the fallback happens once)."""
     return state_dir() / "protocol-versions.json"
+
+
+def data_dir() -> Path:
+    """Agents installed from the ACP Registry: `agents/ID/VERSION/` under it."""
+    return Path(platformdirs.user_data_dir(APP))
+
+
+def cache_dir() -> Path:
+    """What can be fetched again (the registry document)."""
+    return Path(platformdirs.user_cache_dir(APP))
+
+
+AGENT_ICON = "icon.svg"
+
+
+def registry_agents_dir() -> Path:
+    """Agents installed from the ACP Registry (`ID/VERSION/`, `ID/install.json`, `ID/icon.svg`)."""
+    return data_dir() / "agents"
+
+
+def agent_icon(name: str) -> Path:
+    """A registry agent's icon (SVG), kept by `agents add ID`; the tray shows it beside the agent."""
+    return registry_agents_dir() / name / AGENT_ICON

@@ -221,6 +221,7 @@ class AgentHost:
         self._versions = versions or VersionMemory(None)
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.last_detail = ""  # of the last status reported
+        self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
 
     @property
     def other_updates(self) -> int:
@@ -440,6 +441,7 @@ class AgentHost:
         assert self._handler is not None
         self._handler.version = self.version
         self.capabilities = agent_capabilities(init)
+        self.speaks_acp = True
         session = await self._attach(connection, self.default_key)
         self.session_id = session.session_id
 

@@ -55,6 +55,9 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
     while True:
         started = loop.time()
         end = await host.run()
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():  # stopped, but the host's cleanup swallowed the cancel
+            return
         if end is RunEnd.CANNOT_START:
             return
         if end is RunEnd.RECONNECT:  # a protocol fallback, not a crash

@@ -15,10 +15,10 @@ from acp_tray.agents.approvals import ApprovalError
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
-from acp_tray.events import AgentState, TurnEnded
+from acp_tray.events import AgentState, AgentStatus, TurnEnded
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.names import agent_name_problem, pasteable
-from acp_tray.prefs.write import add_agent, remove_agent
+from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
 from acp_tray.redact import shown_url
 
 if TYPE_CHECKING:
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from acp_tray.daemon import Daemon
 
 CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
+MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
+WAIT_STEP = 0.1
+_ENDED = (AgentState.FAILED, AgentState.EXITED)
+ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
 
 
 TITLE_LIMIT, NAME_LIMIT = 1000, 200  # characters of an approval's title and an option's id or name in replies
@@ -42,6 +46,24 @@ def _text(args: dict[str, Any], key: str, *, required: bool = True) -> str | Non
         return None
     if not isinstance(value, str) or not value:
         raise CommandError(f"{key!r} must be a non-empty string", "bad_request")
+    return value
+
+
+def _strings(args: dict[str, Any], key: str) -> list[str]:
+    value = args.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(c, str) for c in value):
+        raise CommandError(f"{key!r} must be a non-empty list of strings", "bad_request")
+    return value
+
+
+def _detail(status: AgentStatus | None) -> str:
+    return status.detail if status is not None else ""
+
+
+def _env(args: dict[str, Any]) -> dict[str, str]:
+    value = args.get("env") or {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise CommandError("'env' must be a table of strings", "bad_request")
     return value
 
 
@@ -162,8 +184,54 @@ class Commands:
             raise CommandError("'command' must be a list of strings", "bad_request")
         if (command is None) == (url is None):
             raise CommandError("give a command (after --) or --url, one of the two", "bad_request")
-        self._change(lambda path: add_agent(path, name, command=command, url=url))
+        env = _env(args)
+        self._change(lambda path: add_agent(path, name, command=command, url=url, env=env))
         return {"name": name, "preferences": str(self._daemon.prefs_path)}
+
+    async def op_agents_replace(self, args: dict[str, Any], emit: Emit) -> Any:
+        """A new command for an agent (`agents upgrade`, and its way back); it restarts with it."""
+        name = _text(args, "name")
+        assert name is not None
+        self._host_config(name)
+        command = _strings(args, "command")
+        env = _env(args)
+        self._change(lambda path: set_agent_command(path, name, command, env))
+        return {"name": name}
+
+    async def op_agents_wait(self, args: dict[str, Any], emit: Emit) -> Any:
+        """Wait until the agent, running `command` (when given), has connected: it answered the
+        ACP `initialize` (a sign-in it then needs is about the account, not the program: `ready`
+        says whether it also has its session). A run of that command that ends before it answered
+        (it failed to start, exited, or failed the handshake) ends the wait: it did not connect."""
+        name = _text(args, "name")
+        assert name is not None
+        self._host_config(name)
+        command = _strings(args, "command") if args.get("command") is not None else None
+        timeout = args.get("timeout", CONNECT_WAIT)
+        if not isinstance(timeout, int | float) or not 0 <= timeout <= MAX_WAIT:
+            raise CommandError(f"'timeout' must be a number of seconds from 0 to {MAX_WAIT}", "bad_request")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        daemon = self._daemon
+        before = daemon.agent_states.get(name)  # a status from before this command's host runs
+        absent_until = loop.time() + ABSENT_GRACE
+        while True:  # bounded: only while a command waits (the host is replaced when prefs change)
+            host = daemon.hosts.get(name)
+            ours = host is not None and (command is None or list(host.spec.command) == command)
+            status = daemon.agent_states.get(name)
+            if not ours:
+                before = status
+            if host is None and not daemon.supervised(name) and loop.time() >= absent_until:
+                deadline = loop.time()  # not running (stopped from the tray): it will not connect now
+            settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
+            if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
+                state = status.state.value if status is not None else AgentState.CONNECTED.value
+                ready = host.connected.is_set()
+                return {"connected": True, "ready": ready, "state": state, "detail": "" if ready else _detail(status)}
+            if (settled and status is not None and status.state in _ENDED) or loop.time() >= deadline:
+                state = status.state.value if status else AgentState.STOPPED.value
+                return {"connected": False, "ready": False, "state": state, "detail": _detail(status)}
+            await asyncio.sleep(WAIT_STEP)
 
     async def op_agents_remove(self, args: dict[str, Any], emit: Emit) -> Any:
         name = _text(args, "name")

@@ -114,7 +114,21 @@ def _name_allowed(name: str) -> bool:
     return problem is None
 
 
+def _registry_command(args: argparse.Namespace) -> str | None:
+    """`agents search`, `agents upgrade`, and `agents add ID` (no command, no --url): the ACP Registry."""
+    if args.action in ("search", "upgrade"):
+        return f"cmd_{args.action}"
+    if args.action == "add" and args.url is None and not [p for p in args.agent_command if p != "--"]:
+        return "cmd_add"
+    return None
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
+    registry = _registry_command(args)
+    if registry is not None:
+        import importlib
+
+        return int(getattr(importlib.import_module("acp_tray.registry_commands"), registry)(args))
     if args.action == "list":
         code, rows = _fetch(args, "agents.list")
         if rows is None:
@@ -308,11 +322,20 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", help="configured agents and their state", parents=[common])
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     add = actions.add_parser(
-        "add", help="add an agent: NAME -- COMMAND ARGS...  or  NAME --url ws://…", parents=[common]
+        "add",
+        help="add an agent: ID (from the ACP Registry)  or  NAME -- COMMAND ARGS...  or  NAME --url ws://…",
+        parents=[common],
     )
     add.add_argument("name")
     add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
     add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
+    search = actions.add_parser("search", help="agents in the ACP Registry: [WORDS...]", parents=[common])
+    search.add_argument("words", nargs="*")
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    upgrade = actions.add_parser(
+        "upgrade", help="move registry agents to the registry's version: [ID]", parents=[common]
+    )
+    upgrade.add_argument("name", nargs="?", metavar="ID")
     for verb, text in (("remove", "remove an agent (stops it)"), ("restart", "restart an agent")):
         actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
 

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from acp_tray.prefs.names import agent_name_problem
+from acp_tray.registry.urls import DEFAULT_URL as REGISTRY_URL
+from acp_tray.registry.urls import check_url
 
 Route = Literal["notify", "tray", "both", "none"]
 SeverityClass = Literal["info", "warning", "error", "other"]
@@ -183,6 +185,7 @@ def _agent_names(value: dict[str, AgentConfig]) -> dict[str, AgentConfig]:
 class Preferences(_Strict):
     notifier: Notifier = "auto"
     protocol: ProtocolChoice = "auto"
+    registry: Annotated[str, AfterValidator(check_url)] = REGISTRY_URL
     severity: SeverityTable = SeverityTable()
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()

@@ -19,6 +19,10 @@ notifier = "auto"
 # and remembering that it speaks 1); or 1 or 2 to offer only that. Per agent: `protocol` below.
 protocol = "auto"
 
+# The ACP Registry that `acp-tray agents search`, `agents add ID` and `agents upgrade` read:
+# the official one by default; a company can host its own (https:// only).
+registry = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)
@@ -69,7 +73,8 @@ burst = 5
 per = 10
 
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
-# (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one):
+# (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;
+#  `acp-tray agents add ID` adds one from the registry above, under its registry id):
 #   command = ["program", "arg", ...]   (a local agent; "acp-tray" means this installation)
 #   url     = "wss://host/acp"          (a remote agent over WebSocket: ws:// or wss://)
 #   headers = { Authorization = "Bearer ${MY_AGENT_TOKEN}" }

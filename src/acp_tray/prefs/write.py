@@ -71,7 +71,14 @@ def set_quiet_hours(path: Path, *, enabled: bool) -> Preferences:
     return update_file(path, change)
 
 
-def add_agent(path: Path, name: str, *, command: list[str] | None = None, url: str | None = None) -> Preferences:
+def add_agent(
+    path: Path,
+    name: str,
+    *,
+    command: list[str] | None = None,
+    url: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Preferences:
     """Add `[agents.NAME]` with a command or a URL; an agent of that name already there is refused."""
 
     def change(document: tomlkit.TOMLDocument) -> None:
@@ -83,6 +90,8 @@ def add_agent(path: Path, name: str, *, command: list[str] | None = None, url: s
             table["command"] = command
         if url is not None:
             table["url"] = url
+        if env:
+            table["env"] = env
         agents[name] = table
 
     return update_file(path, change)
@@ -96,5 +105,23 @@ def remove_agent(path: Path, name: str) -> Preferences:
         if name not in agents:
             raise PreferencesError(f"no agent called {name!r} in {path}")
         del agents[name]
+
+    return update_file(path, change)
+
+
+def set_agent_command(path: Path, name: str, command: list[str], env: dict[str, str]) -> Preferences:
+    """Replace `[agents.NAME]`'s command and set the `env` entries given (`agents upgrade`); the
+    rest of its table (cwd, permission, routes, other env entries, comments) stays as it is."""
+
+    def change(document: tomlkit.TOMLDocument) -> None:
+        agents = _table(document, "agents")
+        if name not in agents:
+            raise PreferencesError(f"no agent called {name!r} in {path}")
+        table = _table(document, "agents", name)
+        table["command"] = command
+        if env:
+            if "env" not in table:
+                table["env"] = {}
+            table["env"].update(env)
 
     return update_file(path, change)

@@ -20,6 +20,7 @@ from typing import Any
 from acp_tray.session_bus import session_bus_available
 from acp_tray.tray.icon import render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
+from acp_tray.tray.menu_icons import MenuIcons, mark
 from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
 
 ICON_SIZE = 64
@@ -111,9 +112,19 @@ class TrayApp:
         self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
         self._entries = menu_of(initial)
-        self.icon: Any = pystray.Icon(
-            "acp-tray", render(size=ICON_SIZE), tooltip_of(initial), self._menu(self._entries)
-        )
+        self.icon: Any = pystray.Icon("acp-tray", render(size=ICON_SIZE), tooltip_of(initial))
+        self._icons = self._menu_icons()
+        self.icon.menu = self._menu(self._entries)
+
+    def _menu_icons(self) -> MenuIcons | None:
+        """Agent icons in the menu, where the backend can show them (GTK and AppIndicator)."""
+        if not self._gtk:
+            return None
+        try:
+            return MenuIcons(self.icon)
+        except (ImportError, ValueError) as exc:  # no GdkPixbuf typelib
+            log.info("no agent icons in the menu: %s", exc)
+            return None
 
     def set_action_handler(self, on_action: Action) -> None:
         self._on_action = on_action
@@ -161,7 +172,8 @@ class TrayApp:
         if entry is SEPARATOR or entry.label == "-":
             return pystray.Menu.SEPARATOR
         if entry.children:
-            return pystray.MenuItem(entry.label, self._menu(entry.children))
+            item = pystray.MenuItem(entry.label, self._menu(entry.children))
+            return mark(item, entry.icon) if entry.icon and self._icons is not None else item
         action = entry.action
 
         def clicked(_icon: Any, _item: Any) -> None:

@@ -38,6 +38,7 @@ class Entry:
     checked: bool | None = None  # None: not a check/radio item
     radio: bool = False
     children: tuple[Entry, ...] = ()
+    icon: str | None = None  # an SVG file shown beside the label, where the tray backend can
 
     @property
     def enabled(self) -> bool:
@@ -117,7 +118,7 @@ def _agents(snapshot: TraySnapshot) -> Entry:
             Entry("Stop", f"agent:stop:{row.name}" if running else None),
             Entry("Start", None if running else f"agent:start:{row.name}"),
         )
-        rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {row.state.value}", children=actions))
+        rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {row.state.value}", children=actions, icon=row.icon))
     return Entry("Agents", children=tuple(rows) or (Entry("None configured"),))
 
 

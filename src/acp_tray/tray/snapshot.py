@@ -17,6 +17,7 @@ class AgentRow:
     name: str
     state: AgentState
     detail: str = ""
+    icon: str | None = None  # its SVG file (agents from the ACP Registry)
 
 
 @dataclass(frozen=True)

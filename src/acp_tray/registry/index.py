@@ -1,0 +1,232 @@
+"""The registry document (registry.json, the format of the registry's FORMAT.md): fetched with a
+timeout, cached with its fetch time in the cache dir, read from that cache when offline, parsed
+into entries (a malformed entry is skipped and said, never the whole document), and searched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from acp_tray.atomic import write_atomically
+from acp_tray.registry.transfer import TransferError, fetch
+
+FETCH_TIMEOUT = 15.0
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+_ID = re.compile(r"^[a-z][a-z0-9-]*$")  # agent.schema.json's pattern: also a directory and a preferences key
+PLATFORMS = ("darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64", "windows-aarch64", "windows-x86_64")
+
+
+class RegistryError(Exception):
+    """The registry could not be read or has no such agent; `str()` is the whole message."""
+
+
+@dataclass(frozen=True)
+class Package:
+    """An `npx` or `uvx` distribution."""
+
+    package: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BinaryTarget:
+    archive: str
+    cmd: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    name: str
+    version: str
+    description: str
+    icon: str | None = None  # an absolute URL
+    npx: Package | None = None
+    uvx: Package | None = None
+    binary: dict[str, BinaryTarget] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [kind for kind in ("binary", "npx", "uvx") if getattr(self, kind)]
+
+
+@dataclass(frozen=True)
+class Registry:
+    url: str
+    entries: tuple[Entry, ...]
+    fetched: float  # when the document was fetched (epoch seconds)
+    offline: str | None = None  # why the cached copy is used; None: fetched just now
+    skipped: tuple[str, ...] = ()  # malformed entries, each with its reason
+
+    def find(self, agent_id: str) -> Entry:
+        for entry in self.entries:
+            if entry.id == agent_id:
+                return entry
+        near = [e.id for e in self.search(agent_id.replace("-", " ").split())][:5]
+        hint = f"; did you mean {', '.join(near)}?" if near else "; `acp-tray agents search` lists them"
+        raise RegistryError(f"no agent {agent_id!r} in the registry at {self.url}{hint}")
+
+    def search(self, words: list[str]) -> list[Entry]:
+        """Entries whose id, name or description contains every word (case-insensitive)."""
+        wanted = [w.lower() for w in words]
+        return [
+            entry
+            for entry in self.entries
+            if all(w in f"{entry.id} {entry.name} {entry.description}".lower() for w in wanted)
+        ]
+
+
+def age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
+# parsing ------------------------------------------------------------------------------------
+
+
+def _strings(value: object, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{what} must be a list of strings")
+    return tuple(value)
+
+
+def _env(value: object, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(f"{what} must be a table of strings")
+    return dict(value)
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{key!r} must be a non-empty string")
+    return value
+
+
+def _package(data: object, kind: str) -> Package:
+    if not isinstance(data, dict):
+        raise ValueError(f"distribution.{kind} must be a table")
+    return Package(_text(data, "package"), _strings(data.get("args"), f"{kind}.args"), _env(data.get("env"), kind))
+
+
+def _binary(data: object) -> dict[str, BinaryTarget]:
+    if not isinstance(data, dict):
+        raise ValueError("distribution.binary must be a table")
+    targets = {}
+    for platform, target in data.items():
+        if platform not in PLATFORMS or not isinstance(target, dict):
+            continue  # a platform added after this acp-tray: not ours anyway
+        targets[platform] = BinaryTarget(
+            _text(target, "archive"),
+            _text(target, "cmd"),
+            _strings(target.get("args"), f"binary.{platform}.args"),
+            _env(target.get("env"), f"binary.{platform}.env"),
+        )
+    return targets
+
+
+def parse_entry(data: object, base_url: str) -> Entry:
+    """One agent entry; ValueError says what is wrong with it."""
+    if not isinstance(data, dict):
+        raise ValueError("an entry must be a table")
+    distribution = data.get("distribution")
+    if not isinstance(distribution, dict):
+        raise ValueError("'distribution' must be a table")
+    icon = data.get("icon")
+    entry = Entry(
+        id=_text(data, "id"),
+        name=_text(data, "name"),
+        version=_text(data, "version"),
+        description=_text(data, "description"),
+        icon=urljoin(base_url, icon) if isinstance(icon, str) and icon else None,
+        npx=_package(distribution["npx"], "npx") if "npx" in distribution else None,
+        uvx=_package(distribution["uvx"], "uvx") if "uvx" in distribution else None,
+        binary=_binary(distribution["binary"]) if "binary" in distribution else {},
+    )
+    if not _ID.match(entry.id):
+        raise ValueError(f"id {entry.id!r} is not lowercase letters, digits and hyphens")
+    if not entry.kinds:
+        raise ValueError("no distribution acp-tray knows (binary, npx, uvx)")
+    return entry
+
+
+def parse_document(data: object, url: str) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+    if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
+        raise RegistryError(f"{url}: not a registry document (no 'agents' list)")
+    entries, skipped = [], []
+    for number, item in enumerate(data["agents"]):
+        try:
+            entries.append(parse_entry(item, url))
+        except ValueError as exc:
+            name = item.get("id") if isinstance(item, dict) else None
+            skipped.append(f"agent {name or f'#{number + 1}'}: {exc}")
+    return tuple(entries), tuple(skipped)
+
+
+# fetching and the cache ---------------------------------------------------------------------
+
+
+def cache_file(cache_dir: Path, url: str) -> Path:
+    """One cached document per registry URL (a company's registry does not replace the official one)."""
+    return cache_dir / "registry" / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}.json"
+
+
+def _store(path: Path, url: str, document: object, fetched: float) -> None:
+    for directory in (path.parent.parent, path.parent):  # the cache dir, and its registry/
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    record = {"url": url, "fetched": fetched, "document": document}
+    write_atomically(path, json.dumps(record), mode=0o600)
+
+
+def _cached(path: Path, url: str) -> tuple[object, float] | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("url") != url or not isinstance(record.get("fetched"), int | float):
+        return None
+    return record.get("document"), float(record["fetched"])
+
+
+def load(url: str, cache_dir: Path, *, timeout: float = FETCH_TIMEOUT) -> Registry:
+    """The registry at `url`: fetched now (and cached), or the cached copy when that fails."""
+    path = cache_file(cache_dir, url)
+    buffer = io.BytesIO()
+    try:
+        fetch(url, timeout=timeout, limit=MAX_DOCUMENT_BYTES, sink=buffer)
+        document = json.loads(buffer.getvalue().decode("utf-8"))
+    except (TransferError, ValueError) as exc:
+        reason = str(exc) if isinstance(exc, TransferError) else f"{url}: not JSON ({exc})"
+        cached = _cached(path, url)
+        if cached is None:
+            raise RegistryError(f"cannot read the registry: {reason} (and no copy is cached)") from None
+        document, fetched = cached
+        entries, skipped = parse_document(document, url)
+        return Registry(url, entries, fetched, offline=reason, skipped=skipped)
+    entries, skipped = parse_document(document, url)  # a document we cannot read is not cached
+    fetched = time.time()
+    _store(path, url, document, fetched)
+    return Registry(url, entries, fetched, skipped=skipped)

@@ -1,0 +1,176 @@
+"""From a registry entry to the command that runs the agent.
+
+`npx`/`uvx` entries become a pinned command (`npx -y PKG@VERSION ARGS…`, `uvx PKG@VERSION ARGS…`);
+`binary` entries are downloaded for this platform, unpacked into `ROOT/ID/VERSION/` and run from
+there. What was installed is remembered in `ROOT/ID/install.json` (for `agents upgrade`).
+Preference when an entry offers several: a binary for this platform, then npx, then uvx.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from acp_tray.atomic import write_atomically
+from acp_tray.paths import AGENT_ICON
+from acp_tray.registry.extract import ArchiveError, unpack
+from acp_tray.registry.index import Entry, Package, RegistryError
+from acp_tray.registry.transfer import Progress, TransferError, fetch
+
+MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
+MAX_ICON_BYTES = 256 * 1024
+DOWNLOAD_TIMEOUT = 60.0  # per read, not for the whole download
+RECORD = "install.json"
+_VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]*$")
+
+RUNNERS = {
+    "npx": "npx comes with Node.js: install Node.js (https://nodejs.org, or your system's `nodejs`/`npm` package)",
+    "uvx": "uvx comes with uv: install uv (https://docs.astral.sh/uv/, or `pipx install uv`)",
+}
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What `agents add` writes to the preferences, and what `upgrade` compares against."""
+
+    id: str
+    version: str
+    kind: str  # "binary", "npx" or "uvx"
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    directory: str | None = None  # a binary's own directory (removed when upgraded past)
+
+
+def platform_id() -> str | None:
+    """This machine in the registry's terms (`linux-x86_64`, `darwin-aarch64`, …)."""
+    system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform)
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(machine)
+    return f"{system}-{arch}" if system and arch else None
+
+
+def pinned(package: str, version: str) -> str:
+    """`PKG@VERSION`, unless the registry's package already names a version (`@scope/pkg@1.2.3`, `pkg==1.2`)."""
+    bare = package[1:] if package.startswith("@") else package
+    if "@" in bare or re.search(r"[=<>~!]", bare):
+        return package
+    return f"{package}@{version}"
+
+
+def _runner(kind: str, package: Package, version: str) -> Installed | None:
+    if shutil.which(kind) is None:
+        return None
+    spec = pinned(package.package, version)
+    command = [kind, "-y", spec, *package.args] if kind == "npx" else [kind, spec, *package.args]
+    return Installed("", version, kind, command, dict(package.env))
+
+
+def agent_dir(root: Path, agent_id: str) -> Path:
+    return root / agent_id
+
+
+def _private_home(root: Path, agent_id: str) -> Path:
+    """`ROOT/ID`, created owner-only (and ROOT, and the data dir above it, when they are new)."""
+    home = agent_dir(root, agent_id)
+    for directory in (root.parent, root, home):
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return home
+
+
+def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> Installed:
+    """Make `entry` runnable here; RegistryError says why it cannot be, and what to install."""
+    if not _VERSION.match(entry.version):
+        raise RegistryError(f"{entry.id}: version {entry.version!r} is not a version acp-tray can use as a directory")
+    here = platform_id()
+    if here is not None and here in entry.binary:
+        installed = _install_binary(entry, here, root, progress)
+    else:
+        found = None
+        for kind in ("npx", "uvx"):
+            package = getattr(entry, kind)
+            if package is not None and (found := _runner(kind, package, entry.version)) is not None:
+                break
+        if found is None:
+            needs = [RUNNERS[kind] for kind in ("npx", "uvx") if getattr(entry, kind) is not None]
+            if not needs:
+                platforms = ", ".join(sorted(entry.binary)) or "none"
+                raise RegistryError(f"{entry.id} has no build for {here or sys.platform} (only {platforms})")
+            raise RegistryError(
+                f"{entry.id} runs with {' or '.join(k for k in ('npx', 'uvx') if getattr(entry, k))}, "
+                f"which is not installed: {'; or '.join(needs)}"
+            )
+        installed = found
+    return Installed(entry.id, installed.version, installed.kind, installed.command, installed.env, installed.directory)
+
+
+def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | None) -> Installed:
+    target = entry.binary[here]
+    relative = PurePosixPath(target.cmd.replace("\\", "/"))
+    if relative.is_absolute() or ".." in relative.parts:
+        raise RegistryError(f"{entry.id}: its cmd {target.cmd!r} is outside its own directory; not installed")
+    home = agent_dir(root, entry.id)
+    directory = home / entry.version
+    program = directory.joinpath(*relative.parts)
+    if not program.is_file():  # not there yet (a directory without it is an earlier, broken attempt)
+        _private_home(root, entry.id)
+        shutil.rmtree(directory, ignore_errors=True)
+        with tempfile.TemporaryDirectory(dir=home, prefix=".download-") as work:
+            archive = Path(work) / "archive"
+            try:
+                with archive.open("wb") as sink:
+                    limit = MAX_ARCHIVE_BYTES
+                    fetch(target.archive, timeout=DOWNLOAD_TIMEOUT, limit=limit, progress=progress, sink=sink)
+                staged = Path(work) / "unpacked"
+                unpack(archive, staged, url=target.archive)
+            except (TransferError, ArchiveError) as exc:
+                raise RegistryError(f"{entry.id} {entry.version}: {exc}") from None
+            if not staged.joinpath(*relative.parts).is_file():
+                raise RegistryError(f"{entry.id} {entry.version}: the archive has no {target.cmd!r}; not installed")
+            os.replace(staged, directory)
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    return Installed(entry.id, entry.version, "binary", [str(program), *target.args], dict(target.env), str(directory))
+
+
+def fetch_icon(entry: Entry, root: Path) -> Path | None:
+    """The entry's SVG icon, kept beside its install record; None when it has none or it cannot be had."""
+    if entry.icon is None:
+        return None
+    path = _private_home(root, entry.id) / AGENT_ICON
+    partial = path.with_name(f".{AGENT_ICON}.partial")
+    try:
+        with partial.open("wb") as sink:
+            fetch(entry.icon, timeout=DOWNLOAD_TIMEOUT, limit=MAX_ICON_BYTES, sink=sink)
+        os.chmod(partial, 0o600)
+        os.replace(partial, path)
+    except (TransferError, OSError):
+        partial.unlink(missing_ok=True)
+        return None
+    return path
+
+
+def remember(installed: Installed, root: Path) -> None:
+    home = _private_home(root, installed.id)
+    write_atomically(home / RECORD, json.dumps(asdict(installed), indent=1) + "\n", mode=0o600)
+
+
+def recall(agent_id: str, root: Path) -> Installed | None:
+    """What `agents add ID` installed (None: not an agent from the registry)."""
+    try:
+        data = json.loads((agent_dir(root, agent_id) / RECORD).read_text(encoding="utf-8"))
+        return Installed(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def forget_version(installed: Installed) -> None:
+    """Remove a binary version's directory (after an upgrade connected, or a failed one)."""
+    if installed.directory is not None:
+        shutil.rmtree(installed.directory, ignore_errors=True)

@@ -1,0 +1,35 @@
+"""Which URLs the registry code fetches: https:// only, plain http:// only to this machine's own
+loopback addresses (what the tests serve on). Light to import: the preferences model uses it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+DEFAULT_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+
+
+class URLRefusedError(ValueError):
+    """Not a URL acp-tray fetches from; `str()` says why."""
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: str) -> str:
+    """`url`, if it is https:// (or http:// to a loopback address); else URLRefusedError."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        raise URLRefusedError(f"{url!r} is not a URL") from None
+    if host and (parts.scheme == "https" or (parts.scheme == "http" and _loopback(host))):
+        return url
+    raise URLRefusedError(f"{url}: refused, only https:// URLs are fetched (http:// only from this machine)")

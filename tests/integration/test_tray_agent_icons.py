@@ -1,0 +1,93 @@
+"""A registry agent's SVG icon beside it in the tray's Agents menu: the real pystray GTK menu under
+Xvfb in a tray host, the icon drawn by librsvg (through GdkPixbuf) in the menu's text colour."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.integration.test_tray import tray_host  # noqa: F401 - the fixture
+from tests.registry_server import ICON
+
+MENU_SCRIPT = """
+import json, sys, threading, time
+from acp_tray.events import AgentState
+from acp_tray.tray.app import TrayApp, load_pystray
+from acp_tray.tray.snapshot import AgentRow, TraySnapshot
+
+pystray, backend = load_pystray()
+app = TrayApp(pystray, lambda action: None)
+
+def inspect():
+    menu = app.icon._menu_handle
+    agents = next(i for i in menu.get_children() if i.get_label() == "Agents").get_submenu()
+    rows = {}
+    for item in agents.get_children():
+        image = item.get_image() if hasattr(item, "get_image") else None
+        pixbuf = image.get_pixbuf() if image is not None else None
+        if pixbuf is None:
+            rows[item.get_label()] = None
+            continue
+        pixels, step = pixbuf.get_pixels(), pixbuf.get_n_channels()
+        inked = [tuple(pixels[i:i + 3]) for i in range(0, len(pixels), step) if pixels[i + 3] > 128]
+        rows[item.get_label()] = {"size": [pixbuf.get_width(), pixbuf.get_height()], "inked": len(inked),
+                                  "colours": sorted(set(inked))[:3], "submenu": item.get_submenu() is not None}
+    print(json.dumps({"backend": backend, "rows": rows}), flush=True)
+    app.stop()
+    return False
+
+def later():
+    time.sleep(1.0)
+    app.show(TraySnapshot(agents=(AgentRow("codex-acp", AgentState.CONNECTED, icon=sys.argv[1]),
+                                  AgentRow("plain", AgentState.STOPPED),
+                                  AgentRow("broken", AgentState.STOPPED, icon=sys.argv[2]))))
+    time.sleep(1.0)
+    from gi.repository import GLib
+    GLib.idle_add(inspect)
+
+app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_signal=app.stop)
+"""
+
+
+def test_a_registry_agent_shows_its_icon_in_the_agents_menu(tray_host: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    icon = tmp_path / "icon.svg"
+    icon.write_bytes(ICON)
+    broken = tmp_path / "broken.svg"
+    broken.write_bytes(b"<svg this is not")
+    app = subprocess.run(
+        [sys.executable, "-c", MENU_SCRIPT, str(icon), str(broken)],
+        env=tray_host,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert app.returncode == 0, app.stderr
+    report = json.loads(app.stdout.strip().splitlines()[-1])
+    rows = report["rows"]
+    codex = rows["codex-acp — connected"]
+    assert codex is not None and codex["size"] == [16, 16] and codex["submenu"], report
+    assert codex["inked"] > 40  # the OpenAI knot, drawn: not an empty square
+    assert all(max(c) < 128 for c in codex["colours"]), report  # currentColor: the theme's dark menu text, not white
+    assert rows["plain — stopped"] is None  # no icon: pystray's own item
+    assert rows["broken — stopped"] is None  # an SVG that cannot be drawn: no icon, no crash
+    assert "Traceback" not in app.stderr
+
+
+async def test_the_daemon_hands_the_tray_the_icon_agents_add_kept(tmp_path: Path) -> None:
+    """`agents add ID` keeps the icon in the data dir; the daemon's snapshot names it for the tray."""
+    from acp_tray import paths
+    from acp_tray.events import AgentState
+    from tests.integration.test_daemon_tray_state import config_with_agent, start, until
+
+    icon = paths.agent_icon("bot")
+    icon.parent.mkdir(parents=True)
+    icon.write_bytes(ICON)
+    _, snapshots, _, stop, task = start(tmp_path, config_with_agent(tmp_path, []))
+    try:
+        await until(lambda: bool(snapshots) and snapshots[-1].agents[0].state is AgentState.CONNECTED)
+        assert snapshots[-1].agents[0].icon == str(icon)
+    finally:
+        stop.set()
+        await task

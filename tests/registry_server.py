@@ -1,0 +1,152 @@
+"""A local ACP Registry for the tests: a real HTTP server on 127.0.0.1 serving a registry document
+in the registry's own format (validated against its vendored schemas), real archives and icons."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+import sys
+import tarfile
+import threading
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import referencing
+
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "acp-registry"
+ICON = (FIXTURES / "codex-acp.svg").read_bytes()
+
+
+def schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    agent = json.loads((FIXTURES / "agent.schema.json").read_text())
+    registry = json.loads((FIXTURES / "registry.schema.json").read_text())
+    return agent, registry
+
+
+def validate(document: dict[str, Any]) -> None:
+    """The document as the registry's CI would accept it: the registry schema, each agent by agent.schema.json."""
+    agent, registry = schemas()
+    store = referencing.Registry().with_resources(
+        [
+            (agent["$id"], referencing.Resource.from_contents(agent)),
+            ("agent.schema.json", referencing.Resource.from_contents(agent)),
+        ]
+    )
+    jsonschema.Draft7Validator(registry, registry=store).validate(document)
+    for entry in document["agents"]:
+        jsonschema.Draft7Validator(agent).validate(entry)
+
+
+class RegistryServer:
+    """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.redirects: dict[str, str] = {}  # path -> Location
+        self.hits: dict[str, int] = {}
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
+                if self.path in outer.redirects:
+                    self.send_response(302)
+                    self.send_header("Location", outer.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = outer.files.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def publish(self, *agents: dict[str, Any]) -> str:
+        """Serve a registry document with these agents (validated first); its URL."""
+        document = {"version": "1.0.0", "agents": list(agents), "extensions": []}
+        validate(document)
+        self.files["/registry.json"] = json.dumps(document).encode()
+        return self.url("/registry.json")
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def entry(agent_id: str, version: str, distribution: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {
+        "id": agent_id,
+        "name": fields.pop("name", agent_id.replace("-", " ").title()),
+        "version": version,
+        "description": fields.pop("description", f"The {agent_id} agent"),
+        "distribution": distribution,
+        **fields,
+    }
+
+
+def script(body: str) -> bytes:
+    return f"#!/bin/sh\n{body}\n".encode()
+
+
+def demo_agent_script() -> bytes:
+    """A program that is a real ACP agent: acp-tray's demo agent, run by this interpreter."""
+    return script(f'exec {sys.executable} -m acp_tray demo-agent "$@"')
+
+
+def tar_gz(members: dict[str, bytes], *, links: dict[str, str] | None = None, mode: int = 0o755) -> bytes:
+    """A .tar.gz with these files (and symlinks name -> target)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), mode
+            archive.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def zip_file(members: dict[str, bytes], *, links: dict[str, str] | None = None, mode: int = 0o755) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            archive.writestr(info, data)
+        for name, target in (links or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, target)
+    return buffer.getvalue()
+
+
+def binary_distribution(server: RegistryServer, path: str, cmd: str, **extra: Any) -> dict[str, Any]:
+    """A `binary` distribution serving `path` for every platform the schema knows."""
+    platforms = ["darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64", "windows-x86_64"]
+    return {"binary": {p: {"archive": server.url(path), "cmd": cmd, **extra} for p in platforms}}
+
+
+def tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []

@@ -1,0 +1,212 @@
+"""The registry package on its own: entries in the registry's format, pinned commands, the URL
+rule, the cache, and real archives unpacked safely (hostile ones refused, nothing left behind)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from acp_tray.registry.extract import ArchiveError, unpack
+from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
+from acp_tray.registry.install import pinned, platform_id
+from acp_tray.registry.transfer import TransferError, fetch
+from acp_tray.registry.urls import URLRefusedError, check_url
+from tests.registry_server import RegistryServer, entry, script, tar_gz, tree, validate, zip_file
+
+CODEX = entry("codex-acp", "0.16.0", {"npx": {"package": "@zed-industries/codex-acp@0.16.0"}}, name="Codex CLI")
+
+
+def test_an_entry_in_the_registry_format_is_read_with_its_icon_made_absolute() -> None:
+    data = entry(
+        "vibe", "2.0.2", {"uvx": {"package": "mistral-vibe", "args": ["acp"], "env": {"A": "1"}}}, icon="./icon.svg"
+    )
+    validate({"version": "1.0.0", "agents": [data], "extensions": []})
+    parsed = parse_entry(data, "https://example.org/registry/v1/latest/registry.json")
+    assert parsed.uvx is not None and parsed.uvx.args == ("acp",) and parsed.uvx.env == {"A": "1"}
+    assert parsed.icon == "https://example.org/registry/v1/latest/icon.svg"
+    assert parsed.kinds == ["uvx"]
+
+
+def test_a_malformed_entry_is_skipped_and_said_the_rest_is_kept() -> None:
+    broken = {"id": "broken", "name": "B", "version": "1.0.0", "description": "d", "distribution": {"npx": {}}}
+    entries, skipped = parse_document({"version": "1.0.0", "agents": [CODEX, broken]}, "https://x/r.json")
+    assert [e.id for e in entries] == ["codex-acp"]
+    assert skipped == ("agent broken: 'package' must be a non-empty string",)
+    with pytest.raises(RegistryError, match="not a registry document"):
+        parse_document(["not", "a", "registry"], "https://x/r.json")
+
+
+@pytest.mark.parametrize("agent_id", ["../../escape", "Upper", "a/b", ""])
+def test_an_id_that_is_not_a_plain_name_is_refused(agent_id: str) -> None:
+    """The id becomes a directory under the data dir and a preferences key: never a path."""
+    data = entry("x", "1.0.0", {"npx": {"package": "p"}}) | {"id": agent_id}
+    entries, skipped = parse_document({"agents": [data, CODEX]}, "https://x/r.json")
+    assert [e.id for e in entries] == ["codex-acp"] and len(skipped) == 1
+
+
+def test_search_matches_every_word_in_id_name_or_description() -> None:
+    entries, _ = parse_document(
+        {
+            "agents": [
+                CODEX,
+                entry(
+                    "gemini",
+                    "0.27.3",
+                    {"npx": {"package": "@google/gemini-cli@0.27.3"}},
+                    description="Google's official CLI for Gemini",
+                ),
+            ]
+        },
+        "https://x/r.json",
+    )
+    registry = Registry("https://x/r.json", entries, time.time())
+    assert [e.id for e in registry.search(["cli"])] == ["codex-acp", "gemini"]
+    assert [e.id for e in registry.search(["GOOGLE", "cli"])] == ["gemini"]
+    assert registry.search(["nothing-like-it"]) == []
+    with pytest.raises(RegistryError, match="did you mean codex-acp"):
+        registry.find("codex")
+
+
+@pytest.mark.parametrize(
+    ("package", "expected"),
+    [
+        ("@zed-industries/codex-acp", "@zed-industries/codex-acp@0.16.0"),
+        ("@zed-industries/codex-acp@0.16.0", "@zed-industries/codex-acp@0.16.0"),
+        ("codex", "codex@0.16.0"),
+        ("mistral-vibe==0.16.0", "mistral-vibe==0.16.0"),
+    ],
+)
+def test_packages_are_pinned_to_the_registry_version(package: str, expected: str) -> None:
+    assert pinned(package, "0.16.0") == expected
+
+
+def test_this_platform_has_a_registry_name() -> None:
+    assert platform_id() in (
+        "linux-x86_64",
+        "linux-aarch64",
+        "darwin-x86_64",
+        "darwin-aarch64",
+        "windows-x86_64",
+        "windows-aarch64",
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["http://example.org/r.json", "ftp://example.org/r.json", "file:///etc/passwd", "https:///nohost"]
+)
+def test_only_https_or_loopback_http_is_fetched(url: str) -> None:
+    with pytest.raises(URLRefusedError, match="only https://"):
+        check_url(url)
+    assert check_url("https://cdn.example.org/r.json") and check_url("http://127.0.0.1:8000/r.json")
+
+
+def test_the_cache_is_private_keeps_its_fetch_time_and_serves_offline(tmp_path: Path) -> None:
+    server = RegistryServer()
+    try:
+        url = server.publish(CODEX)
+        fresh = load(url, tmp_path)
+        assert fresh.offline is None and [e.id for e in fresh.entries] == ["codex-acp"]
+        cached = cache_file(tmp_path, url)
+        assert stat.S_IMODE(cached.stat().st_mode) == 0o600
+        assert stat.S_IMODE(cached.parent.stat().st_mode) == 0o700
+        assert json.loads(cached.read_text())["fetched"] == pytest.approx(fresh.fetched)
+    finally:
+        server.close()
+    offline = load(url, tmp_path, timeout=2)
+    assert offline.offline is not None and "127.0.0.1" in offline.offline
+    assert offline.fetched == pytest.approx(fresh.fetched) and [e.id for e in offline.entries] == ["codex-acp"]
+    with pytest.raises(RegistryError, match="no copy is cached"):
+        load(url.replace("registry.json", "other.json"), tmp_path, timeout=2)
+
+
+def test_downloads_are_size_bounded_and_redirects_stay_on_https(tmp_path: Path) -> None:
+    server = RegistryServer()
+    try:
+        server.files["/big"] = b"x" * 5000
+        sink = io.BytesIO()
+        with pytest.raises(TransferError, match="5000 bytes is over the limit of 1000 bytes; not downloaded"):
+            fetch(server.url("/big"), timeout=5, limit=1000, sink=sink)
+        assert sink.getvalue() == b""  # refused on its announced size, before reading it
+        seen: list[tuple[int, int | None]] = []
+        assert fetch(server.url("/big"), timeout=5, limit=5000, sink=sink, progress=lambda *a: seen.append(a)) == 5000
+        assert seen[-1] == (5000, 5000)
+        server.redirects["/moved"] = "http://downloads.example.org/agent.tar.gz"
+        with pytest.raises(TransferError, match=r"redirected to .*only https://"):
+            fetch(server.url("/moved"), timeout=5, limit=1000, sink=io.BytesIO())
+        server.redirects["/here"] = server.url("/big")  # loopback to loopback: followed
+        assert fetch(server.url("/here"), timeout=5, limit=5000, sink=io.BytesIO()) == 5000
+    finally:
+        server.close()
+
+
+# archives -------------------------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["tar.gz", "zip"])
+def test_a_real_archive_is_unpacked_private_and_executable(tmp_path: Path, kind: str) -> None:
+    members = {"bin/agent": script("echo hi"), "README": b"read me"}
+    data = tar_gz(members) if kind == "tar.gz" else zip_file(members)
+    target = tmp_path / "out"
+    unpack(_write(tmp_path, f"a.{kind}", data), target, url=f"https://h/agent.{kind}")
+    assert (target / "bin" / "agent").read_bytes() == members["bin/agent"]
+    assert os.access(target / "bin" / "agent", os.X_OK)
+    for path in [target, *target.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+
+
+def _with_absolute_member() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("/tmp/evil")
+        info.size = 4
+        archive.addfile(info, io.BytesIO(b"evil"))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("dotdot.tar.gz", tar_gz({"ok": b"x", "../escaped": b"evil"}), r"outside the directory \(\.\.\)"),
+        ("link.tar.gz", tar_gz({"ok": b"x"}, links={"passwd": "/etc/passwd"}), "link 'passwd' -> '/etc/passwd'"),
+        ("uplink.tar.gz", tar_gz({"ok": b"x"}, links={"a/up": "../../x"}), "points outside the directory"),
+        ("abs.tar.gz", _with_absolute_member(), "absolute path"),
+        ("dotdot.zip", zip_file({"ok": b"x", "a/../../escaped": b"evil"}), r"outside the directory \(\.\.\)"),
+        ("link.zip", zip_file({"ok": b"x"}, links={"passwd": "/etc/passwd"}), "is a link"),
+    ],
+)
+def test_hostile_archives_are_refused_and_leave_nothing(tmp_path: Path, name: str, data: bytes, reason: str) -> None:
+    work = tmp_path / "work"
+    (work / "deep").mkdir(parents=True)
+    target = work / "deep" / "out"
+    with pytest.raises(ArchiveError, match=reason):
+        unpack(_write(work, name, data), target, url=f"https://h/{name}")
+    assert tree(work) == sorted(["deep", name])  # nothing unpacked, nothing escaped
+
+
+def test_a_link_inside_the_archive_is_kept(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    unpack(
+        _write(tmp_path, "a.tar.gz", tar_gz({"lib/real": b"x"}, links={"lib/alias": "real"})),
+        target,
+        url="https://h/a.tar.gz",
+    )
+    assert (target / "lib" / "alias").read_bytes() == b"x"
+
+
+def test_not_an_archive_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError, match="not a readable archive"):
+        unpack(_write(tmp_path, "a.tar.gz", b"not gzip at all"), tmp_path / "out", url="https://h/a.tar.gz")
+    assert not (tmp_path / "out").exists()

@@ -257,7 +257,6 @@ def record_problem(expect: Expect, record: dict[str, Any], prefs: str, agent: st
         ("title", kept(expect.title)),
         ("description", kept(expect.description)),
         ("meta", expect.meta),
-        ("reason", None),
     ):
         if key == "meta" and record.get("meta") == META_NOT_RECORDED and oversized(want):
             continue  # the history keeps everything else of a notice whose `_meta` is too big or deep
@@ -288,6 +287,8 @@ def decision_problem(record: dict[str, Any], prefs: str) -> str | None:
         return f"decision {route!r} {suppressed!r} {count!r}"
     if type(record["notified"]) is not bool or type(record["tray"]) is not bool:
         return "notified/tray not booleans"
+    if not isinstance(record.get("reason"), str) or not record["reason"]:
+        return "no reason for its route"
     kind = severity_kind(record["severity"])
     if prefs == "muted" and (route, suppressed) != ("none", "muted"):
         return f"a muted agent's notice routed {route!r} ({suppressed!r})"

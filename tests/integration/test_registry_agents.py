@@ -133,7 +133,7 @@ def test_add_without_a_daemon_says_so_and_downloads_nothing(server: RegistryServ
 def test_a_registry_that_is_not_https_is_refused_in_the_preferences() -> None:
     write_config("http://registry.example.org/registry.json")
     result = cli("agents", "search")
-    assert result.returncode == 1 and "registry: " in result.stderr and "only https://" in result.stderr
+    assert result.returncode == 1 and "config.toml:3: `registry`" in result.stderr and "only https://" in result.stderr
 
 
 # add ----------------------------------------------------------------------------------------

@@ -13,25 +13,33 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
-from enum import Enum
-from pathlib import Path
 from typing import Any
 
 from acp import RequestError
 from acp.connection import Connection
-from acp.transports import spawn_stdio_transport
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.environment import agent_environment
+from acp_tray.agents.handshake import (
+    AUTH_REQUIRED,
+    FallbackError,
+    HandshakeError,
+    RefusedError,
+    RunEnd,
+    UnusableAgentError,
+    failure_reason,
+    negotiate,
+)
+from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
+from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.stderr import StderrTail
-from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
+from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, WatchedTransport
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
-from acp_tray.protocol.initialize import initialize_params, new_session_params
+from acp_tray.protocol.initialize import new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
     StateChange,
@@ -43,79 +51,18 @@ from acp_tray.protocol.session import (
     parse_permission_request,
     resume_session_params,
 )
-from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
+from acp_tray.protocol.version import ProtocolVersion
+
+__all__ = ["AgentHost", "AgentSpec", "PermissionPolicy", "RunEnd"]
 
 HANDSHAKE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 1.0
 CLOSE_TIMEOUT = 2.0
 LET_GO = 0.3
-PROCESS_SHUTDOWN = 6.0  # the SDK's own: EOF, 2 s, terminate, 2 s, kill
 SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
-AUTH_REQUIRED = -32000
-UNSUPPORTED_VERSION = -32022
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
-
-
-class RunEnd(Enum):
-    CANNOT_START = "cannot start"  # missing program or directory, unset header variable, unusable agent: no retry
-    ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
-    RECONNECT = "reconnect"  # start again at once (a protocol fallback), not a crash
-
-
-class HandshakeError(Exception):
-    """The agent answered `initialize` or `session/new` with something we cannot use."""
-
-    end = RunEnd.ENDED
-
-
-class UnusableAgentError(HandshakeError):
-    """Retrying cannot help (a protocol version we do not speak, a sign-in only the person can do)."""
-
-    end = RunEnd.CANNOT_START
-
-    def __init__(self, title: str, detail: str) -> None:
-        super().__init__(f"{title}: {detail}")
-        self.title = title
-        self.detail = detail
-
-
-class FallbackError(HandshakeError):
-    """Offered 2, answered 1: start a fresh connection offering 1."""
-
-    end = RunEnd.RECONNECT
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """How to reach an agent (from the configuration): a `command` to start, or a remote `url`."""
-
-    command: list[str]
-    cwd: Path = field(default_factory=Path.home)
-    env: dict[str, str] = field(default_factory=dict)
-    url: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)  # templates: "${VAR}" from the environment
-
-    @property
-    def remote(self) -> bool:
-        return self.url is not None
-
-    def describe(self) -> str:
-        return self.url if self.url is not None else " ".join(self.command)
-
-
-@dataclass
-class PermissionPolicy:
-    policy: str = "ask"  # ask | reject | allow
-    timeout: float = 300.0
-
-
-def _cut(writer: asyncio.StreamWriter) -> None:
-    """Close the agent's stdin at once, dropping what it has not read (a no-op when already closed)."""
-    if not writer.transport.is_closing():
-        with contextlib.suppress(Exception):
-            writer.transport.abort()
 
 
 async def _let_go(writer: asyncio.StreamWriter) -> None:
@@ -126,37 +73,8 @@ async def _let_go(writer: asyncio.StreamWriter) -> None:
         await asyncio.wait_for(writer.drain(), LET_GO)
     if writer.transport.is_closing() or writer.transport.get_write_buffer_size() == 0:
         return
-    _cut(writer)
-
-
-class _Watched:
-    """The agent's side of a transport, watched on the way in: when it ends (EOF: how a remote
-    agent 'exits'), and the JSON-RPC id of each permission request, so that the agent's
-    `$/cancel_request` for it can be matched (the SDK hands the handler the params, not the id)."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self.ended = asyncio.Event()
-        self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self._inner.send(message)
-
-    async def receive(self) -> dict[str, Any] | None:
-        message: dict[str, Any] | None = await self._inner.receive()
-        if message is None:
-            self.ended.set()
-        elif message.get("method") == "session/request_permission" and "id" in message:
-            self._ids[id(message.get("params"))] = message["id"]
-        return message
-
-    def request_id(self, params: object) -> object:
-        """The id of the permission request whose params these are (taken once)."""
-        return self._ids.pop(id(params), None)
-
-    async def close(self) -> None:
-        self.ended.set()
-        await self._inner.close()
+    with contextlib.suppress(Exception):
+        writer.transport.abort()
 
 
 class AgentHost:
@@ -195,7 +113,7 @@ class AgentHost:
         self._connection: Connection | None = None
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
         self._failure = ""  # why the last handshake failed
-        self._transport: _Watched | None = None
+        self._transport: WatchedTransport | None = None
         self._failure_end = RunEnd.ENDED
         self.protocol = protocol  # "auto", 1 or 2 (from the preferences)
         self._versions = versions or VersionMemory(None)
@@ -241,44 +159,49 @@ class AgentHost:
         if not self.spec.cwd.is_dir():
             self._status(AgentState.FAILED, f"working directory {self.spec.cwd} does not exist")
             return RunEnd.CANNOT_START
-        program, *args = self.spec.command
-        stack = contextlib.AsyncExitStack()
         try:
-            reader, writer, process = await stack.enter_async_context(
-                spawn_stdio_transport(
-                    program, *args, env=agent_environment(self.spec.env), cwd=self.spec.cwd, limit=self._max_line_bytes
-                )
+            agent = await AgentProcess.start(
+                self.spec.command, env=agent_environment(self.spec.env), cwd=self.spec.cwd, limit=self._max_line_bytes
             )
         except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
-            self._status(AgentState.FAILED, f"cannot start {program!r}: {exc.strerror or exc}")
+            self._status(AgentState.FAILED, f"cannot start {self.spec.command[0]!r}: {exc.strerror or exc}")
             return RunEnd.CANNOT_START
-        assert process.stderr is not None
-        drain = asyncio.create_task(self.stderr.drain(process.stderr), name=f"stderr:{self.name}")
-        transport = _Watched(LineTransport(reader, writer, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes))
+        self._log.info("started %s (pid %d, its own process group)", self.spec.describe(), agent.pid)
+        drain = asyncio.create_task(self.stderr.drain(agent.stderr), name=f"stderr:{self.name}")
+        lines = LineTransport(agent.stdout, agent.stdin, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+        transport = WatchedTransport(lines)
+        grace = True
         try:
             # an agent that stopped reading would hold every write (and the SDK's stdin flush on the
             # way out) forever: its stdin is cut before the connection and the process are closed
-            async with self._connect(transport, let_go=lambda: _let_go(writer)) as connection:
+            async with self._connect(transport, let_go=lambda: _let_go(agent.stdin)) as connection:
                 if connection is None:
                     if self._failure_end is RunEnd.RECONNECT:
-                        return RunEnd.RECONNECT  # the process goes below: a fresh one
-                    await self._settle(process, drain, SETTLE_TIMEOUT)
-                    self._status(AgentState.FAILED, self._failure + self._exit_code(process) + self._hint())
+                        grace = False  # it only answered `initialize`: nothing of its to save
+                        return RunEnd.RECONNECT  # the tree goes below: a fresh one
+                    if self._failure_end is not RunEnd.REFUSED:
+                        await agent.ended(transport.ended, SETTLE_TIMEOUT)
+                        await self._drained(drain)
+                        self._status(AgentState.FAILED, self._failure + self._exit_code(agent) + self._hint())
                     return self._failure_end
-                await self._settle(process, drain, None)
-                assert process.returncode is not None
-                self._status(AgentState.EXITED, f"exit code {process.returncode}{self._hint()}")
+                # its output closing ends it as much as its exit: a forked child holding the pipe
+                # must not keep a gone agent "connected"
+                await agent.ended(transport.ended)
+                await self._drained(drain)
+                how = f"exit code {agent.returncode}" if agent.exited else "it closed its output"
+                self._status(AgentState.EXITED, how + self._hint())
                 return RunEnd.ENDED
         finally:
             drain.cancel()
-            _cut(writer)
             with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(stack.aclose(), PROCESS_SHUTDOWN)  # EOF, wait, terminate, kill
-            if process.returncode is None:
-                process.kill()
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    async with asyncio.timeout(SETTLE_TIMEOUT):
-                        await process.wait()  # reaped before run() returns
+                await agent.stop() if grace else await agent.stop(grace=0)
+
+    @staticmethod
+    async def _drained(drain: asyncio.Task[None]) -> None:
+        """Briefly, for the rest of its stderr (a survivor may hold the pipe: not for ever)."""
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            async with asyncio.timeout(SETTLE_TIMEOUT):
+                await asyncio.shield(drain)
 
     async def _run_remote(self) -> RunEnd:
         from acp_tray.agents.remote import RemoteConfigError, expand_headers, open_remote
@@ -296,10 +219,10 @@ class AgentHost:
         except ConnectionError as exc:
             self._status(AgentState.FAILED, str(exc))
             return RunEnd.ENDED
-        transport = _Watched(remote)
+        transport = WatchedTransport(remote)
         async with self._connect(transport) as connection:
             if connection is None:
-                if self._failure_end is not RunEnd.RECONNECT:
+                if self._failure_end not in (RunEnd.RECONNECT, RunEnd.REFUSED):
                     self._status(AgentState.FAILED, self._failure)
                 return self._failure_end
             await transport.ended.wait()
@@ -308,7 +231,7 @@ class AgentHost:
 
     @contextlib.asynccontextmanager
     async def _connect(
-        self, transport: _Watched, *, let_go: Callable[[], Awaitable[None]] | None = None
+        self, transport: WatchedTransport, *, let_go: Callable[[], Awaitable[None]] | None = None
     ) -> AsyncIterator[Connection | None]:
         """The SDK connection over `transport`, handshake done (None if it failed: see `_failure`)."""
         self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self)
@@ -322,10 +245,12 @@ class AgentHost:
                 async with asyncio.timeout(self._handshake_timeout):
                     await self._handshake(connection)
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
-                self._failure = self._failure_reason(exc)
+                self._failure = failure_reason(exc, self._handshake_timeout)
                 self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
                 if isinstance(exc, UnusableAgentError):
                     self._sink(AgentUnusable(self.name, exc.title, exc.detail))
+                elif isinstance(exc, RefusedError):
+                    self._refused(str(exc))
                 elif isinstance(exc, FallbackError):
                     self._status(AgentState.STARTING, str(exc))
                 yield None
@@ -342,6 +267,15 @@ class AgentHost:
                     await let_go()
             with contextlib.suppress(Exception, asyncio.CancelledError):  # a broken pipe here is the agent gone
                 await asyncio.wait_for(connection.close(), CLOSE_TIMEOUT)
+
+    def _refused(self, reason: str) -> None:
+        """One error notice with the agent's own words; no retry until the person acts."""
+        self._status(AgentState.REFUSED, reason)
+        retry = (
+            f"It is not retried until you run `acp-tray agents restart {self.name}`, "
+            "change its configuration or sign in."
+        )
+        self._sink(AgentUnusable(self.name, "Refused to work", f"{reason}{self._hint()}\n{retry}"))
 
     async def _close_sessions(self, connection: Connection) -> None:
         """`session/close` for every open session where the agent supports it (v2: always), briefly:
@@ -365,13 +299,6 @@ class AgentHost:
         self._opening.clear()
         self._approvals.forget_agent(self.name)
 
-    @staticmethod
-    async def _settle(process: asyncio.subprocess.Process, drain: asyncio.Task[None], timeout: float | None) -> None:
-        """Wait for the process to exit (up to `timeout`), then briefly for its stderr to drain."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(process.wait(), timeout)
-            await asyncio.wait_for(asyncio.shield(drain), SETTLE_TIMEOUT)
-
     def offer(self) -> ProtocolVersion:
         """The version to offer: the preference, else what this agent was found to speak, else 2."""
         if self.protocol in (1, 2):
@@ -380,58 +307,24 @@ class AgentHost:
         return ProtocolVersion.V1 if remembered == 1 else ProtocolVersion.V2
 
     async def _handshake(self, connection: Connection) -> None:
-        offer = self.offer()
-        try:
-            init = await connection.send_request(
-                "initialize", initialize_params(offer, notices=self._advertise_notices)
-            )
-        except RequestError as exc:
-            if exc.code == UNSUPPORTED_VERSION and offer is ProtocolVersion.V2 and self.protocol == "auto":
-                self._versions.remember(self.name, self.spec.describe(), 1)
-                raise FallbackError("the agent refused ACP 2: starting it again, offering 1") from None
-            if exc.code == UNSUPPORTED_VERSION:
-                raise UnusableAgentError(
-                    "Unsupported protocol version",
-                    f"the agent does not speak ACP {int(offer)} ({error_text(exc)}); "
-                    f"check `protocol` for {self.name} in the preferences",
-                ) from None
-            raise
-        answered = answered_version(init)
-        if answered not in SUPPORTED or answered > offer:
-            raise UnusableAgentError(
-                "Unsupported protocol version",
-                f"the agent answered protocolVersion {answered!r} to an offer of {int(offer)}; "
-                "acp-tray speaks ACP 1 and 2",
-            )
-        if offer is ProtocolVersion.V2 and answered == 1 and self.protocol == 2:
-            raise UnusableAgentError(
-                "Unsupported protocol version",
-                f'the agent speaks ACP 1, and its preferences say protocol = 2; set "auto" or 1 for {self.name}',
-            )
-        if offer is ProtocolVersion.V2 and answered == 1:
-            # it may have read its capabilities from the v2-shaped request (a router converts them,
-            # dropping session.notices): ask again on a fresh connection, and remember
+        def speaks_v1() -> None:
             self._versions.remember(self.name, self.spec.describe(), 1)
-            raise FallbackError("the agent speaks ACP 1: starting it again, offering 1")
-        self.version = ProtocolVersion(answered)
+
+        self.version, init = await negotiate(
+            connection, self.offer(), self.protocol, self.name, notices=self._advertise_notices, speaks_v1=speaks_v1
+        )
         assert self._handler is not None
         self._handler.version = self.version
         self.capabilities = agent_capabilities(init)
-        session = await self._attach(connection, self.default_key)
+        try:
+            session = await self._attach(connection, self.default_key)
+        except RequestError as exc:  # alive and answering: a refusal, not a crash
+            raise RefusedError(f"it refused to start a session: {error_text(exc)}") from None
         self.session_id = session.session_id
 
-    def _failure_reason(self, exc: BaseException) -> str:
-        if isinstance(exc, asyncio.TimeoutError):
-            return f"no answer to the handshake within {self._handshake_timeout:g} s"
-        if isinstance(exc, RequestError):
-            return f"handshake refused: {error_text(exc)}"
-        if isinstance(exc, ConnectionError):
-            return "agent closed the connection during the handshake"
-        return str(exc)
-
     @staticmethod
-    def _exit_code(process: asyncio.subprocess.Process) -> str:
-        return f"; exit code {process.returncode}" if process.returncode is not None else ""
+    def _exit_code(agent: AgentProcess) -> str:
+        return f"; exit code {agent.returncode}" if agent.exited else ""
 
     def _hint(self) -> str:
         tail = self.stderr.tail()

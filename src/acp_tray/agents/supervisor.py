@@ -54,7 +54,7 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
     while True:
         started = loop.time()
         end = await host.run()
-        if end is RunEnd.CANNOT_START:
+        if end in (RunEnd.CANNOT_START, RunEnd.REFUSED):  # a restart, config change or sign-in tries again
             return
         if end is RunEnd.RECONNECT:  # a protocol fallback, not a crash
             continue

@@ -123,3 +123,34 @@ class LineTransport:
                 discarding = False  # the tail of the over-long line
                 continue
             return line
+
+
+class WatchedTransport:
+    """The agent's side of a transport, watched on the way in: when it ends (EOF: how a remote
+    agent 'exits', and how a local one's output closes), and the JSON-RPC id of each permission
+    request, so that the agent's `$/cancel_request` for it can be matched (the SDK hands the
+    handler the params, not the id)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.ended = asyncio.Event()
+        self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        message: dict[str, Any] | None = await self._inner.receive()
+        if message is None:
+            self.ended.set()
+        elif message.get("method") == "session/request_permission" and "id" in message:
+            self._ids[id(message.get("params"))] = message["id"]
+        return message
+
+    def request_id(self, params: object) -> object:
+        """The id of the permission request whose params these are (taken once)."""
+        return self._ids.pop(id(params), None)
+
+    async def close(self) -> None:
+        self.ended.set()
+        await self._inner.close()

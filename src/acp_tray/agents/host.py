@@ -115,6 +115,7 @@ class AgentHost:
         self._failure = ""  # why the last handshake failed
         self._transport: WatchedTransport | None = None
         self._failure_end = RunEnd.ENDED
+        self._stopping: set[asyncio.Task[None]] = set()  # process trees of fallbacks, going
         self.protocol = protocol  # "auto", 1 or 2 (from the preferences)
         self._versions = versions or VersionMemory(None)
         self.version = ProtocolVersion.V1  # negotiated on the current connection
@@ -145,15 +146,21 @@ class AgentHost:
     async def run(self) -> RunEnd:
         """Run one connection until the agent goes (or this task is cancelled). Never raises for agent faults."""
         self._status(AgentState.STARTING, self.spec.describe())
+        end = RunEnd.ENDED
         try:
             if self.spec.remote:
-                return await self._run_remote()
-            return await self._run_local()
+                end = await self._run_remote()
+            else:
+                end = await self._run_local()
+            return end
         except asyncio.CancelledError:
             self._status(AgentState.STOPPED, "stopped by acp-tray")
             raise
         finally:
             self._disconnected("the agent is gone")
+            if end is not RunEnd.RECONNECT:  # a tree left from a fallback is gone before run() returns
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.gather(*self._stopping)
 
     async def _run_local(self) -> RunEnd:
         if not self.spec.cwd.is_dir():
@@ -180,8 +187,8 @@ class AgentHost:
                         grace = False  # it only answered `initialize`: nothing of its to save
                         return RunEnd.RECONNECT  # the tree goes below: a fresh one
                     if self._failure_end is not RunEnd.REFUSED:
-                        await agent.ended(transport.ended, SETTLE_TIMEOUT)
-                        await self._drained(drain)
+                        if await agent.ended(transport.ended, SETTLE_TIMEOUT):
+                            await self._drained(drain)
                         self._status(AgentState.FAILED, self._failure + self._exit_code(agent) + self._hint())
                     return self._failure_end
                 # its output closing ends it as much as its exit: a forked child holding the pipe
@@ -193,8 +200,13 @@ class AgentHost:
                 return RunEnd.ENDED
         finally:
             drain.cancel()
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await agent.stop() if grace else await agent.stop(grace=0)
+            if grace:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await agent.stop()
+            else:  # the next start need not wait for this tree to go
+                stopping = asyncio.create_task(agent.stop(grace=0), name=f"stop:{self.name}")
+                self._stopping.add(stopping)
+                stopping.add_done_callback(self._stopping.discard)
 
     @staticmethod
     async def _drained(drain: asyncio.Task[None]) -> None:
@@ -238,6 +250,7 @@ class AgentHost:
         connection = Connection(self._handler, transport)
         self._connection = connection
         self._transport = transport
+        self._failure_end = RunEnd.ENDED
         try:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
@@ -262,7 +275,7 @@ class AgentHost:
         finally:
             await self._close_sessions(connection)
             self._disconnected("the agent is gone")
-            if let_go is not None:
+            if let_go is not None and self._failure_end is not RunEnd.RECONNECT:  # a fallback: nothing on its way
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await let_go()
             with contextlib.suppress(Exception, asyncio.CancelledError):  # a broken pipe here is the agent gone

@@ -11,6 +11,7 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   elicit             send elicitation/create and say the answer's action
   notice TITLE...    send a warning notice, then end_turn
   withdraw [SECONDS] request permission, then withdraw it with `$/cancel_request` after SECONDS
+  hang               never end the turn, and ignore session/cancel
 Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
@@ -177,6 +178,8 @@ class SessionAgent:
                 return {"stopReason": "cancelled"}
         elif verb == "stop":
             return {"stopReason": rest}
+        elif verb == "hang":
+            await asyncio.Event().wait()
         elif verb == "fail":
             raise RequestError.internal_error({"details": "the model is unavailable"})
         elif verb == "crash":

@@ -251,6 +251,7 @@ class AgentHost:
         self._connection = connection
         self._transport = transport
         self._failure_end = RunEnd.ENDED
+        gone = "the agent closed the connection"
         try:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
@@ -272,9 +273,12 @@ class AgentHost:
             self._status(AgentState.CONNECTED, f"session {self.session_id} · {version}")
             self.connected.set()
             yield connection
+        except asyncio.CancelledError:
+            gone = "acp-tray stopped or restarted the agent"
+            raise
         finally:
             await self._close_sessions(connection)
-            self._disconnected("the agent is gone")
+            self._disconnected(gone)
             if let_go is not None and self._failure_end is not RunEnd.RECONNECT:  # a fallback: nothing on its way
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await let_go()
@@ -378,7 +382,9 @@ class AgentHost:
                 raise HandshakeError("agent answered session/new without a sessionId")
             session_id = new_id
         self._store.put(key, session_id)
-        session = HostedSession(key, session_id, connection, self._sink, self._on_session_cancel, self.version)
+        session = HostedSession(
+            key, session_id, connection, self._sink, self._on_session_cancel, self.version, self._answered_as_v1
+        )
         self.sessions[key] = session
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
@@ -426,6 +432,15 @@ class AgentHost:
 
     def _session_by_id(self, session_id: str) -> HostedSession | None:
         return next((s for s in self.sessions.values() if s.session_id == session_id), None)
+
+    def _answered_as_v1(self) -> None:
+        """On ACP 2 it answered a prompt as ACP 1 would (it echoed the version offered): from its
+        next start it is offered 1."""
+        if self.protocol == "auto" and self.version is ProtocolVersion.V2:
+            self._versions.remember(self.name, self.spec.describe(), 1)
+            self._log.warning(
+                "it behaves as ACP 1 although it answered 2: it will be offered ACP 1 from its next start"
+            )
 
     def _on_session_cancel(self, session_id: str) -> None:
         self._approvals.cancel_session(self.name, session_id)

@@ -464,10 +464,10 @@ class AgentHost:
         if session is not None:
             session.on_state(change)
 
-    def on_message_text(self, session_id: str, text: str) -> None:
+    def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None:
         session = self._session_by_id(session_id)
         if session is not None:
-            session.on_message_text(text)
+            session.on_message_text(text, message, whole)
 
     async def request_permission(self, params: object) -> dict[str, Any]:
         request = parse_permission_request(params)

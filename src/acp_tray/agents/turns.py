@@ -114,6 +114,7 @@ class HostedSession:
         self.version = version
         self._idle: asyncio.Future[StateChange] | None = None  # v2: the running turn's end
         self._gave_up: asyncio.Future[None] | None = None  # set when a cancel was never confirmed
+        self._said: dict[str, str] = {}  # v2: the running turn's reply text by messageId
         self._on_v1_reply = on_v1_reply  # a v2 prompt answered as v1 would
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
@@ -188,9 +189,24 @@ class HostedSession:
             return TurnOutcome(None, change.error or "the agent reported an error")
         return TurnOutcome(change.stop_reason or "end_turn")  # an idle without a reason ended normally
 
-    def on_message_text(self, text: str) -> None:
-        if self.current is not None:
-            self.current.emit({"event": "chunk", "text": text})
+    def on_message_text(self, text: str, message: str | None = None, whole: bool = False) -> None:
+        """Reply text for the running turn. A chunk is appended; a whole v2 `agent_message` replaces
+        what its message said so far: what it adds is streamed (a rewrite starts a new line, as
+        text already shown cannot be taken back)."""
+        if self.current is None:
+            return
+        said = self._said.get(message, "") if message is not None else ""
+        if not whole:
+            new = text
+            said += text
+        elif text.startswith(said):
+            new, said = text[len(said) :], text
+        else:
+            new, said = ("\n" if said else "") + text, text
+        if message is not None:
+            self._said[message] = said
+        if new:
+            self.current.emit({"event": "chunk", "text": new})
 
     def close(self, reason: str) -> None:
         """The connection is gone: every job still here fails with `reason`, and says so."""
@@ -222,6 +238,7 @@ class HostedSession:
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
+        self._said.clear()
         loop = asyncio.get_running_loop()
         self._gave_up = loop.create_future()
         if self.version is ProtocolVersion.V2:

@@ -101,6 +101,7 @@ class AgentHost:
         self.policy = policy or PermissionPolicy()
         self.connected = asyncio.Event()
         self.sessions: dict[SessionKey, HostedSession] = {}
+        self._by_id: dict[str, HostedSession] = {}  # the same sessions by the agent's id: unique on one connection
         self._sink = sink
         self._approvals = approvals or Approvals(sink)
         self._store = store or SessionStore(None)
@@ -311,6 +312,7 @@ class AgentHost:
         for session in self.sessions.values():
             session.close(reason)
         self.sessions.clear()
+        self._by_id.clear()
         for opening in self._opening.values():
             opening.cancel()
         self._opening.clear()
@@ -354,7 +356,9 @@ class AgentHost:
         stored = self._store.get(key)
         session_id: str | None = None
         how = "new"
-        if stored is not None:
+        if stored is not None and stored in self._by_id:  # this connection gave that id to another session
+            how = "replaced"
+        elif stored is not None:
             for supported, method, params, done in (
                 (self.capabilities.load_session, "session/load", load_session_params, "loaded"),
                 (self.capabilities.resume_session, "session/resume", resume_session_params, "resumed"),
@@ -381,11 +385,25 @@ class AgentHost:
             if not isinstance(new_id, str):
                 raise HandshakeError("agent answered session/new without a sessionId")
             session_id = new_id
+        clash = self._by_id.get(session_id)
+        if clash is not None and clash.key != key:
+            # ids are only unique within one connection: a session reattached by an id from an
+            # earlier connection, now given to a new one, was never really there
+            self._log.warning(
+                "the agent gave session id %s to session %r as well as %r; %r is detached",
+                session_id,
+                key.name,
+                clash.key.name,
+                clash.key.name,
+            )
+            self.sessions.pop(clash.key, None)
+            clash.close(f"the agent gave its session id to session '{key.name}'")
         self._store.put(key, session_id)
         session = HostedSession(
             key, session_id, connection, self._sink, self._on_session_cancel, self.version, self._answered_as_v1
         )
         self.sessions[key] = session
+        self._by_id[session_id] = session
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
 
@@ -431,7 +449,7 @@ class AgentHost:
         return None
 
     def _session_by_id(self, session_id: str) -> HostedSession | None:
-        return next((s for s in self.sessions.values() if s.session_id == session_id), None)
+        return self._by_id.get(session_id)
 
     def _answered_as_v1(self) -> None:
         """On ACP 2 it answered a prompt as ACP 1 would (it echoed the version offered): from its

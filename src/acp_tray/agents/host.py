@@ -32,14 +32,15 @@ from acp_tray.agents.handshake import (
     negotiate,
 )
 from acp_tray.agents.launcher import AgentProcess
+from acp_tray.agents.live_sessions import LiveSessions
+from acp_tray.agents.reattach import session_for
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.stderr import StderrTail
-from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, WatchedTransport
+from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, LineTransport, WatchedTransport
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
-from acp_tray.protocol.initialize import new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
     StateChange,
@@ -47,9 +48,7 @@ from acp_tray.protocol.session import (
     close_session_params,
     elicitation_message,
     elicitation_session,
-    load_session_params,
     parse_permission_request,
-    resume_session_params,
 )
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -58,23 +57,6 @@ __all__ = ["AgentHost", "AgentSpec", "PermissionPolicy", "RunEnd"]
 HANDSHAKE_TIMEOUT = 60.0
 SETTLE_TIMEOUT = 1.0
 CLOSE_TIMEOUT = 2.0
-LET_GO = 0.3
-SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
-DROP_LOG_FIRST = 20
-DROP_LOG_EVERY = 1000
-PREVIEW_BYTES = 120
-
-
-async def _let_go(writer: asyncio.StreamWriter) -> None:
-    """Before closing: let what is on its way (answers to the agent's requests) go out, briefly;
-    an agent that stopped reading gets its stdin cut instead of holding everything."""
-    with contextlib.suppress(Exception):
-        await asyncio.sleep(LET_GO)  # the SDK writes queued answers from its own tasks
-        await asyncio.wait_for(writer.drain(), LET_GO)
-    if writer.transport.is_closing() or writer.transport.get_write_buffer_size() == 0:
-        return
-    with contextlib.suppress(Exception):
-        writer.transport.abort()
 
 
 class AgentHost:
@@ -96,19 +78,18 @@ class AgentHost:
         self.name = name
         self.spec = spec
         self.session_id: str | None = None  # the default session's
-        self.dropped_lines = 0
         self.capabilities = AgentCapabilities()
         self.policy = policy or PermissionPolicy()
         self.connected = asyncio.Event()
-        self.sessions: dict[SessionKey, HostedSession] = {}
-        self._by_id: dict[str, HostedSession] = {}  # the same sessions by the agent's id: unique on one connection
+        self._log = logging.getLogger(f"acp_tray.agent.{name}")
+        self.sessions = LiveSessions(self._log)
+        self._on_drop = DropLog(self._log)
         self._sink = sink
         self._approvals = approvals or Approvals(sink)
         self._store = store or SessionStore(None)
         self._advertise_notices = advertise_notices
         self._max_line_bytes = max_line_bytes
         self._handshake_timeout = handshake_timeout
-        self._log = logging.getLogger(f"acp_tray.agent.{name}")
         self.stderr = StderrTail(name)
         self._handler: ClientHandler | None = None
         self._connection: Connection | None = None
@@ -123,6 +104,11 @@ class AgentHost:
         self.last_detail = ""  # of the last status reported
 
     @property
+    def dropped_lines(self) -> int:
+        """Messages from the agent skipped as unusable (over all its connections)."""
+        return self._on_drop.count
+
+    @property
     def other_updates(self) -> int:
         """Non-notice session updates received on the current connection (kept raw, not presented)."""
         return self._handler.other_updates if self._handler is not None else 0
@@ -134,13 +120,6 @@ class AgentHost:
     def _status(self, state: AgentState, detail: str = "") -> None:
         self.last_detail = detail
         self._sink(AgentStatus(self.name, state, detail))
-
-    def _on_drop(self, reason: str, line: bytes) -> None:
-        self.dropped_lines += 1
-        n = self.dropped_lines
-        if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
-            preview = line[:PREVIEW_BYTES].decode("utf-8", "replace")
-            self._log.warning("skipped a message from the agent (%s; %d so far): %r", reason, n, preview)
 
     # one connection's life -------------------------------------------------------------------
 
@@ -182,7 +161,7 @@ class AgentHost:
         try:
             # an agent that stopped reading would hold every write (and the SDK's stdin flush on the
             # way out) forever: its stdin is cut before the connection and the process are closed
-            async with self._connect(transport, let_go=lambda: _let_go(agent.stdin)) as connection:
+            async with self._connect(transport, let_go=agent.let_go) as connection:
                 if connection is None:
                     if self._failure_end is RunEnd.RECONNECT:
                         grace = False  # it only answered `initialize`: nothing of its to save
@@ -309,10 +288,7 @@ class AgentHost:
     def _disconnected(self, reason: str) -> None:
         self.connected.clear()
         self._connection = None
-        for session in self.sessions.values():
-            session.close(reason)
-        self.sessions.clear()
-        self._by_id.clear()
+        self.sessions.close_all(reason)
         for opening in self._opening.values():
             opening.cancel()
         self._opening.clear()
@@ -353,68 +329,21 @@ class AgentHost:
 
     async def _attach(self, connection: Connection, key: SessionKey) -> HostedSession:
         """Reattach the stored session of `key` (load, else resume) or start a new one, and say which."""
-        stored = self._store.get(key)
-        session_id: str | None = None
-        how = "new"
-        if stored is not None and stored in self._by_id:  # this connection gave that id to another session
-            how = "replaced"
-        elif stored is not None:
-            for supported, method, params, done in (
-                (self.capabilities.load_session, "session/load", load_session_params, "loaded"),
-                (self.capabilities.resume_session, "session/resume", resume_session_params, "resumed"),
-            ):
-                if not supported:
-                    continue
-                try:
-                    await self._ask(connection, method, params(stored, key.cwd))
-                except RequestError as exc:
-                    self._log.info("could not %s session %s: %s", method, stored, exc)
-                    continue
-                session_id, how = stored, done
-                break
-            else:
-                how = "replaced"
-        if session_id is None:
-            try:
-                answer = await self._ask(connection, "session/new", new_session_params(key.cwd))
-            except RequestError as exc:
-                if exc.code == AUTH_REQUIRED:
-                    raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
-                raise
-            new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
-            if not isinstance(new_id, str):
-                raise HandshakeError("agent answered session/new without a sessionId")
-            session_id = new_id
-        clash = self._by_id.get(session_id)
-        if clash is not None and clash.key != key:
-            # ids are only unique within one connection: a session reattached by an id from an
-            # earlier connection, now given to a new one, was never really there
-            self._log.warning(
-                "the agent gave session id %s to session %r as well as %r; %r is detached",
-                session_id,
-                key.name,
-                clash.key.name,
-                clash.key.name,
+        try:
+            session_id, how = await session_for(
+                connection, key.cwd, self._store.get(key), self.capabilities, self.sessions.by_id, self._log
             )
-            self.sessions.pop(clash.key, None)
-            clash.close(f"the agent gave its session id to session '{key.name}'")
+        except RequestError as exc:
+            if exc.code == AUTH_REQUIRED:
+                raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
+            raise
         self._store.put(key, session_id)
         session = HostedSession(
             key, session_id, connection, self._sink, self._on_session_cancel, self.version, self._answered_as_v1
         )
-        self.sessions[key] = session
-        self._by_id[session_id] = session
+        self.sessions.add(session)
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
-
-    @staticmethod
-    async def _ask(connection: Connection, method: str, params: dict[str, Any]) -> Any:
-        """A session request with a time limit: an agent that stopped answering must not hold a prompt forever."""
-        try:
-            async with asyncio.timeout(SESSION_TIMEOUT):
-                return await connection.send_request(method, params)
-        except TimeoutError:
-            raise HandshakeError(f"no answer to {method} within {SESSION_TIMEOUT:g} s") from None
 
     async def open_session(self, name: str = DEFAULT_SESSION, cwd: str | None = None) -> HostedSession:
         """The session called `name` in `cwd` (default: the agent's), attached on first use."""
@@ -442,14 +371,7 @@ class AgentHost:
         return session
 
     def find_job(self, job_id: str) -> tuple[HostedSession, PromptJob] | None:
-        for session in self.sessions.values():
-            for job in session.jobs():
-                if job.job_id == job_id:
-                    return session, job
-        return None
-
-    def _session_by_id(self, session_id: str) -> HostedSession | None:
-        return self._by_id.get(session_id)
+        return self.sessions.find_job(job_id)
 
     def _answered_as_v1(self) -> None:
         """On ACP 2 it answered a prompt as ACP 1 would (it echoed the version offered): from its
@@ -478,12 +400,12 @@ class AgentHost:
         )
 
     def on_state(self, session_id: str, change: StateChange) -> None:
-        session = self._session_by_id(session_id)
+        session = self.sessions.by_id.get(session_id)
         if session is not None:
             session.on_state(change)
 
     def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None:
-        session = self._session_by_id(session_id)
+        session = self.sessions.by_id.get(session_id)
         if session is not None:
             session.on_message_text(text, message, whole)
 

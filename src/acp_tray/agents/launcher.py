@@ -34,6 +34,7 @@ STOP_GRACE = 1.0  # after stdin is closed, before SIGTERM
 TERM_GRACE = 1.0  # after SIGTERM, before SIGKILL
 REAP_TIMEOUT = 2.0  # after SIGKILL
 POLL = 0.02
+LET_GO = 0.3
 
 
 class _TreeProtocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -119,6 +120,15 @@ class AgentProcess:
             async with asyncio.timeout(STOP_GRACE):
                 await other.wait()
         return True
+
+    async def let_go(self) -> None:
+        """Before closing: let what is on its way (answers to the agent's requests) go out, briefly;
+        an agent that stopped reading gets its stdin cut instead of holding everything."""
+        with contextlib.suppress(Exception):
+            await asyncio.sleep(LET_GO)  # the SDK writes queued answers from its own tasks
+            await asyncio.wait_for(self.stdin.drain(), LET_GO)
+        if self.stdin.transport.get_write_buffer_size():
+            self.close_stdin()
 
     def close_stdin(self) -> None:
         if not self.stdin.transport.is_closing():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,24 @@ from acp.task import MessageSender, TaskSupervisor
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 
 DropHandler = Callable[[str, bytes], None]
+DROP_LOG_FIRST = 20
+DROP_LOG_EVERY = 1000
+PREVIEW_BYTES = 120
+
+
+class DropLog:
+    """A `DropHandler` that counts skipped messages and logs the first few, then every thousandth."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self._log = log
+        self.count = 0
+
+    def __call__(self, reason: str, line: bytes) -> None:
+        self.count += 1
+        n = self.count
+        if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
+            preview = line[:PREVIEW_BYTES].decode("utf-8", "replace")
+            self._log.warning("skipped a message from the agent (%s; %d so far): %r", reason, n, preview)
 
 
 def jsonrpc_problem(message: object) -> str | None:

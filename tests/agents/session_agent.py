@@ -22,6 +22,8 @@ Anything else is echoed. Environment:
                            less, it refuses with -32022; prompts are acknowledged with a messageId
                            and the turn is reported by state_update (running ... idle + stopReason)
   SESSION_AGENT_AUTH=1     advertise a sign-in method and refuse session/new with -32000
+  SESSION_AGENT_REFUSE=TEXT  answer session/new with -32603 and TEXT (alive, but refusing), and
+                           write "why it refused" lines to stderr before that
 Extra verb for v2: `oddities` sends unknown update variants, a `_`-severity notice and a malformed
 known variant (agent_message_chunk without its messageId), then a valid chunk.
 """
@@ -118,6 +120,11 @@ class SessionAgent:
             return {"protocolVersion": PROTOCOL, "agentCapabilities": capabilities, "authMethods": auth}
         if method == "session/new" and os.environ.get("SESSION_AGENT_AUTH") == "1":
             raise RequestError(-32000, "Authentication required")
+        refusal = os.environ.get("SESSION_AGENT_REFUSE")
+        if method == "session/new" and refusal:
+            sys.stderr.write('\x1b[2mrefusing: setting up the model failed\x1b[0m\n{\n  "code": 1\n}\n')
+            sys.stderr.flush()
+            raise RequestError(-32603, refusal)
         if method == "session/close":
             return {}
         if method == "session/new":

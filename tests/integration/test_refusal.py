@@ -31,6 +31,10 @@ async def test_a_refusal_is_one_error_notice_and_no_relaunch_until_restart(tmp_p
         (notice,) = [p for p in run.shown if p.title == "Refused to work"]
         assert notice.severity == "error" and REFUSAL in (notice.description or "")
         assert "acp-tray agents restart bot" in (notice.description or "")
+        # the hint: its stderr's meaningful line, without the colour codes; not the `}` ending its dump
+        hint = 'last stderr: refusing: setting up the model failed | "code": 1\n'
+        assert hint in (notice.description or "")
+        assert "\x1b" not in (notice.description or "") and "[2m" not in (notice.description or "")
         await asyncio.sleep(1.0)  # with a 50 ms backoff a crash would have been relaunched several times by now
         assert session_news(log) == 1
         assert not [t for t in run.titles() if "Crashed" in t or "Keeps crashing" in t]

@@ -118,8 +118,17 @@ class AgentHost:
         return SessionKey(self.name, str(self.spec.cwd), DEFAULT_SESSION)
 
     def _status(self, state: AgentState, detail: str = "") -> None:
+        """Report a lifecycle step: to the daemon, and to the log at INFO (a daemon started at
+        login leaves nothing else to read)."""
         self.last_detail = detail
+        self._log.info("%s%s", state.value, f": {detail}" if detail else "")
+        if state in (AgentState.FAILED, AgentState.EXITED, AgentState.REFUSED):
+            self.stderr.log_tail(state.value)
         self._sink(AgentStatus(self.name, state, detail))
+
+    def _unusable(self, title: str, detail: str) -> None:
+        self._log.info("%s: %s", title.lower(), detail)
+        self._sink(AgentUnusable(self.name, title, detail))
 
     # one connection's life -------------------------------------------------------------------
 
@@ -153,7 +162,7 @@ class AgentHost:
         except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
             self._status(AgentState.FAILED, f"cannot start {self.spec.command[0]!r}: {exc.strerror or exc}")
             return RunEnd.CANNOT_START
-        self._log.info("started %s (pid %d, its own process group)", self.spec.describe(), agent.pid)
+        self._log.info("running as pid %d, in a process group of its own", agent.pid)
         drain = asyncio.create_task(self.stderr.drain(agent.stderr), name=f"stderr:{self.name}")
         lines = LineTransport(agent.stdout, agent.stdin, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
         transport = WatchedTransport(lines)
@@ -166,17 +175,20 @@ class AgentHost:
                     if self._failure_end is RunEnd.RECONNECT:
                         grace = False  # it only answered `initialize`: nothing of its to save
                         return RunEnd.RECONNECT  # the tree goes below: a fresh one
-                    if self._failure_end is not RunEnd.REFUSED:
+                    if self._failure_end is RunEnd.REFUSED:
+                        await self.stderr.quiet(SETTLE_TIMEOUT)  # what it wrote on the way to its answer
+                        self._refused(self._failure)
+                    else:
                         if await agent.ended(transport.ended, SETTLE_TIMEOUT):
                             await self._drained(drain)
-                        self._status(AgentState.FAILED, self._failure + self._exit_code(agent) + self._hint())
+                        self._status(AgentState.FAILED, self._failure + self._exit_code(agent) + self.stderr.hint())
                     return self._failure_end
                 # its output closing ends it as much as its exit: a forked child holding the pipe
                 # must not keep a gone agent "connected"
                 await agent.ended(transport.ended)
                 await self._drained(drain)
                 how = f"exit code {agent.returncode}" if agent.exited else "it closed its output"
-                self._status(AgentState.EXITED, how + self._hint())
+                self._status(AgentState.EXITED, how + self.stderr.hint())
                 return RunEnd.ENDED
         finally:
             drain.cancel()
@@ -214,7 +226,9 @@ class AgentHost:
         transport = WatchedTransport(remote)
         async with self._connect(transport) as connection:
             if connection is None:
-                if self._failure_end not in (RunEnd.RECONNECT, RunEnd.REFUSED):
+                if self._failure_end is RunEnd.REFUSED:
+                    self._refused(self._failure)
+                elif self._failure_end is not RunEnd.RECONNECT:
                     self._status(AgentState.FAILED, self._failure)
                 return self._failure_end
             await transport.ended.wait()
@@ -242,9 +256,7 @@ class AgentHost:
                 self._failure = failure_reason(exc, self._handshake_timeout)
                 self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
                 if isinstance(exc, UnusableAgentError):
-                    self._sink(AgentUnusable(self.name, exc.title, exc.detail))
-                elif isinstance(exc, RefusedError):
-                    self._refused(str(exc))
+                    self._unusable(exc.title, exc.detail)
                 elif isinstance(exc, FallbackError):
                     self._status(AgentState.STARTING, str(exc))
                 yield None
@@ -272,7 +284,7 @@ class AgentHost:
             f"It is not retried until you run `acp-tray agents restart {self.name}`, "
             "change its configuration or sign in."
         )
-        self._sink(AgentUnusable(self.name, "Refused to work", f"{reason}{self._hint()}\n{retry}"))
+        self._unusable("Refused to work", f"{reason}{self.stderr.hint()}\n{retry}")
 
     async def _close_sessions(self, connection: Connection) -> None:
         """`session/close` for every open session where the agent supports it (v2: always), briefly:
@@ -320,10 +332,6 @@ class AgentHost:
     @staticmethod
     def _exit_code(agent: AgentProcess) -> str:
         return f"; exit code {agent.returncode}" if agent.exited else ""
-
-    def _hint(self) -> str:
-        tail = self.stderr.tail()
-        return f"; last stderr: {tail[-1]}" if tail else ""
 
     # sessions ----------------------------------------------------------------------------------
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from dataclasses import dataclass
 
 from acp_tray.agents.host import AgentHost, RunEnd
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus, EventSink
 
 STDERR_LINES = 10
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,12 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
         delay = backoff.crashed(loop.time() - started)
         stderr = tuple(host.stderr.tail()[-STDERR_LINES:])
         sink(AgentCrashed(host.name, host.last_detail, stderr, delay))
-        if delay is None:
+        if delay is not None:
+            log.info("%s crashed (%s); restarting in %g s", host.name, host.last_detail, delay)
+        else:
+            log.info(
+                "%s crashed (%s) %d times in a row; not restarted", host.name, host.last_detail, backoff.fast_streak
+            )
             sink(AgentStatus(host.name, AgentState.FAILED, f"stopped after {backoff.fast_streak} crashes in a row"))
             return
         await asyncio.sleep(delay)

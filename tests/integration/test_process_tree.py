@@ -17,6 +17,7 @@ from pathlib import Path
 
 from acp_tray import paths
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 from tests.conftest import ROOT, EventLog
@@ -146,3 +147,18 @@ def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, da
     finally:
         kill_left(a)
         kill_left(b)
+
+
+async def test_a_stop_cancelled_on_the_way_still_leaves_no_process(tmp_path: Path) -> None:
+    """As when the daemon stops waiting for a slow agent at quit and asyncio cancels what is left."""
+    spec, pids = tree(tmp_path, "wrap")
+    agent = await AgentProcess.start(spec.command, env={**os.environ, **spec.env}, cwd=tmp_path, limit=2**16)
+    try:
+        await wait_for(lambda: len(living(pids)) == 2)
+        stopping = asyncio.create_task(agent.stop())
+        await asyncio.sleep(0.2)  # in its grace: the child ignores EOF
+        stopping.cancel()
+        await asyncio.gather(stopping, return_exceptions=True)
+        await wait_for(lambda: living(pids) == [])
+    finally:
+        kill_left(pids)

@@ -139,20 +139,26 @@ class AgentProcess:
         """End the whole tree: stdin closed, `grace` seconds, SIGTERM to the group, then SIGKILL.
         Returns once the leader is reaped and the pipes are closed (bounded: never hangs)."""
         self.close_stdin()
-        if grace > 0 and not self.exited:
+        finished = False
+        try:
+            if grace > 0 and not self.exited:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(grace):
+                        await self._protocol.exited.wait()
+            if self._signal(signal.SIGTERM):
+                await self._group_gone(TERM_GRACE)
+                if self._signal(_SIGKILL):
+                    await self._group_gone(REAP_TIMEOUT)  # a signal is delivered, not acted on, when kill() returns
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(grace):
+                async with asyncio.timeout(REAP_TIMEOUT):
                     await self._protocol.exited.wait()
-        if self._signal(signal.SIGTERM):
-            await self._group_gone(TERM_GRACE)
-            if self._signal(_SIGKILL):
-                await self._group_gone(REAP_TIMEOUT)  # a signal is delivered, not yet acted on, when kill() returns
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(REAP_TIMEOUT):
-                await self._protocol.exited.wait()
-        self._transport.close()  # the pipes, even one a survivor held (no 'Event loop is closed' later)
-        if self._job is not None:
-            self._job.close()
+            finished = True
+        finally:
+            if not finished:  # cancelled on the way (the daemon is going): nothing may outlive it
+                self._signal(_SIGKILL)
+            self._transport.close()  # the pipes, even one a survivor held (no 'Event loop is closed' later)
+            if self._job is not None:
+                self._job.close()
 
     def _signal(self, sig: int) -> bool:
         """Send `sig` to the whole tree; False when nothing of it is left."""

@@ -13,9 +13,10 @@ import pytest
 
 from acp_tray.agents import turns
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.turns import PromptJob
 from acp_tray.agents.versions import VersionMemory
-from acp_tray.events import TurnEnded
+from acp_tray.events import AgentStatus, TurnEnded
 from tests.conftest import ROOT, EventLog
 from tests.real_agents import sdk_example
 
@@ -34,10 +35,13 @@ async def stop(task: asyncio.Task[Any]) -> None:
     await asyncio.gather(task, return_exceptions=True)
 
 
-async def test_the_sdk_echo_agent_on_v2_ends_its_turn_and_is_offered_1_next_time(tmp_path: Path) -> None:
+async def test_the_sdk_echo_agent_pinned_to_v2_still_ends_its_turn_and_is_offered_1_once_auto(
+    tmp_path: Path,
+) -> None:
     versions = VersionMemory(tmp_path / "versions.json")
     log = EventLog()
-    host = AgentHost("echo", AgentSpec(sdk_example("echo_agent.py"), cwd=tmp_path), log, versions=versions)
+    spec = AgentSpec(sdk_example("echo_agent.py"), cwd=tmp_path)
+    host = AgentHost("echo", spec, log, versions=versions, protocol=2)  # pinned: the echo is not caught
     task = await connected(host, log)
     try:
         assert int(host.version) == 2  # it echoed the offer
@@ -49,13 +53,21 @@ async def test_the_sdk_echo_agent_on_v2_ends_its_turn_and_is_offered_1_next_time
         assert [(e.stop_reason, e.error) for e in log.of(TurnEnded)] == [("end_turn", None)]
     finally:
         await stop(task)
-    # the next start offers 1, and the same agent works as v1: its reply text streams
-    assert VersionMemory(tmp_path / "versions.json").version("echo", host.spec.describe()) == 1
+    # pinned to 2, nothing is remembered: "auto" would have fallen back at once (below)
+    assert VersionMemory(tmp_path / "versions.json").version("echo", spec.describe()) is None
+
+
+async def test_the_sdk_echo_agent_offered_2_is_caught_echoing_and_runs_as_v1(tmp_path: Path) -> None:
+    versions = VersionMemory(tmp_path / "versions.json")
     log = EventLog()
-    host = AgentHost("echo", host.spec, log, versions=versions)
-    task = await connected(host, log)
+    spec = AgentSpec(sdk_example("echo_agent.py"), cwd=tmp_path)
+    host = AgentHost("echo", spec, log, versions=versions)  # "auto": offered 2
+    runner = asyncio.create_task(supervise(host, log, BackoffPolicy(give_up_after=1)))
     try:
-        assert int(host.version) == 1
+        await log.wait_for(lambda: host.connected.is_set() or runner.done(), 30)
+        assert int(host.version) == 1  # a fresh connection offering 1, before any turn
+        assert any("in ACP 1's shape" in e.detail for e in log.of(AgentStatus))
+        assert VersionMemory(tmp_path / "versions.json").version("echo", spec.describe()) == 1
         chunks: list[dict[str, Any]] = []
         session = host.sessions[host.default_key]
         job = PromptJob(session.key, "hello again", stream=chunks.append)
@@ -63,7 +75,7 @@ async def test_the_sdk_echo_agent_on_v2_ends_its_turn_and_is_offered_1_next_time
         assert (await asyncio.wait_for(job.result, 20)).stop_reason == "end_turn"
         assert "".join(c.get("text", "") for c in chunks) == "hello again"
     finally:
-        await stop(task)
+        await stop(runner)
 
 
 @pytest.mark.parametrize("protocol", [1, 2])

@@ -96,12 +96,25 @@ async def negotiate(
             "Unsupported protocol version",
             f'the agent speaks ACP 1, and its preferences say protocol = 2; set "auto" or 1 for {agent}',
         )
+    if offer is ProtocolVersion.V2 and answered == 2 and auto and echoed(init):
+        speaks_v1()
+        raise FallbackError(
+            "the agent answered ACP 2 in ACP 1's shape (it echoes the offer): starting it again, offering 1"
+        )
     if offer is ProtocolVersion.V2 and answered == 1:
         # it may have read its capabilities from the v2-shaped request (a router converts them,
         # dropping session.notices): ask again on a fresh connection, and remember
         speaks_v1()
         raise FallbackError("the agent speaks ACP 1: starting it again, offering 1")
     return ProtocolVersion(answered), init
+
+
+def echoed(init: Any) -> bool:
+    """An answer of protocolVersion 2 with nothing of v2 in it (neither its required `info` nor
+    `capabilities`): a v1 agent echoing the version it is offered (the Python SDK's
+    `echo_agent.py` answers just `{"protocolVersion": 2}`). A v2 agent this wrongly catches can be
+    pinned with `protocol = 2`."""
+    return isinstance(init, dict) and "info" not in init and "capabilities" not in init
 
 
 def failure_reason(exc: BaseException, handshake_timeout: float) -> str:

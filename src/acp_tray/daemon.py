@@ -541,6 +541,12 @@ class Daemon:
         elif verb == "start" and name not in self._agent_tasks:
             self._start(name, spec_of(config))
 
+    def retry_agent(self, name: str) -> None:
+        """Start `name` again after the person acted on why it would not work (it refused, or
+        needed a sign-in): the entry point for a sign-in flow. A refused agent is never retried
+        on its own."""
+        self.agent_action("restart", name)
+
     def add_surface(self, surface: Surface) -> None:
         self._surfaces.append(surface)
 

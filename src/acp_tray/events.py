@@ -45,6 +45,7 @@ class AgentState(StrEnum):
     STARTING = "starting"
     CONNECTED = "connected"
     FAILED = "failed"  # could not start or handshake failed
+    REFUSED = "refused"  # alive, but answered session/new with an error: not retried until the person acts
     EXITED = "exited"
     STOPPED = "stopped"  # stopped by acp-tray
 

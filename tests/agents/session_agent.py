@@ -12,6 +12,7 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   elicit             send elicitation/create and say the answer's action
   notice TITLE...    send a warning notice, then end_turn
   withdraw [SECONDS] request permission, then withdraw it with `$/cancel_request` after SECONDS
+  hang               never end the turn, and ignore session/cancel
 Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
@@ -22,6 +23,8 @@ Anything else is echoed. Environment:
                            less, it refuses with -32022; prompts are acknowledged with a messageId
                            and the turn is reported by state_update (running ... idle + stopReason)
   SESSION_AGENT_AUTH=1     advertise a sign-in method and refuse session/new with -32000
+  SESSION_AGENT_REFUSE=TEXT  answer session/new with -32603 and TEXT (alive, but refusing), and
+                           write "why it refused" lines to stderr before that
 Extra verb for v2: `oddities` sends unknown update variants, a `_`-severity notice and a malformed
 known variant (agent_message_chunk without its messageId), then a valid chunk.
 """
@@ -118,6 +121,11 @@ class SessionAgent:
             return {"protocolVersion": PROTOCOL, "agentCapabilities": capabilities, "authMethods": auth}
         if method == "session/new" and os.environ.get("SESSION_AGENT_AUTH") == "1":
             raise RequestError(-32000, "Authentication required")
+        refusal = os.environ.get("SESSION_AGENT_REFUSE")
+        if method == "session/new" and refusal:
+            sys.stderr.write('\x1b[2mrefusing: setting up the model failed\x1b[0m\n{\n  "code": 1\n}\n')
+            sys.stderr.flush()
+            raise RequestError(-32603, refusal)
         if method == "session/close":
             return {}
         if method == "session/new":
@@ -181,6 +189,8 @@ class SessionAgent:
                 return {"stopReason": "cancelled"}
         elif verb == "stop":
             return {"stopReason": rest}
+        elif verb == "hang":
+            await asyncio.Event().wait()
         elif verb == "fail":
             raise RequestError.internal_error({"details": "the model is unavailable"})
         elif verb == "crash":

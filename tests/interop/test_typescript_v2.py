@@ -159,7 +159,9 @@ def test_v2_agent_runs_a_full_turn_with_notices_approval_and_finished(
         if prompt.poll() is None:
             prompt.kill()
     assert prompt.returncode == 0, err
-    assert out == "Cleaning up: build/ must go.\nchosen: allow (allow_once)\n"
+    # chunks, then the whole-message upsert of the same message (only what it adds), then a
+    # message sent whole
+    assert out == "Cleaning up: build/ must go.\nchosen: allow (allow_once)\nDone.\nSummary: 1 directory removed.\n"
 
     (answered,) = events(agent_log(log), "permission answered")
     assert answered["answer"] == {"outcome": {"outcome": "selected", "optionId": "allow"}}

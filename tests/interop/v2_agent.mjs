@@ -28,8 +28,11 @@
 //                        agent_message_chunk text (one messageId), state_update requires_action,
 //                        session/request_permission (v2: top-level title "Delete build/",
 //                        options allow_once / reject_once), state_update running, a chunk naming
-//                        the chosen option, an unknown update variant `_acme.progress`, and
-//                        state_update idle with stopReason "end_turn"
+//                        the chosen option, an `agent_message` upsert of that same message (its
+//                        whole text so far plus "Done.\n": replaces the chunks' content), a
+//                        whole `agent_message` of a new messageId ("Summary: 1 directory
+//                        removed.\n", two text blocks, no chunks), an unknown update variant
+//                        `_acme.progress`, and state_update idle with stopReason "end_turn"
 //   session/cancel    -> the running turn ends idle with stopReason "cancelled"
 //   session/resume    -> only sessions of this process; otherwise -32002 (session not found)
 //   session/close     -> {}
@@ -74,12 +77,15 @@ async function sendNotices(client, sessionId) {
 async function runTurn(client, sessionId, userMessageId, prompt) {
   cancelled.delete(sessionId);
   const replyId = randomUUID();
-  const say = (text) =>
-    update(client, sessionId, {
+  let said = "";
+  const say = (text) => {
+    said += text;
+    return update(client, sessionId, {
       sessionUpdate: "agent_message_chunk",
       messageId: replyId,
       content: { type: "text", text },
     });
+  };
   const state = (s) => update(client, sessionId, { sessionUpdate: "state_update", ...s });
 
   await update(client, sessionId, { sessionUpdate: "user_message", messageId: userMessageId, content: prompt });
@@ -106,6 +112,20 @@ async function runTurn(client, sessionId, userMessageId, prompt) {
   } else {
     await say(`outcome: ${answer.outcome.outcome}\n`);
   }
+  // whole-message upserts: the reply so far and one more line; then a message sent only whole
+  await update(client, sessionId, {
+    sessionUpdate: "agent_message",
+    messageId: replyId,
+    content: [{ type: "text", text: said + "Done.\n" }],
+  });
+  await update(client, sessionId, {
+    sessionUpdate: "agent_message",
+    messageId: randomUUID(),
+    content: [
+      { type: "text", text: "Summary: " },
+      { type: "text", text: "1 directory removed.\n" },
+    ],
+  });
   // an update variant acp-tray cannot know: `_`-prefixed, so an extension (never an error)
   await update(client, sessionId, { sessionUpdate: "_acme.progress", percent: 100, label: "done" });
   const stopReason = cancelled.has(sessionId) ? "cancelled" : "end_turn";

@@ -16,9 +16,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+# read at import (test collection), before a test's own XDG directories replace the person's
+_DEFAULT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "acp-tray-tests" / "real-agents"
+_CHOSEN = os.environ.get("ACP_TRAY_REAL_AGENTS")
+
+
 def root() -> Path:
-    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "acp-tray-tests" / "real-agents"
-    return Path(os.environ.get("ACP_TRAY_REAL_AGENTS") or default)
+    return Path(_CHOSEN or _DEFAULT)
 
 
 def _need(path: Path) -> Path:

@@ -37,7 +37,7 @@ async def test_an_agent_start_out_of_descriptors_is_retried(tmp_path: Path) -> N
 
 
 async def test_an_agent_flooding_requests_is_read_no_further_until_some_are_answered() -> None:
-    from acp_tray.agents.host import MAX_UNANSWERED, _Watched
+    from acp_tray.agents.transport import MAX_UNANSWERED, WatchedTransport
 
     class Inner:  # the agent's side: an endless stream of requests
         def __init__(self) -> None:
@@ -52,7 +52,7 @@ async def test_an_agent_flooding_requests_is_read_no_further_until_some_are_answ
             self.sent.append(message)
 
     inner = Inner()
-    watched = _Watched(inner)
+    watched = WatchedTransport(inner)
     for _ in range(MAX_UNANSWERED):
         await watched.receive()
     blocked = asyncio.ensure_future(watched.receive())

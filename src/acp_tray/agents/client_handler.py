@@ -15,13 +15,15 @@ from typing import Any, Protocol
 from acp import RequestError
 
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
-from acp_tray.protocol.session import StateChange, message_text, state_change
+from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
 
 AGENT_MESSAGE = "agent_message_chunk"
+WHOLE_AGENT_MESSAGE = "agent_message"  # v2: an upsert of the whole message (the other v2 text variants
+# are the person's own messages, thoughts and inter-session messages: not the agent's reply)
 LOG_FIRST = 20
 LOG_EVERY = 1000
 STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running, requires_action, idle)
@@ -30,7 +32,7 @@ STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running,
 class Peer(Protocol):
     """What the handler needs from its host."""
 
-    def on_message_text(self, session_id: str, text: str) -> None: ...
+    def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None: ...
 
     def on_state(self, session_id: str, change: StateChange) -> None: ...
 
@@ -95,7 +97,11 @@ class ClientHandler:
             if update.kind == AGENT_MESSAGE:
                 text = message_text(update.raw)
                 if text is not None:
-                    self._peer.on_message_text(update.session_id, text)
+                    self._peer.on_message_text(update.session_id, text, message_id(update.raw))
+            elif update.kind == WHOLE_AGENT_MESSAGE and self.version is ProtocolVersion.V2:
+                text = whole_message_text(update.raw)
+                if text is not None:
+                    self._peer.on_message_text(update.session_id, text, message_id(update.raw), whole=True)
             elif update.kind == STATE_UPDATE and self.version is ProtocolVersion.V2:
                 change = state_change(update.raw)
                 if change is not None:

@@ -1,10 +1,16 @@
 """Drain an agent's stderr so a chatty agent never blocks for long, keeping a bounded tail for diagnostics
-at a bounded cost."""
+at a bounded cost.
+
+What a person is shown (`hint()`, the crash notice) are the last few *meaningful* lines: terminal
+sequences (colours such as `ESC[2m`) stripped, lines without a word (the `}` ending a JSON dump)
+left out. The full tail, every line, goes to the log when the agent fails or exits (`log_tail()`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import deque
 
 DEFAULT_TAIL_LINES = 50
@@ -12,6 +18,24 @@ MAX_LOGGED_LINE = 500
 CHUNK = 256 * 1024  # bytes read at once
 PAUSE = 0.01  # seconds after a busy read: a flood is taken at ~25 MB/s at most (CHUNK / PAUSE)
 BUSY = 16 * 1024  # bytes in one read that mean the agent writes without pause
+HINT_LINES = 3
+QUIET = 0.1
+
+# CSI (colours, cursor), OSC (titles, links) and other escape sequences, then any control character left
+_TERMINAL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row, in any script
+
+
+def plain(line: str) -> str:
+    """`line` without terminal sequences or control characters."""
+    return _TERMINAL.sub("", line)
+
+
+def meaningful(line: str) -> bool:
+    """Whether a person can read something in `line` (not just `}` or `],`)."""
+    return _WORD.search(line) is not None
 
 
 class StderrTail:
@@ -19,11 +43,33 @@ class StderrTail:
 
     def __init__(self, agent: str, max_lines: int = DEFAULT_TAIL_LINES) -> None:
         self._log = logging.getLogger(f"acp_tray.agent.{agent}")
-        self._lines: deque[str] = deque(maxlen=max_lines)
+        self._lines: deque[str] = deque(maxlen=max_lines)  # meaningful ones
+        self._all: deque[str] = deque(maxlen=max_lines)
         self.bytes_read = 0
 
     def tail(self) -> list[str]:
+        """The last meaningful lines, for a person."""
         return list(self._lines)
+
+    def hint(self) -> str:
+        """The last few meaningful lines, to end a status detail with ("" when there are none)."""
+        lines = [line.strip() for line in self.tail()[-HINT_LINES:]]
+        return f"; last stderr: {' | '.join(lines)}" if lines else ""
+
+    async def quiet(self, limit: float) -> None:
+        """Wait until nothing more has come for a moment (at most `limit` seconds)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while loop.time() < deadline:
+            before = self.bytes_read
+            await asyncio.sleep(QUIET)
+            if self.bytes_read == before:
+                return
+
+    def log_tail(self, why: str) -> None:
+        """The whole tail (every line) to the log, once the agent has failed or exited."""
+        if self._all:
+            self._log.info("%s; its last %d stderr line(s):\n  %s", why, len(self._all), "\n  ".join(self._all))
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         """Bounded cost however fast the agent writes: large reads; of each read only the lines
@@ -60,7 +106,9 @@ class StderrTail:
                 await asyncio.sleep(PAUSE)
 
     def _keep(self, raw: bytes) -> None:
-        line = raw[:MAX_LOGGED_LINE].decode("utf-8", "replace").rstrip()
+        line = plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace")).rstrip()
         if line.strip():
-            self._lines.append(line)
+            self._all.append(line)
+            if meaningful(line):
+                self._lines.append(line)
             self._log.debug("stderr: %s", line)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from dataclasses import dataclass
 
 from acp_tray.agents.host import AgentHost, RunEnd
@@ -18,6 +19,8 @@ from acp_tray.events import AgentCrashed, AgentState, AgentStatus, EventSink
 
 STDERR_LINES = 10
 RESOURCE_RETRY = 2.0  # seconds between starts while the system is short of descriptors or memory
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
         current = asyncio.current_task()
         if current is not None and current.cancelling():  # stopped, but the host's cleanup swallowed the cancel
             return
-        if end is RunEnd.CANNOT_START:
+        if end in (RunEnd.CANNOT_START, RunEnd.REFUSED):  # a restart, config change or sign-in tries again
             return
         if end is RunEnd.RECONNECT:  # a protocol fallback, not a crash
             continue
@@ -68,7 +71,12 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
         delay = backoff.crashed(loop.time() - started)
         stderr = tuple(host.stderr.tail()[-STDERR_LINES:])
         sink(AgentCrashed(host.name, host.last_detail, stderr, delay))
-        if delay is None:
+        if delay is not None:
+            log.info("%s crashed (%s); restarting in %g s", host.name, host.last_detail, delay)
+        else:
+            log.info(
+                "%s crashed (%s) %d times in a row; not restarted", host.name, host.last_detail, backoff.fast_streak
+            )
             sink(AgentStatus(host.name, AgentState.FAILED, f"stopped after {backoff.fast_streak} crashes in a row"))
             return
         await asyncio.sleep(delay)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,8 +22,27 @@ import pydantic_core
 from acp.task import MessageSender, TaskSupervisor
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
+MAX_UNANSWERED = 256  # of an agent's requests in flight at once (permission requests waiting for the person count)
 
 DropHandler = Callable[[str, bytes], None]
+DROP_LOG_FIRST = 20
+DROP_LOG_EVERY = 1000
+PREVIEW_BYTES = 120
+
+
+class DropLog:
+    """A `DropHandler` that counts skipped messages and logs the first few, then every thousandth."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self._log = log
+        self.count = 0
+
+    def __call__(self, reason: str, line: bytes) -> None:
+        self.count += 1
+        n = self.count
+        if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
+            preview = line[:PREVIEW_BYTES].decode("utf-8", "replace")
+            self._log.warning("skipped a message from the agent (%s; %d so far): %r", reason, n, preview)
 
 
 def jsonrpc_problem(message: object) -> str | None:
@@ -159,3 +179,48 @@ class LineTransport:
                 discarding = False  # the tail of the over-long line
                 continue
             return line
+
+
+class WatchedTransport:
+    """The agent's side of a transport, watched on the way in: when it ends (EOF: how a remote
+    agent 'exits', and how a local one's output closes), and the JSON-RPC id of each permission
+    request, so that the agent's `$/cancel_request` for it can be matched (the SDK hands the
+    handler the params, not the id)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.ended = asyncio.Event()
+        self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
+        self._unanswered = 0  # the agent's requests not answered yet
+        self._room = asyncio.Event()
+        self._room.set()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(message)
+        if "id" in message and "method" not in message and self._unanswered > 0:  # an answer to the agent
+            self._unanswered -= 1
+            if self._unanswered < MAX_UNANSWERED:
+                self._room.set()
+
+    async def receive(self) -> dict[str, Any] | None:
+        # an agent that floods requests (each is a task in the SDK) is read no further until some are answered
+        await self._room.wait()
+        message: dict[str, Any] | None = await self._inner.receive()
+        if message is None:
+            self.ended.set()
+            return message
+        if "id" in message and isinstance(message.get("method"), str):
+            self._unanswered += 1
+            if self._unanswered >= MAX_UNANSWERED:
+                self._room.clear()
+        if message.get("method") == "session/request_permission" and "id" in message:
+            self._ids[id(message.get("params"))] = message["id"]
+        return message
+
+    def request_id(self, params: object) -> object:
+        """The id of the permission request whose params these are (taken once)."""
+        return self._ids.pop(id(params), None)
+
+    async def close(self) -> None:
+        self.ended.set()
+        await self._inner.close()

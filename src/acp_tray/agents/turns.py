@@ -9,6 +9,12 @@ A turn's reply text streams to whoever waits on it; its end becomes a `TurnEnded
 when the person cancelled it). Cancelling a queued prompt just takes it out of the queue;
 cancelling the running turn sends `session/cancel` and answers the session's pending permission
 requests with `cancelled`, as ACP requires.
+
+Every turn ends: a v2 prompt answered with a v1 `stopReason` ends there (a protocol deviation,
+logged: such an agent behaves as v1 whatever version it answered); a cancelled turn the agent
+never confirms ends after `CANCEL_GRACE` seconds; when the connection goes, the running and the
+queued prompts fail with the reason (a `TurnEnded` error each: a `--no-wait` prompt has nobody
+waiting on it, and must not vanish).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ log = logging.getLogger(__name__)
 _job_ids = itertools.count(1)
 DETAIL_LIMIT = 300
 CANCEL_TIMEOUT = 10.0
+CANCEL_GRACE = 5.0  # after session/cancel, the agent's last chance to end the turn itself
 
 StreamSink = Callable[[dict[str, Any]], None]
 
@@ -93,6 +100,7 @@ class HostedSession:
         sink: EventSink,
         on_cancel: Callable[[str], None],
         version: ProtocolVersion = ProtocolVersion.V1,
+        on_v1_reply: Callable[[], None] | None = None,
     ) -> None:
         self.key = key
         self.session_id = session_id
@@ -105,6 +113,9 @@ class HostedSession:
         self.turns = 0
         self.version = version
         self._idle: asyncio.Future[StateChange] | None = None  # v2: the running turn's end
+        self._gave_up: asyncio.Future[None] | None = None  # set when a cancel was never confirmed
+        self._said: dict[str, str] = {}  # v2: the running turn's reply text by messageId
+        self._on_v1_reply = on_v1_reply  # a v2 prompt answered as v1 would
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
@@ -139,7 +150,19 @@ class HostedSession:
         task = asyncio.create_task(self._send_cancel())
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
+        asyncio.get_running_loop().call_later(CANCEL_GRACE, self._give_up, current)
         return True
+
+    def _give_up(self, job: PromptJob) -> None:
+        """The agent never ended the cancelled turn: it ends here (the agent may still be at it)."""
+        if self.current is job and self._gave_up is not None and not self._gave_up.done():
+            log.warning(
+                "%s: session %s did not confirm the cancel within %g s; the turn is ended without it",
+                self.key.agent,
+                self.session_id,
+                CANCEL_GRACE,
+            )
+            self._gave_up.set_result(None)
 
     async def _send_cancel(self) -> None:
         with contextlib.suppress(ConnectionError, RequestError, TimeoutError, OSError):
@@ -166,14 +189,33 @@ class HostedSession:
             return TurnOutcome(None, change.error or "the agent reported an error")
         return TurnOutcome(change.stop_reason or "end_turn")  # an idle without a reason ended normally
 
-    def on_message_text(self, text: str) -> None:
-        if self.current is not None:
-            self.current.emit({"event": "chunk", "text": text})
+    def on_message_text(self, text: str, message: str | None = None, whole: bool = False) -> None:
+        """Reply text for the running turn. A chunk is appended; a whole v2 `agent_message` replaces
+        what its message said so far: what it adds is streamed (a rewrite starts a new line, as
+        text already shown cannot be taken back)."""
+        if self.current is None:
+            return
+        said = self._said.get(message, "") if message is not None else ""
+        if not whole:
+            new = text
+            said += text
+        elif text.startswith(said):
+            new, said = text[len(said) :], text
+        else:
+            new, said = ("\n" if said else "") + text, text
+        if message is not None:
+            self._said[message] = said
+        if new:
+            self.current.emit({"event": "chunk", "text": new})
 
     def close(self, reason: str) -> None:
-        """The connection is gone: every job still here fails with `reason`."""
+        """The connection is gone: every job still here fails with `reason`, and says so."""
         self._worker.cancel()
         for job in self.jobs():
+            if not job.cancelled and not job.result.done():
+                error = f"{'interrupted' if job is self.current else 'not run'}: {reason}"
+                self._sink(TurnEnded(self.key.agent, self.session_id, self.key.name, None, error))
+                job.finish(TurnOutcome(None, error))
             job.finish(TurnOutcome(None, reason))
         self._queue.clear()
 
@@ -196,21 +238,51 @@ class HostedSession:
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
+        self._said.clear()
+        loop = asyncio.get_running_loop()
+        self._gave_up = loop.create_future()
         if self.version is ProtocolVersion.V2:
-            self._idle = asyncio.get_running_loop().create_future()  # before the prompt: idle may come first
+            self._idle = loop.create_future()  # before the prompt: idle may come first
+        prompt = asyncio.ensure_future(self._prompt(job))
+        try:
+            either: set[asyncio.Future[Any]] = {prompt, self._gave_up}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if prompt.done():
+                return prompt.result()
+            return TurnOutcome("cancelled")
+        finally:
+            prompt.cancel()
+            self._idle = self._gave_up = None
+
+    async def _prompt(self, job: PromptJob) -> TurnOutcome:
         try:
             result = await self._connection.send_request("session/prompt", prompt_params(self.session_id, job.text))
             if self._idle is not None:
+                stop = result.get("stopReason") if isinstance(result, dict) else None
+                if isinstance(stop, str) and stop and not self._idle.done():
+                    return self._v1_reply(stop, result)
                 return self._outcome_of(await self._idle)
         except RequestError as exc:
             return TurnOutcome(None, error_text(exc))
         except ConnectionError:
             return TurnOutcome(None, "the agent closed the connection during the turn")
-        finally:
-            self._idle = None
         stop = result.get("stopReason") if isinstance(result, dict) else None
         if not isinstance(stop, str) or not stop:
             return TurnOutcome(None, "the agent answered session/prompt without a stopReason")
         if stop not in STOP_REASONS:
             log.info("%s: unknown stop reason %r", self.key.agent, stop)
+        return TurnOutcome(stop)
+
+    def _v1_reply(self, stop: str, result: dict[str, Any]) -> TurnOutcome:
+        """ACP 2 answers a prompt with its messageId and ends the turn with `state_update` idle; an
+        agent that answers with a stopReason instead behaves as v1 (e.g. it echoed the version
+        offered): the answer ends the turn."""
+        log.warning(
+            "%s: protocol deviation: on ACP 2 it answered session/prompt with stopReason %r%s; the turn ends there",
+            self.key.agent,
+            stop,
+            "" if "messageId" in result else " and no messageId (an ACP 1 answer)",
+        )
+        if "messageId" not in result and self._on_v1_reply is not None:
+            self._on_v1_reply()
         return TurnOutcome(stop)

@@ -184,6 +184,8 @@ class Commands:
             raise CommandError("'command' must be a list of strings", "bad_request")
         if (command is None) == (url is None):
             raise CommandError("give a command (after --) or --url, one of the two", "bad_request")
+        if command is not None and (not command or command[0].startswith("-")):
+            raise CommandError("the agent's command must start with a program, not an option", "bad_request")
         env = _env(args)
         self._change(lambda path: add_agent(path, name, command=command, url=url, env=env))
         return {"name": name, "preferences": str(self._daemon.prefs_path)}

@@ -123,6 +123,28 @@ def _registry_command(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _add_target(rest: list[str], url: str | None) -> tuple[list[str] | None, str | None, str | None]:
+    """(command, url, problem) from what follows `agents add NAME`: `-- COMMAND ARGS...` (a `--`
+    inside the command is kept), or `--url URL` written after the name."""
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    elif rest[:1] == ["--url"] or (rest[:1] and rest[0].startswith("--url=")):
+        given = rest[1:] if rest[0] == "--url" else [rest[0].removeprefix("--url=")]
+        if len(given) != 1 or url is not None:
+            return None, None, "--url takes one URL (the agent's command, if any, goes after `--`)"
+        return None, given[0], None
+    if rest and rest[0].startswith("-"):
+        return (
+            None,
+            None,
+            (
+                f"the agent's command cannot start with {rest[0]!r} (an option?): "
+                "write acp-tray's options before NAME and the command after `--`"
+            ),
+        )
+    return rest or None, url, None
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     registry = _registry_command(args)
     if registry is not None:
@@ -142,11 +164,13 @@ def cmd_agents(args: argparse.Namespace) -> int:
     if args.action == "add":
         if not _name_allowed(args.name):
             return 2
-        command = [part for part in args.agent_command if part != "--"] or None
-        if (command is None) == (args.url is None):
-            _say("give the agent's command after `--`, or --url ws://… (one of the two)")
+        command, url, problem = _add_target(args.agent_command, args.url)
+        if problem is None and (command is None) == (url is None):
+            problem = "give the agent's command after `--`, or --url ws://… (one of the two)"
+        if problem is not None:
+            _say(problem)
             return 2
-        code, result = _run(args, "agents.add", {"name": args.name, "command": command, "url": args.url})
+        code, result = _run(args, "agents.add", {"name": args.name, "command": command, "url": url})
         if not code:
             _out(f"added {args.name} to {result['preferences']}; it is starting")
         return code

@@ -34,6 +34,7 @@ _STATE_LABEL = {
     AgentState.STARTING: "starting",
     AgentState.CONNECTED: "connected",
     AgentState.FAILED: "FAILED",
+    AgentState.REFUSED: "REFUSED",
     AgentState.EXITED: "exited",
     AgentState.STOPPED: "stopped",
 }

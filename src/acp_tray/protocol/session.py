@@ -164,13 +164,31 @@ def elicitation_session(params: object) -> str:
     return session_id if isinstance(session_id, str) else ""
 
 
-def message_text(update: dict[str, Any]) -> str | None:
-    """The text of an `agent_message_chunk` update (None for other content)."""
-    content = update.get("content")
-    if isinstance(content, dict) and content.get("type") == "text" and isinstance(content.get("text"), str):
-        text: str = content["text"]
+def _block_text(block: object) -> str | None:
+    if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+        text: str = block["text"]
         return text
     return None
+
+
+def message_text(update: dict[str, Any]) -> str | None:
+    """The text of an `agent_message_chunk` update (None for other content)."""
+    return _block_text(update.get("content"))
+
+
+def whole_message_text(update: dict[str, Any]) -> str | None:
+    """v2 `agent_message`: the text of its complete replacement `content` (an array of blocks),
+    or None when it carries none (omitted: unchanged; null or non-text: nothing to show)."""
+    content = update.get("content")
+    if not isinstance(content, list):
+        return None
+    texts = [t for t in (_block_text(block) for block in content) if t is not None]
+    return "".join(texts) if texts else None
+
+
+def message_id(update: dict[str, Any]) -> str | None:
+    value = update.get("messageId")
+    return value if isinstance(value, str) else None
 
 
 def close_session_params(session_id: str) -> dict[str, Any]:

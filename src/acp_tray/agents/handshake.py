@@ -1,0 +1,129 @@
+"""The `initialize` exchange and how a connection can end: version negotiation and its failures.
+
+Offered 2 and answered 1, an agent is started again offering 1 (`FallbackError`), and that is
+remembered. An error answer the person must act on (a version we cannot speak) makes the agent
+unusable; an error answer to `session/new` from a live agent is a refusal (`RefusedError`), not
+a crash: it is not retried until the person restarts the agent, changes its configuration or
+signs in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from enum import Enum
+from typing import Any
+
+from acp import RequestError
+
+from acp_tray.agents.turns import Requester, error_text
+from acp_tray.protocol.initialize import initialize_params
+from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
+
+AUTH_REQUIRED = -32000
+UNSUPPORTED_VERSION = -32022
+
+
+class RunEnd(Enum):
+    CANNOT_START = "cannot start"  # missing program or directory, unset header variable, unusable agent: no retry
+    ENDED = "ended"  # it ran (or tried to) and is gone: the supervisor may restart it
+    RECONNECT = "reconnect"  # start again at once (a protocol fallback), not a crash
+    REFUSED = "refused"  # alive, but it refused to work (an error answer): wait for the person
+    SHORT_OF_RESOURCES = "short of resources"  # the system is out of descriptors or memory: try again soon
+
+
+class HandshakeError(Exception):
+    """The agent answered `initialize` or `session/new` with something we cannot use."""
+
+    end = RunEnd.ENDED
+
+
+class UnusableAgentError(HandshakeError):
+    """Retrying cannot help (a protocol version we do not speak, a sign-in only the person can do)."""
+
+    end = RunEnd.CANNOT_START
+
+    def __init__(self, title: str, detail: str) -> None:
+        super().__init__(f"{title}: {detail}")
+        self.title = title
+        self.detail = detail
+
+
+class RefusedError(HandshakeError):
+    """The agent is alive and answered a session request with an error: its own reason, verbatim."""
+
+    end = RunEnd.REFUSED
+
+
+class FallbackError(HandshakeError):
+    """Offered 2, answered 1: start a fresh connection offering 1."""
+
+    end = RunEnd.RECONNECT
+
+
+async def negotiate(
+    connection: Requester,
+    offer: ProtocolVersion,
+    preference: str | int,
+    agent: str,
+    *,
+    notices: bool,
+    speaks_v1: Callable[[], None],
+) -> tuple[ProtocolVersion, Any]:
+    """`initialize` offering `offer`: the version agreed and the agent's answer. `speaks_v1` is
+    called when the agent turned out to speak ACP 1 only (to be remembered)."""
+    auto = preference == "auto"
+    try:
+        init = await connection.send_request("initialize", initialize_params(offer, notices=notices))
+    except RequestError as exc:
+        if exc.code == UNSUPPORTED_VERSION and offer is ProtocolVersion.V2 and auto:
+            speaks_v1()
+            raise FallbackError("the agent refused ACP 2: starting it again, offering 1") from None
+        if exc.code == UNSUPPORTED_VERSION:
+            raise UnusableAgentError(
+                "Unsupported protocol version",
+                f"the agent does not speak ACP {int(offer)} ({error_text(exc)}); "
+                f"check `protocol` for {agent} in the preferences",
+            ) from None
+        raise
+    answered = answered_version(init)
+    if answered not in SUPPORTED or answered > offer:
+        raise UnusableAgentError(
+            "Unsupported protocol version",
+            f"the agent answered protocolVersion {answered!r} to an offer of {int(offer)}; acp-tray speaks ACP 1 and 2",
+        )
+    if offer is ProtocolVersion.V2 and answered == 1 and preference == 2:
+        raise UnusableAgentError(
+            "Unsupported protocol version",
+            f'the agent speaks ACP 1, and its preferences say protocol = 2; set "auto" or 1 for {agent}',
+        )
+    if offer is ProtocolVersion.V2 and answered == 2 and auto and echoed(init):
+        speaks_v1()
+        raise FallbackError(
+            "the agent answered ACP 2 in ACP 1's shape (it echoes the offer): starting it again, offering 1"
+        )
+    if offer is ProtocolVersion.V2 and answered == 1:
+        # it may have read its capabilities from the v2-shaped request (a router converts them,
+        # dropping session.notices): ask again on a fresh connection, and remember
+        speaks_v1()
+        raise FallbackError("the agent speaks ACP 1: starting it again, offering 1")
+    return ProtocolVersion(answered), init
+
+
+def echoed(init: Any) -> bool:
+    """An answer of protocolVersion 2 with nothing of v2 in it (neither its required `info` nor
+    `capabilities`): a v1 agent echoing the version it is offered (the Python SDK's
+    `echo_agent.py` answers just `{"protocolVersion": 2}`). A v2 agent this wrongly catches can be
+    pinned with `protocol = 2`."""
+    return isinstance(init, dict) and "info" not in init and "capabilities" not in init
+
+
+def failure_reason(exc: BaseException, handshake_timeout: float) -> str:
+    """Why a handshake failed, for a person."""
+    if isinstance(exc, asyncio.TimeoutError):
+        return f"no answer to the handshake within {handshake_timeout:g} s"
+    if isinstance(exc, RequestError):
+        return f"handshake refused: {error_text(exc)}"
+    if isinstance(exc, ConnectionError):
+        return "agent closed the connection during the handshake"
+    return str(exc)

@@ -1,0 +1,66 @@
+"""Find a named session again or start it: `session/load`, else `session/resume`, else `session/new`.
+
+Every request has a time limit: an agent that stopped answering must not hold a prompt for ever.
+A stored id the current connection already gave to another session is not reattached (ids are
+unique only within one connection: an agent that numbers its sessions from 1 in each process
+would otherwise have two live sessions share one id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Container
+from typing import Any
+
+from acp import RequestError
+
+from acp_tray.agents.handshake import HandshakeError
+from acp_tray.agents.turns import Requester
+from acp_tray.protocol.initialize import new_session_params
+from acp_tray.protocol.session import AgentCapabilities, load_session_params, resume_session_params
+
+SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
+
+
+async def ask(connection: Requester, method: str, params: dict[str, Any]) -> Any:
+    """A session request with a time limit (HandshakeError when it runs out)."""
+    try:
+        async with asyncio.timeout(SESSION_TIMEOUT):
+            return await connection.send_request(method, params)
+    except TimeoutError:
+        raise HandshakeError(f"no answer to {method} within {SESSION_TIMEOUT:g} s") from None
+
+
+async def session_for(
+    connection: Requester,
+    cwd: str,
+    stored: str | None,
+    capabilities: AgentCapabilities,
+    live: Container[str],
+    log: logging.Logger,
+) -> tuple[str, str]:
+    """(session id, how): "loaded" or "resumed" (the `stored` id), "new", or "replaced" (a stored
+    one could not be reattached). RequestError when the agent refuses `session/new`."""
+    how = "new"
+    if stored is not None and stored in live:
+        how = "replaced"
+    elif stored is not None:
+        for supported, method, params, done in (
+            (capabilities.load_session, "session/load", load_session_params, "loaded"),
+            (capabilities.resume_session, "session/resume", resume_session_params, "resumed"),
+        ):
+            if not supported:
+                continue
+            try:
+                await ask(connection, method, params(stored, cwd))
+            except RequestError as exc:
+                log.info("could not %s session %s: %s", method, stored, exc)
+                continue
+            return stored, done
+        how = "replaced"
+    answer = await ask(connection, "session/new", new_session_params(cwd))
+    new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
+    if not isinstance(new_id, str):
+        raise HandshakeError("agent answered session/new without a sessionId")
+    return new_id, how

@@ -1,0 +1,1 @@
+"""acp-tray against ACP agents built by others (pinned, installed outside the repo by `.ci/real-agents`)."""

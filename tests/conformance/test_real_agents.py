@@ -1,0 +1,189 @@
+"""The real-agent conformance suite: acp-tray, run as a person runs it, against agents no one here
+wrote. For each agent: the handshake and the version agreed, the session, a prompt (or the
+agent's own refusal, shown clearly), a cancel, a SIGKILL of its whole process tree with a prompt
+in flight, and `quit`, after which no process of any of its trees is left.
+
+There is no network but the package registries: the agents cannot reach their model APIs, and
+their refusals (sign-in, authentication) are what a person without credentials sees too. The
+agents' turns therefore end at once, so the cancel and the SIGKILL land on a prompt just sent
+(`--no-wait`), and what is checked is that nothing hangs or leaks and the agent works afterwards.
+
+Every process of an agent's tree is found by a marker in its environment (children inherit it),
+so a process that left the tree (a new session, parent 1) is still found.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tray import paths
+from tests.conftest import ROOT, cli_env
+from tests.daemon_process import Daemon, cli, until
+from tests.real_agents import npm_bin, sdk_example
+
+MARKER = "ACP_TRAY_CONFORMANCE"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    command: list[str]
+    version: int | None  # the version it ends up speaking (None: it never gets that far)
+    reply: str | None = None  # text a prompt's reply contains; None: the prompt fails with `refusal`
+    refusal: str | None = None  # what the person is shown instead of a reply or a session
+    env: dict[str, str] = field(default_factory=dict)
+    echoes: bool = False  # its reply is the prompt's text
+
+
+def cases() -> list[Any]:
+    root = {"IS_SANDBOX": "1"} if os.geteuid() == 0 else {}  # the Claude SDK refuses root otherwise
+    return [
+        pytest.param(lambda: Case("sdk-agent", sdk_example("agent.py"), 1, reply="Client sent:"), id="sdk-agent.py"),
+        # it answers the version offered (2) in v1's shape: caught, and started again offering 1
+        pytest.param(
+            lambda: Case("sdk-echo", sdk_example("echo_agent.py"), 1, reply="", echoes=True), id="sdk-echo_agent.py"
+        ),
+        pytest.param(
+            lambda: Case("codex", npm_bin("codex-acp"), None, refusal="Needs you to sign in: Authentication required"),
+            id="codex-acp",
+        ),
+        pytest.param(
+            lambda: Case(
+                "claude",
+                npm_bin("claude-agent-acp"),
+                1,
+                refusal="Authentication required (code -32000)",
+                env=root,
+            ),
+            id="claude-agent-acp",
+        ),
+    ]
+
+
+def tree_processes(marker: str) -> list[int]:
+    """Live (not zombie) processes whose environment carries `marker`."""
+    found = []
+    needle = f"{MARKER}={marker}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def status_row(name: str) -> dict[str, Any]:
+    result = cli("status", "--json")
+    assert result.returncode == 0, result.stderr
+    row: dict[str, Any] = next(a for a in json.loads(result.stdout)["agents"] if a["name"] == name)
+    return row
+
+
+def history_titles(name: str) -> list[str]:
+    from acp_tray.history import read_history
+
+    return [r["title"] for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == name]
+
+
+def answered(prompt: subprocess.CompletedProcess[str], case: Case) -> bool:
+    """The prompt ended as this agent's prompts end: its reply, or its refusal on stderr. (The
+    Claude adapter, refused once, sometimes ends a later turn with no text: that ends too.)"""
+    if "Traceback" in prompt.stderr:
+        return False
+    if case.reply is not None:
+        reply = prompt.args[-1] if case.echoes else case.reply
+        return prompt.returncode == 0 and reply in prompt.stdout
+    assert case.refusal is not None
+    return (prompt.returncode == 1 and case.refusal in prompt.stderr) or (prompt.returncode, prompt.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("make", cases())
+def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon]) -> None:
+    case: Case = make()
+    marker = str(tmp_path)
+    env = {MARKER: marker, **case.env}
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'notifier = "console"\n[agents.{case.name}]\ncommand = {json.dumps(case.command)}\ncwd = "{tmp_path}"\n'
+        "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }\n",
+        encoding="utf-8",
+    )
+    daemon = Daemon("run", "--headless", env=cli_env())
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")
+    try:
+        if case.version is None:  # refused before any session: shown, and its process tree is gone
+            until(lambda: status_row(case.name)["state"] == "failed", timeout=60, what="the refusal")
+            row = status_row(case.name)
+            assert case.refusal is not None and case.refusal in row["detail"], row
+            assert case.refusal in " ".join(history_titles(case.name)) or case.refusal.split(":")[0] in history_titles(
+                case.name
+            )
+            until(lambda: not tree_processes(marker), what="no process of the refused agent")
+            prompt = cli("prompt", case.name, "hello")
+            assert prompt.returncode == 1 and "is not running" in prompt.stderr and "sign in" in prompt.stderr
+        else:
+            until(lambda: status_row(case.name)["state"] == "connected", timeout=60, what="connected")
+            row = status_row(case.name)
+            assert row["detail"].endswith(f"ACP {case.version}") and row["sessions"] == 1, row
+            prompt = cli("prompt", case.name, "hello from acp-tray", timeout=60)
+            assert answered(prompt, case), prompt
+            if case.reply is None:  # the first one is the agent's refusal, not a turn that ends without text
+                assert prompt.returncode == 1, prompt
+
+            # a cancel right after a prompt: answered, and the agent goes on working
+            queued = cli("prompt", case.name, "--no-wait", "to be cancelled")
+            assert queued.returncode == 0, queued.stderr
+            cancelled = cli("cancel", case.name)
+            assert cancelled.returncode == 0, cancelled.stderr
+            assert cancelled.stdout.strip() in ("cancelling the running turn", "nothing was running")
+            again = cli("prompt", case.name, "still there", timeout=60)
+            assert answered(again, case), again
+
+            # SIGKILL of the whole tree with a prompt in flight: the waiting prompt ends, the tree
+            # is gone, and acp-tray starts the agent again
+            waiting = subprocess.Popen(
+                [sys.executable, "-m", "acp_tray", "prompt", case.name, "killed mid-turn"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=cli_env(),
+                cwd=ROOT,
+            )
+            first = tree_processes(marker)
+            assert first
+            groups = {os.getpgid(pid) for pid in first}
+            # its own group: not the daemon's (nor this test's, which a killpg would end too)
+            assert groups.isdisjoint({os.getpgrp(), os.getpgid(daemon.proc.pid)}), groups
+            for group in groups:
+                os.killpg(group, signal.SIGKILL)
+            _, killed = waiting.communicate(timeout=60)
+            assert "Traceback" not in killed
+            until(lambda: not set(first) & set(tree_processes(marker)), what="the killed tree to be gone")
+            until(lambda: "Crashed" in history_titles(case.name), timeout=30, what="the crash notice")
+            until(lambda: status_row(case.name)["state"] == "connected", timeout=60, what="connected again")
+            after = cli("prompt", case.name, "after the kill", timeout=60)
+            assert answered(after, case), after
+        assert cli("quit").returncode == 0
+        assert daemon.proc.wait(30) == 0
+        assert tree_processes(marker) == []
+        err = daemon.stderr_text()
+        assert "Traceback" not in err and "Event loop is closed" not in err, err
+    finally:
+        for pid in tree_processes(marker):  # a failed run must not leave them behind
+            os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,41 @@
+"""`acp-tray agents add` as the README writes it: `NAME --url URL` and `--url URL NAME` both add a
+remote agent; `NAME -- COMMAND...` keeps the command whole (a `--` inside it too); a command that
+starts with `-` is refused instead of being saved as `command = ["--url", ...]`."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+from tests.daemon_process import Daemon, cli
+from tests.faults.faultkit import SESSION_AGENT, agent_table, start, write_config
+
+
+def agents(config: Path) -> dict[str, dict[str, object]]:
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    return dict(data["agents"])
+
+
+def test_add_takes_the_url_in_either_order_and_refuses_an_option_as_command(
+    daemons: list[Daemon], tmp_path: Path
+) -> None:
+    config = write_config(agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    for name, args in (
+        ("after", ["after", "--url", "ws://127.0.0.1:9/a"]),
+        ("before", ["--url", "ws://127.0.0.1:9/b", "before"]),
+    ):
+        added = cli("agents", "add", *args)
+        assert added.returncode == 0, added.stderr
+        assert agents(config)[name] == {"url": f"ws://127.0.0.1:9/{name[0]}"}, config.read_text()
+
+    kept = cli("agents", "add", "kept", "--", sys.executable, str(SESSION_AGENT), "--", "-x")
+    assert kept.returncode == 0, kept.stderr
+    assert agents(config)["kept"]["command"] == [sys.executable, str(SESSION_AGENT), "--", "-x"]
+
+    before = config.read_text()
+    for args in (["bad", "--", "-y", "npx"], ["bad", "-v"]):
+        refused = cli("agents", "add", *args)
+        assert refused.returncode == 2 and "cannot start with" in refused.stderr, refused
+    assert config.read_text() == before  # nothing saved

@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shlex
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from acp_tray.agent_secrets import SecretNames
 from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.sessions import SessionStore
+from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import (
@@ -37,11 +40,12 @@ from acp_tray.prefs.watch import watch_file
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.clock import Clock, SystemClock
 from acp_tray.presentation.dnd import dnd_end
-from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.own_notices import SIGNIN_PREFIX, own_notice, parse_signin_action, signin_action
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
+from acp_tray.terminal_window import NoTerminalError, cli_command, open_in_terminal
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)
@@ -82,12 +86,14 @@ class Daemon:
         sessions: SessionStore | None = None,
         backoff: BackoffPolicy | None = None,
         versions: VersionMemory | None = None,
+        secrets: SecretNames | None = None,
     ) -> None:
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self.approvals = Approvals(self._queue.put_nowait)
         self.session_store = sessions or SessionStore(None)
         self._backoff = backoff or BackoffPolicy()
         self._versions = versions or VersionMemory(None)
+        self._secrets = secrets
         self._history = history
         self._surfaces = surfaces
         self._status = status
@@ -225,6 +231,7 @@ class Daemon:
             protocol=protocol_of(config, self.prefs) if config is not None else self.prefs.protocol,
             versions=self._versions,
             advertise_notices=self._advertise_notices,
+            secrets=self._secrets.values if self._secrets is not None else None,
         )
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._queue.put_nowait, self._backoff), name=f"agent:{name}")
@@ -291,6 +298,9 @@ class Daemon:
         if what.startswith("approval:"):  # a button the person pressed: the agent's own option
             self._answer_approval(what)
             what = "clicked"
+        elif what.startswith(SIGNIN_PREFIX):  # a sign-in method the agent offered
+            self._sign_in(what)
+            what = "clicked"
         if what in ("clicked", "closed") and self.recent.mark_read(group):
             self._publish_now()
         log.debug("notification %d %s", group, what)
@@ -303,6 +313,39 @@ class Daemon:
             log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
         self._publish_now()
 
+    def _sign_in(self, action: str) -> None:
+        """A sign-in chosen on the desktop: an agent method through the agent; a terminal method in
+        a terminal window running `acp-tray login` (which reports back). Failures are said."""
+        chosen = parse_signin_action(action)
+        host = self.hosts.get(chosen[0]) if chosen is not None else None
+        if chosen is None or host is None:
+            return
+        name, method_id = chosen
+        try:
+            method = host.signin.choose(method_id)
+        except SignInError as exc:
+            self._sign_in_failed(name, str(exc))
+            return
+        if method.runs_in_terminal:
+            command = f"acp-tray login {shlex.quote(name)} {shlex.quote(method_id)}"
+            try:
+                open_in_terminal([*cli_command(), "login", name, method_id, "--pause"], hint=command)
+            except NoTerminalError as exc:
+                self._sign_in_failed(name, str(exc))
+            return
+
+        async def through_agent() -> None:
+            try:
+                await host.sign_in(method)
+            except SignInError as exc:
+                self._sign_in_failed(name, str(exc))
+
+        self._in_background(through_agent())
+
+    def _sign_in_failed(self, agent: str, message: str) -> None:
+        log.warning("%s: sign-in failed: %s", agent, message)
+        self._queue.put_nowait(NoticeReceived(agent, "", Notice("error", "Sign-in failed", message), source=ACP_TRAY))
+
     # the tray ----------------------------------------------------------------------------
 
     def add_publisher(self, publisher: Publisher) -> None:
@@ -313,7 +356,17 @@ class Daemon:
         rows = []
         for name in self.prefs.agents:
             status = self.agent_states.get(name)
-            rows.append(AgentRow(name, status.state, status.detail) if status else AgentRow(name, AgentState.STOPPED))
+            host = self.hosts.get(name)
+            sign_in: tuple[tuple[str, str], ...] = ()
+            if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
+                sign_in = tuple(
+                    (signin_action(name, m.method_id), m.name)
+                    for m in host.signin.methods
+                    if m.through_agent or m.runs_in_terminal
+                )
+            rows.append(
+                AgentRow(name, status.state, status.detail, sign_in) if status else AgentRow(name, AgentState.STOPPED)
+            )
         return TraySnapshot(
             agents=tuple(rows),
             dnd=self.router.dnd(),
@@ -368,6 +421,8 @@ class Daemon:
                 self._recent_action(argument)
             elif kind == "approval":
                 self._answer_approval(action)
+            elif action.startswith(SIGNIN_PREFIX):
+                self._sign_in(action)
             elif action == "dnd:off" or action in DND_ACTIONS:
                 self._set_dnd(action)
             elif action == "quiet-hours:toggle":

@@ -47,6 +47,7 @@ class AgentState(StrEnum):
     FAILED = "failed"  # could not start or handshake failed
     EXITED = "exited"
     STOPPED = "stopped"  # stopped by acp-tray
+    NEEDS_SIGNIN = "needs sign-in"  # running, waiting for the person to sign in (`acp-tray login`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -136,6 +137,17 @@ class AgentUnusable:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class SignInNeeded:
+    """The agent answered "authentication required": once per agent until a sign-in succeeds.
+    `methods` are the agent's own (id, name, kind, description)."""
+
+    agent: str
+    reason: str
+    methods: tuple[tuple[str, str, str, str], ...]
+    time: datetime = dataclasses.field(default_factory=now)
+
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -147,6 +159,7 @@ Event = (
     | AgentCrashed
     | SessionAttached
     | AgentUnusable
+    | SignInNeeded
 )
 
 EventSink = Callable[[Event], None]

@@ -169,6 +169,7 @@ def _run_daemon(args: argparse.Namespace, log_file: Path) -> int:
 
 def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.agent_secrets import SecretNames
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
     from acp_tray.daemon import Daemon
@@ -184,6 +185,7 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
         prefs_path=loaded.source,
         sessions=SessionStore(paths.sessions_file()),
         versions=VersionMemory(paths.versions_file()),
+        secrets=SecretNames(paths.secret_names_file()),
     )
     if not native:
         daemon.add_surface(console.present)

@@ -33,3 +33,8 @@ def log_file() -> Path:
 def versions_file() -> Path:
     """Agents found to speak ACP 1 when offered 2 (so the fallback happens once)."""
     return state_dir() / "protocol-versions.json"
+
+
+def secret_names_file() -> Path:
+    """The names (never the values) of each agent's secrets in the OS keyring."""
+    return state_dir() / "secret-names.json"

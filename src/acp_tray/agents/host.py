@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -26,11 +26,13 @@ from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.environment import agent_environment
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
+from acp_tray.agents.signin import AuthRequiredError, SignIn
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
+from acp_tray.protocol.auth import AUTH_REQUIRED, AuthMethod
 from acp_tray.protocol.initialize import initialize_params, new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
@@ -51,7 +53,6 @@ CLOSE_TIMEOUT = 2.0
 LET_GO = 0.3
 PROCESS_SHUTDOWN = 6.0  # the SDK's own: EOF, 2 s, terminate, 2 s, kill
 SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
-AUTH_REQUIRED = -32000
 UNSUPPORTED_VERSION = -32022
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
@@ -174,6 +175,7 @@ class AgentHost:
         advertise_notices: bool = True,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        secrets: Callable[[str], Mapping[str, str]] | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
@@ -201,6 +203,9 @@ class AgentHost:
         self._versions = versions or VersionMemory(None)
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.last_detail = ""  # of the last status reported
+        self._secrets = secrets  # the agent's secrets from the OS keyring, by agent name (blocking)
+        self.signin = SignIn(name, sink, self._status)
+        self.signin.on_signed_in = self._signed_in
 
     @property
     def other_updates(self) -> int:
@@ -243,10 +248,15 @@ class AgentHost:
             return RunEnd.CANNOT_START
         program, *args = self.spec.command
         stack = contextlib.AsyncExitStack()
+        secrets = await asyncio.to_thread(self._secrets, self.name) if self._secrets is not None else {}
         try:
             reader, writer, process = await stack.enter_async_context(
                 spawn_stdio_transport(
-                    program, *args, env=agent_environment(self.spec.env), cwd=self.spec.cwd, limit=self._max_line_bytes
+                    program,
+                    *args,
+                    env=agent_environment({**self.spec.env, **secrets}),
+                    cwd=self.spec.cwd,
+                    limit=self._max_line_bytes,
                 )
             )
         except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
@@ -319,8 +329,14 @@ class AgentHost:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
                 # the handshake completes, and the host would then wait for ever on a live agent
-                async with asyncio.timeout(self._handshake_timeout):
-                    await self._handshake(connection)
+                try:
+                    async with asyncio.timeout(self._handshake_timeout):
+                        await self._handshake(connection)
+                except AuthRequiredError:  # the process stays; the session is asked for again after a sign-in
+                    session = await self.signin.until_signed_in(
+                        lambda: self._attach(connection, self.default_key), transport.ended
+                    )
+                    self.session_id = session.session_id
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 self._failure = self._failure_reason(exc)
                 self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
@@ -417,6 +433,7 @@ class AgentHost:
         assert self._handler is not None
         self._handler.version = self.version
         self.capabilities = agent_capabilities(init)
+        self.signin.offered(self.capabilities.auth_methods, self.capabilities.logout)
         session = await self._attach(connection, self.default_key)
         self.session_id = session.session_id
 
@@ -454,6 +471,8 @@ class AgentHost:
                 try:
                     await self._ask(connection, method, params(stored, key.cwd))
                 except RequestError as exc:
+                    if exc.code == AUTH_REQUIRED:
+                        raise self.signin.required(exc) from None  # tried again after the sign-in
                     self._log.info("could not %s session %s: %s", method, stored, exc)
                     continue
                 session_id, how = stored, done
@@ -465,7 +484,7 @@ class AgentHost:
                 answer = await self._ask(connection, "session/new", new_session_params(key.cwd))
             except RequestError as exc:
                 if exc.code == AUTH_REQUIRED:
-                    raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
+                    raise self.signin.required(exc) from None
                 raise
             new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
             if not isinstance(new_id, str):
@@ -473,6 +492,7 @@ class AgentHost:
             session_id = new_id
         self._store.put(key, session_id)
         session = HostedSession(key, session_id, connection, self._sink, self._on_session_cancel, self.version)
+        session.signin = self.signin
         self.sessions[key] = session
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
@@ -526,17 +546,17 @@ class AgentHost:
 
     # what the agent asks of us (called by ClientHandler) -------------------------------------
 
-    def _sign_in_hint(self, exc: RequestError) -> str:
-        methods = self.capabilities.auth_methods
-        listed = "; ".join(
-            f"{m.name}" + (f" ({m.description})" if m.description else "") + (f" [{m.kind}]" if m.kind else "")
-            for m in methods
-        )
-        how = f"it offers: {listed}" if methods else "it names no sign-in method"
-        return (
-            f"{error_text(exc)}. Sign in with the agent's own tool (e.g. run it once in a terminal), "
-            f"then `acp-tray agents restart {self.name}`; {how}"
-        )
+    # sign-in (agents/signin.py holds the logic) ----------------------------------------------
+
+    def _signed_in(self) -> None:
+        if self.connected.is_set():
+            self._status(AgentState.CONNECTED, f"session {self.session_id} · ACP {int(self.version)}")
+
+    async def sign_in(self, method: AuthMethod) -> None:
+        await self.signin.login(self._connection, self.version, method)
+
+    async def sign_out(self) -> None:
+        await self.signin.logout(self._connection, self.version)
 
     def on_state(self, session_id: str, change: StateChange) -> None:
         session = self._session_by_id(session_id)

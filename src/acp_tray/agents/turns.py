@@ -27,6 +27,7 @@ from acp import RequestError
 
 from acp_tray.agents.sessions import SessionKey
 from acp_tray.events import EventSink, TurnEnded
+from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -37,6 +38,16 @@ DETAIL_LIMIT = 300
 CANCEL_TIMEOUT = 10.0
 
 StreamSink = Callable[[dict[str, Any]], None]
+
+
+class Gate(Protocol):
+    """The agent's sign-in (agents/signin.py): prompts wait while it is needed."""
+
+    needed: str | None
+
+    async def wait(self) -> None: ...
+
+    def required(self, exc: RequestError) -> Exception: ...
 
 
 class Requester(Protocol):
@@ -58,6 +69,7 @@ def error_text(exc: RequestError) -> str:
 class TurnOutcome:
     stop_reason: str | None  # None when the prompt request failed
     error: str | None = None
+    signin: bool = False  # the agent wants a sign-in first (auth_required)
 
 
 @dataclass(eq=False)
@@ -107,6 +119,7 @@ class HostedSession:
         self._idle: asyncio.Future[StateChange] | None = None  # v2: the running turn's end
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
+        self.signin: Gate | None = None  # set by the host: the queue waits while a sign-in is needed
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property
@@ -182,17 +195,33 @@ class HostedSession:
             while not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
+            if self.signin is not None:
+                await self.signin.wait()
+                if not self._queue:
+                    continue  # cancelled while waiting
             job = self._queue.popleft()
             self.current = job
             try:
                 outcome = await self._turn(job)
             finally:
                 self.current = None
+            if outcome.signin and self._signin_wanted(job):
+                continue
             self.turns += 1
             if not job.cancelled:
                 key = self.key
                 self._sink(TurnEnded(key.agent, self.session_id, key.name, outcome.stop_reason, outcome.error))
             job.finish(outcome)
+
+    def _signin_wanted(self, job: PromptJob) -> bool:
+        """The agent refused the prompt until a sign-in: the queue waits (the person is told once, by
+        the sign-in notice, not once per prompt). A prompt nobody waits on (`--no-wait`) is sent
+        again after the sign-in; one the person waits on fails now, saying how to sign in."""
+        if job.stream is None and not job.cancelled:
+            self._queue.appendleft(job)
+            return True
+        job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: acp-tray login {self.key.agent}"))
+        return True
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
@@ -203,6 +232,9 @@ class HostedSession:
             if self._idle is not None:
                 return self._outcome_of(await self._idle)
         except RequestError as exc:
+            if exc.code == AUTH_REQUIRED and self.signin is not None:
+                self.signin.required(exc)
+                return TurnOutcome(None, error_text(exc), signin=True)
             return TurnOutcome(None, error_text(exc))
         except ConnectionError:
             return TurnOutcome(None, "the agent closed the connection during the turn")

@@ -8,6 +8,7 @@ the agent's name: every surface shows it in front ("demo: Finished").
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from acp_tray.events import (
@@ -18,9 +19,13 @@ from acp_tray.events import (
     PermissionAsked,
     PermissionSettled,
     SessionAttached,
+    SignInNeeded,
     TurnEnded,
 )
 from acp_tray.protocol.notice import Notice
+
+SIGNIN_PREFIX = "signin:"
+DOABLE_KINDS = ("agent", "terminal")  # the kinds acp-tray can do for the person (a button each)
 
 STOPPED_EARLY = {
     "max_tokens": "Stopped: token limit reached",
@@ -68,6 +73,8 @@ def own_notice(event: Event) -> OwnNotice | None:
         return _crash(event)
     if isinstance(event, AgentUnusable):
         return _said(event.agent, "", "error", event.title, event.detail)
+    if isinstance(event, SignInNeeded):
+        return _sign_in(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
@@ -102,3 +109,32 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     if stderr:
         description += f"\nLast lines of its stderr:\n{stderr}"
     return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))
+
+
+def signin_action(agent: str, method_id: str) -> str:
+    """The action id of a "sign in to AGENT with METHOD" button (notification or tray menu)."""
+    return SIGNIN_PREFIX + json.dumps([agent, method_id])
+
+
+def parse_signin_action(action: str) -> tuple[str, str] | None:
+    try:
+        agent, method_id = json.loads(action.removeprefix(SIGNIN_PREFIX))
+    except (ValueError, TypeError):
+        return None
+    return (agent, method_id) if isinstance(agent, str) and isinstance(method_id, str) else None
+
+
+def _sign_in(event: SignInNeeded) -> OwnNotice:
+    """One notice per agent: a button per method acp-tray can do; the others described."""
+    doable = [(m_id, name) for m_id, name, kind, _ in event.methods if kind in DOABLE_KINDS]
+    others = [f"{name}: {text}" if text else name for _, name, kind, text in event.methods if kind not in DOABLE_KINDS]
+    if doable:
+        how = f"Choose a way below, or run: acp-tray login {event.agent} " + (
+            doable[0][0] if len(doable) == 1 else "METHOD (" + ", ".join(m for m, _ in doable) + ")"
+        )
+    else:
+        how = f"It offers no sign-in acp-tray can do; see `acp-tray login {event.agent}`."
+    lines = [how, *others, f"The agent said: {event.reason}"]
+    notice = Notice("warning", f"Sign in to {event.agent}", "\n".join(lines))
+    actions = tuple((signin_action(event.agent, m_id), name) for m_id, name in doable)
+    return OwnNotice(event.agent, "", notice, actions)

@@ -17,6 +17,7 @@ class AgentRow:
     name: str
     state: AgentState
     detail: str = ""
+    sign_in: tuple[tuple[str, str], ...] = ()  # while it needs a sign-in: (action id, method name)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ TOKEN = Path(os.environ.get("AUTH_AGENT_TOKEN", "auth-agent.token"))
 LOG = os.environ.get("AUTH_AGENT_LOG")
 
 
-class Refused(Exception):
+class RefusedError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
@@ -64,7 +64,7 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
 
 def require(where: str) -> None:
     if where == AT and not signed_in():
-        raise Refused(-32000, "Authentication required")
+        raise RefusedError(-32000, "Authentication required")
 
 
 def session_update(session_id: str, update: dict[str, Any]) -> None:
@@ -112,8 +112,8 @@ class Agent:
                 TOKEN.write_text("signed in\n", encoding="utf-8")
                 return {}
             if params.get("methodId") == "refuse":
-                raise Refused(-32603, "the token service said no")
-            raise Refused(-32602, f"not a method to authenticate with: {params.get('methodId')!r}")
+                raise RefusedError(-32603, "the token service said no")
+            raise RefusedError(-32602, f"not a method to authenticate with: {params.get('methodId')!r}")
         if method in ("logout", "auth/logout"):
             TOKEN.unlink(missing_ok=True)
             return {}
@@ -128,7 +128,7 @@ class Agent:
             return {}
         if method == "session/prompt":
             return prompt(params)
-        raise Refused(-32601, f"method not found: {method}")
+        raise RefusedError(-32601, f"method not found: {method}")
 
     def serve(self) -> None:
         for line in sys.stdin:
@@ -142,7 +142,7 @@ class Agent:
                 continue  # notifications (session/cancel) and answers: nothing to do
             try:
                 result = self.handle(message["method"], message.get("params") or {})
-            except Refused as exc:
+            except RefusedError as exc:
                 send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
             else:
                 send({"id": message["id"], "result": result})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -109,11 +110,9 @@ async def test_sign_in_needed_at_the_session_waits_then_an_agent_method_connects
     kinds = {m[0]: m[2] for m in needed.methods}
     assert kinds == {"token": "agent", "refuse": "agent", "tui": "terminal", "broken-tui": "terminal", "key": "env_var"}
 
-    with pytest.raises(
-        SignInError, match="API key: set AUTH_AGENT_KEY. acp-tray cannot do this kind of sign-in \\(env_var\\)"
-    ):
+    with pytest.raises(SignInError, match=re.escape("API key: set AUTH_AGENT_KEY. acp-tray cannot do this kind")):
         host.signin.choose("key")  # shown, never sent
-    with pytest.raises(SignInError, match="choose one.*token"):
+    with pytest.raises(SignInError, match=r"choose one.*token"):
         host.signin.choose(None)
     with pytest.raises(SignInError, match="the token service said no"):
         await host.sign_in(host.signin.choose("refuse"))

@@ -33,6 +33,7 @@ _STATE_LABEL = {
     AgentState.FAILED: "FAILED",
     AgentState.EXITED: "exited",
     AgentState.STOPPED: "stopped",
+    AgentState.NEEDS_SIGNIN: "SIGN-IN",
 }
 
 

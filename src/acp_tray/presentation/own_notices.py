@@ -125,16 +125,21 @@ def parse_signin_action(action: str) -> tuple[str, str] | None:
 
 
 def _sign_in(event: SignInNeeded) -> OwnNotice:
-    """One notice per agent: a button per method acp-tray can do; the others described."""
-    doable = [(m_id, name) for m_id, name, kind, _ in event.methods if kind in DOABLE_KINDS]
-    others = [f"{name}: {text}" if text else name for _, name, kind, text in event.methods if kind not in DOABLE_KINDS]
+    """One notice per agent: a button per method acp-tray can do; every method listed (servers
+    without buttons, the history), the command first (a bounded body must not lose it)."""
+    doable = [m_id for m_id, _, kind, _ in event.methods if kind in DOABLE_KINDS]
     if doable:
-        how = f"Choose a way below, or run: acp-tray login {event.agent} " + (
-            doable[0][0] if len(doable) == 1 else "METHOD (" + ", ".join(m for m, _ in doable) + ")"
-        )
+        choice = doable[0] if len(doable) == 1 else "METHOD"
+        how = f"Choose below, or run: acp-tray login {event.agent} {choice}"
     else:
-        how = f"It offers no sign-in acp-tray can do; see `acp-tray login {event.agent}`."
-    lines = [how, *others, f"The agent said: {event.reason}"]
+        how = f"It offers no sign-in acp-tray can do for you (see `acp-tray login {event.agent}`)."
+    methods = [
+        f"• {name} ({m_id})" + (f": {text}" if text else "") + ("" if kind in DOABLE_KINDS else f" [{kind}]")
+        for m_id, name, kind, text in event.methods
+    ]
+    lines = [how, *methods, f"The agent said: {event.reason}"]
     notice = Notice("warning", f"Sign in to {event.agent}", "\n".join(lines))
-    actions = tuple((signin_action(event.agent, m_id), name) for m_id, name in doable)
+    actions = tuple(
+        (signin_action(event.agent, m_id), name) for m_id, name, kind, _ in event.methods if kind in DOABLE_KINDS
+    )
     return OwnNotice(event.agent, "", notice, actions)

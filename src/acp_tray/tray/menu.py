@@ -113,7 +113,7 @@ def _dnd(snapshot: TraySnapshot) -> Entry:
 def _agents(snapshot: TraySnapshot) -> Entry:
     rows = []
     for row in snapshot.agents:
-        running = row.state in (AgentState.STARTING, AgentState.CONNECTED)
+        running = row.state in (AgentState.STARTING, AgentState.CONNECTED, AgentState.NEEDS_SIGNIN)
         sign_in = tuple(
             Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
         )

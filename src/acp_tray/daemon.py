@@ -30,6 +30,7 @@ from acp_tray.events import (
     NoticeReceived,
     PermissionAsked,
     PermissionSettled,
+    SignInNeeded,
 )
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
@@ -112,6 +113,7 @@ class Daemon:
         self._publish_timer: asyncio.TimerHandle | None = None
         self._last_publish = float("-inf")
         self._stop: asyncio.Event | None = None
+        self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
         # set by the composition in cli: whether a native notification can be shown right now,
         # and where "show it again" goes when it cannot
@@ -245,14 +247,15 @@ class Daemon:
 
     async def _stop_agents(self, names: list[str]) -> None:
         tasks = [self._agent_tasks.pop(name) for name in names if name in self._agent_tasks]
-        for name in names:
-            self.hosts.pop(name, None)
+        stopped = [host for name in names if (host := self.hosts.pop(name, None)) is not None]
         for task in tasks:
             task.cancel()
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
             if pending:
                 log.warning("%d agent(s) did not stop within %.0f s", len(pending), SHUTDOWN_GRACE)
+        for host in stopped:  # who waited on its sign-in looks again (a restart starts a new one just after)
+            host.signin.abandon()
 
     # presentation --------------------------------------------------------------------------
 
@@ -273,9 +276,20 @@ class Daemon:
             self._history.append(event, None)
             return
         elif isinstance(event, AgentStatus):
+            previous = self.agent_states.get(event.agent)
+            if (
+                previous is not None
+                and previous.state is AgentState.NEEDS_SIGNIN
+                and event.state is AgentState.CONNECTED
+            ):
+                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
             self.agent_states[event.agent] = event
             self._status(event)
+        elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
+            return  # once per agent until it is signed in, across restarts too
         else:
+            if isinstance(event, SignInNeeded):
+                self._told_sign_in.add(event.agent)
             own = own_notice(event)
             if own is not None:
                 self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))

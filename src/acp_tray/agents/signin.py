@@ -107,6 +107,10 @@ class SignIn:
         if was_needed:
             self.on_signed_in()
 
+    def abandon(self) -> None:
+        """The agent is stopped or replaced: whoever waits here stops waiting (and looks again)."""
+        self._open.set()
+
     async def wait(self) -> None:
         """Until no sign-in is needed (at once when none is)."""
         await self._open.wait()

@@ -194,14 +194,22 @@ class Commands:
         return host
 
     async def _signed_in_host(self, name: str, patient: bool) -> AgentHost:
-        """Connected, or: waiting for a sign-in (patient: until it happens; else a clear error)."""
-        host = self._running_host(name)
-        while host.signin.needed is not None and not host.connected.is_set():
-            if not patient:
-                raise CommandError(self._needs_signin(name), "needs_sign_in")
-            await host.signin.wait()
-            await asyncio.sleep(0)  # the handshake goes on first
-        return await self._connected_host(name)
+        """Connected, or: waiting for a sign-in (patient: until it happens, across restarts of the
+        agent; else a clear error at once)."""
+        while True:
+            host = self._running_host(name)
+            if host.signin.needed is not None and not host.connected.is_set():
+                if not patient:
+                    raise CommandError(self._needs_signin(name), "needs_sign_in")
+                await host.signin.wait()
+                await asyncio.sleep(0)  # the handshake goes on first
+                continue
+            try:
+                return await self._connected_host(name)
+            except CommandError:
+                if patient and host.signin.needed is not None:
+                    continue  # it came to need a sign-in while starting
+                raise
 
     @staticmethod
     def _needs_signin(name: str) -> str:
@@ -244,6 +252,9 @@ class Commands:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(CONNECT_WAIT):
                     await host.connected.wait()
+        if host is not None and (host.connected.is_set() or host.signin.needed is not None):
+            state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
+            return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)
         status = self._daemon.agent_states.get(name)
         return {"state": status.state.value if status else "stopped", "detail": status.detail if status else ""}
 

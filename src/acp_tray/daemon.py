@@ -374,9 +374,7 @@ class Daemon:
             sign_in: tuple[tuple[str, str], ...] = ()
             if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
                 sign_in = tuple(
-                    (signin_action(name, m.method_id), m.name)
-                    for m in host.signin.methods
-                    if m.through_agent or m.runs_in_terminal
+                    (signin_action(name, m.method_id), m.name) for m in host.signin.methods if host.signin.doable(m)
                 )
             rows.append(
                 AgentRow(name, status.state, status.detail, sign_in) if status else AgentRow(name, AgentState.STOPPED)

@@ -140,11 +140,11 @@ class AgentUnusable:
 @dataclass(frozen=True, slots=True, eq=False)
 class SignInNeeded:
     """The agent answered "authentication required": once per agent until a sign-in succeeds.
-    `methods` are the agent's own (id, name, kind, description)."""
+    `methods` are the agent's own (id, name, kind, description, whether acp-tray can do it now)."""
 
     agent: str
     reason: str
-    methods: tuple[tuple[str, str, str, str], ...]
+    methods: tuple[tuple[str, str, str, str, bool], ...]
     time: datetime = dataclasses.field(default_factory=now)
 
 

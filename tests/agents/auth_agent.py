@@ -9,7 +9,8 @@ or `prompt` (session/prompt). Methods it offers:
   tui         (terminal, args --login, env AUTH_AGENT_MODE=ok)   the same program run with them
               writes the token and exits 0
   broken-tui  (terminal, args --login-fail)  exits 3 without writing it
-  key         (env_var) a key in the environment, AUTH_AGENT_KEY (never sent to authenticate)
+  key         (env_var, vars AUTH_AGENT_KEY) `authenticate` signs in when AUTH_AGENT_KEY is set
+  sso         (_acme.sso: a kind acp-tray does not know) must never be sent to `authenticate`
 Terminal methods are offered only to a client that advertised `auth.terminal` (the spec's MUST).
 `logout` / `auth/logout` removes the token. A prompt "env VAR" answers VAR's value (or "unset");
 anything else is echoed. AUTH_AGENT_PROTOCOL=2 makes it a v2 agent; AUTH_AGENT_LOG=PATH appends
@@ -58,7 +59,11 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
             {key: "tui", "name": "Sign in in a terminal", "type": "terminal", "args": ["--login"], "env": env},
             {key: "broken-tui", "name": "Broken terminal sign-in", "type": "terminal", "args": ["--login-fail"]},
         ]
-    offered.append({key: "key", "name": "API key", "type": "env_var", "description": "set AUTH_AGENT_KEY"})
+    offered.append(
+        {key: "key", "name": "API key", "type": "env_var", "description": "set AUTH_AGENT_KEY",
+         "vars": [{"name": "AUTH_AGENT_KEY"}]}
+    )  # fmt: skip
+    offered.append({key: "sso", "name": "Company SSO", "type": "_acme.sso", "description": "ask IT"})
     return offered
 
 
@@ -110,6 +115,9 @@ class Agent:
         if method in ("authenticate", "auth/login"):
             if params.get("methodId") == "token":
                 TOKEN.write_text("signed in\n", encoding="utf-8")
+                return {}
+            if params.get("methodId") == "key" and os.environ.get("AUTH_AGENT_KEY"):
+                TOKEN.write_text("signed in with a key\n", encoding="utf-8")
                 return {}
             if params.get("methodId") == "refuse":
                 raise RefusedError(-32603, "the token service said no")

@@ -71,7 +71,7 @@ def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
 
     row = agent_row("locked")
     assert row["state"] == "needs sign-in"
-    assert [m["id"] for m in row["sign_in_methods"]] == ["token", "refuse", "tui", "broken-tui", "key"]  # type: ignore[attr-defined]
+    assert [m["id"] for m in row["sign_in_methods"]] == ["token", "refuse", "tui", "broken-tui", "key", "sso"]  # type: ignore[attr-defined]
     assert "locked         needs sign-in" in cli("status").stdout
     waited = cli("prompt", "locked", "hello")
     assert waited.returncode == 1
@@ -80,7 +80,9 @@ def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
     which = cli("login", "locked")
     assert which.returncode == 1 and "choose one with `acp-tray login locked METHOD`" in which.stderr
     env_var = cli("login", "locked", "key")
-    assert env_var.returncode == 1 and "API key: set AUTH_AGENT_KEY. acp-tray cannot do this kind" in env_var.stderr
+    assert env_var.returncode == 1
+    assert "API key needs AUTH_AGENT_KEY in locked's environment: keep it in the OS keyring with " in env_var.stderr
+    assert "`acp-tray agents secret locked AUTH_AGENT_KEY`" in env_var.stderr
     broken = cli("login", "locked", "broken-tui")
     assert broken.returncode == 1
     assert "auth-agent: sign-in failed" in broken.stdout  # it ran here, in this terminal

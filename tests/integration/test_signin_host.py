@@ -108,10 +108,18 @@ async def test_sign_in_needed_at_the_session_waits_then_an_agent_method_connects
     [needed] = log.of(SignInNeeded)
     assert "Authentication required" in needed.reason and "(code -32000)" in needed.reason
     kinds = {m[0]: m[2] for m in needed.methods}
-    assert kinds == {"token": "agent", "refuse": "agent", "tui": "terminal", "broken-tui": "terminal", "key": "env_var"}
+    assert kinds == {
+        "token": "agent", "refuse": "agent", "tui": "terminal", "broken-tui": "terminal", "key": "env_var",
+        "sso": "_acme.sso",
+    }  # fmt: skip
+    assert [m[0] for m in needed.methods if m[4]] == ["token", "refuse", "tui", "broken-tui"]  # no key in its env
 
-    with pytest.raises(SignInError, match=re.escape("API key: set AUTH_AGENT_KEY. acp-tray cannot do this kind")):
-        host.signin.choose("key")  # shown, never sent
+    with pytest.raises(
+        SignInError, match=re.escape("Company SSO: ask IT. acp-tray cannot do this kind of sign-in (_acme.sso)")
+    ):
+        host.signin.choose("sso")  # shown, never sent
+    with pytest.raises(SignInError, match=re.escape("API key needs AUTH_AGENT_KEY in locked's environment: keep")):
+        host.signin.choose("key")  # not in its environment: not sent either
     with pytest.raises(SignInError, match=r"choose one.*token"):
         host.signin.choose(None)
     with pytest.raises(SignInError, match="the token service said no"):
@@ -126,6 +134,28 @@ async def test_sign_in_needed_at_the_session_waits_then_an_agent_method_connects
     attach = {"new": "session/new", "load": "session/resume" if protocol == 2 else "session/load"}[at]
     assert sent == ["initialize", attach, login, login, attach]  # refused, then token; the session asked again
     assert len(log.of(SignInNeeded)) == 1
+    assert "sso" not in json.dumps([m.get("params") for m in received(tmp_path)])
+
+
+@pytest.mark.parametrize("protocol", [1, 2])
+async def test_an_env_var_method_is_sent_once_its_variable_is_in_the_agents_environment(
+    tmp_path: Path, protocol: int, cleanup: list[asyncio.Task[Any]]
+) -> None:
+    """codex-acp's shape: `type: env_var` with `vars`; with the key in its environment (here the
+    configured env; the keyring's goes the same way), `login NAME key` asks the agent to use it."""
+    log = EventLog()
+    spec = auth_spec(tmp_path, protocol, "new", AUTH_AGENT_KEY="k-123")
+    host = AgentHost("keyed", spec, log, protocol=protocol, secrets=lambda name: {"AUTH_AGENT_KEY": "k-123"})
+    cleanup.append(asyncio.create_task(host.run()))
+    await wait_state(log, AgentState.NEEDS_SIGNIN)
+    [needed] = log.of(SignInNeeded)
+    assert [m[0] for m in needed.methods if m[4]] == ["token", "refuse", "tui", "broken-tui", "key"]
+    await host.sign_in(host.signin.choose("key"))
+    await wait_state(log, AgentState.CONNECTED)
+    assert (tmp_path / "token").read_text() == "signed in with a key\n"
+    login = "auth/login" if protocol == 2 else "authenticate"
+    assert [m["params"] for m in received(tmp_path) if m.get("method") == login] == [{"methodId": "key"}]
+    assert_all_valid(tmp_path, protocol)
 
 
 @pytest.mark.parametrize("protocol", [1, 2])

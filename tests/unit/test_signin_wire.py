@@ -54,14 +54,15 @@ def test_methods_in_both_shapes_type_absent_is_agent_and_garbage_is_left_out() -
         [
             {"id": "chatgpt", "name": "Log in with ChatGPT", "description": "opens a browser"},
             {"id": "tui", "name": "Terminal", "type": "terminal", "args": ["--login", 3], "env": {"A": "1", "B": 2}},
-            {"id": "key", "name": "Key", "type": "env_var", "args": ["ignored"]},
+            {"id": "key", "name": "Key", "type": "env_var", "args": ["ignored"], "vars": [{"name": "K"}, {}, "=x"]},
             {"name": "no id"},
             "garbage",
         ]
     )
     assert [(m.method_id, m.kind) for m in v1] == [("chatgpt", "agent"), ("tui", "terminal"), ("key", "env_var")]
     assert v1[1].args == ("--login",) and v1[1].env == (("A", "1"),)
-    assert v1[2].args == ()  # only a terminal method runs anything
+    assert v1[2].args == () and v1[2].vars == ("K",)  # only a terminal method runs anything
+    assert v1[2].from_environment
     v2 = parse_auth_methods(
         [{"methodId": "tui", "name": "T", "type": "terminal", "env": [{"name": "A", "value": "1"}, {"name": 5}]}]
     )
@@ -77,9 +78,10 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
         "codex",
         "Authentication required (code -32000)",
         (
-            ("chatgpt", "ChatGPT", "agent", "opens a browser"),
-            ("tui", "In a terminal", "terminal", ""),
-            ("key", "API key", "env_var", "set OPENAI_API_KEY"),
+            ("chatgpt", "ChatGPT", "agent", "opens a browser", True),
+            ("tui", "In a terminal", "terminal", "", True),
+            ("key", "API key", "env_var", "set OPENAI_API_KEY", False),
+            ("ready", "Key set", "env_var", "", True),
         ),
     )
     own = own_notice(event)
@@ -88,8 +90,8 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
     description = own.notice.description or ""
     assert description.startswith("Choose below, or run: acp-tray login codex METHOD")
     assert "• API key (key): set OPENAI_API_KEY [env_var]" in description
-    assert [label for _, label in own.actions] == ["ChatGPT", "In a terminal"]  # env_var: no button
-    assert [parse_signin_action(action) for action, _ in own.actions] == [("codex", "chatgpt"), ("codex", "tui")]
+    assert [label for _, label in own.actions] == ["ChatGPT", "In a terminal", "Key set"]  # not yet doable: none
+    assert [parse_signin_action(action) for action, _ in own.actions][:2] == [("codex", "chatgpt"), ("codex", "tui")]
     assert parse_signin_action("signin:[1, 2]") is None and parse_signin_action("signin:{") is None
 
 

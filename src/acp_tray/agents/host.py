@@ -249,12 +249,14 @@ class AgentHost:
         program, *args = self.spec.command
         stack = contextlib.AsyncExitStack()
         secrets = await asyncio.to_thread(self._secrets, self.name) if self._secrets is not None else {}
+        env = agent_environment({**self.spec.env, **secrets})
+        self.signin.env_names = frozenset(env)  # names only: which env_var sign-ins can work
         try:
             reader, writer, process = await stack.enter_async_context(
                 spawn_stdio_transport(
                     program,
                     *args,
-                    env=agent_environment({**self.spec.env, **secrets}),
+                    env=env,
                     cwd=self.spec.cwd,
                     limit=self._max_line_bytes,
                 )

@@ -71,6 +71,7 @@ class SignIn:
         self.agent = agent
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
+        self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote)
         self.needed: str | None = None  # why, while the agent waits for a sign-in
         self.on_signed_in: Callable[[], None] = lambda: None  # set by the host: its state goes back
         self._sink = sink
@@ -94,7 +95,7 @@ class SignIn:
         self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: acp-tray login {self.agent}")
         if not self._announced:
             self._announced = True
-            methods = tuple((m.method_id, m.name, m.kind, m.description or "") for m in self.methods)
+            methods = tuple((m.method_id, m.name, m.kind, m.description or "", self.doable(m)) for m in self.methods)
             self._sink(SignInNeeded(self.agent, reason, methods))
         return AuthRequiredError(reason)
 
@@ -135,13 +136,21 @@ class SignIn:
 
     # what the person asked for ------------------------------------------------------------
 
+    def doable(self, method: AuthMethod) -> bool:
+        """Whether acp-tray can do `method` now: an agent or terminal method, or an env_var one whose
+        variables the agent has (from its env, the person's, or the keyring: `agents secret`)."""
+        if method.through_agent or method.runs_in_terminal:
+            return True
+        names = self.env_names
+        return method.from_environment and names is not None and all(v in names for v in method.vars)
+
     def choose(self, method_id: str | None) -> AuthMethod:
         """The method `method_id` (default: the only one acp-tray can do), or a SignInError that lists them."""
         if not self.methods:
             raise SignInError(f"{self.agent} offers no sign-in method (in its last `initialize` answer)")
         listing = "; ".join(m.describe() for m in self.methods)
         if method_id is None:
-            doable = [m for m in self.methods if m.through_agent or m.runs_in_terminal]
+            doable = [m for m in self.methods if self.doable(m)]
             if len(doable) == 1:
                 return doable[0]
             raise SignInError(
@@ -151,18 +160,26 @@ class SignIn:
         method = next((m for m in self.methods if m.method_id == method_id), None)
         if method is None:
             raise SignInError(f"{self.agent} offers no sign-in method {method_id!r}; it offers: {listing}")
-        if not (method.through_agent or method.runs_in_terminal):
+        if method.from_environment and not self.doable(method):
+            where = "a remote agent's environment" if self.env_names is None else f"{self.agent}'s environment"
+            missing = [v for v in method.vars if self.env_names is None or v not in self.env_names]
+            raise SignInError(
+                f"{method.name} needs {', '.join(missing)} in {where}: keep it in the OS keyring with "
+                f"`acp-tray agents secret {self.agent} {missing[0]}` (the agent restarts with it), "
+                f"then `acp-tray login {self.agent} {method.method_id}`"
+            )
+        if not self.doable(method):
             what = f": {method.description}" if method.description else ""
             raise SignInError(
                 f"{method.name}{what}. acp-tray cannot do this kind of sign-in ({method.kind}) for you; "
-                f"for a key in the environment use `acp-tray agents secret {self.agent} VAR`, "
-                f"then `acp-tray agents restart {self.agent}`"
+                f"sign in as the agent's documentation says, then `acp-tray agents restart {self.agent}`"
             )
         return method
 
     async def login(self, connection: Requester | None, version: ProtocolVersion, method: AuthMethod) -> None:
-        """An `agent` method: `authenticate` / `auth/login` on the live connection."""
-        assert method.through_agent
+        """An `agent` method, or an env_var one whose variables the agent has: `authenticate` /
+        `auth/login` on the live connection."""
+        assert method.through_agent or (method.from_environment and self.doable(method))
         if connection is None:
             raise SignInError(f"{self.agent} is not running; start it, then sign in")
         try:

@@ -25,7 +25,7 @@ from acp_tray.events import (
 from acp_tray.protocol.notice import Notice
 
 SIGNIN_PREFIX = "signin:"
-DOABLE_KINDS = ("agent", "terminal")  # the kinds acp-tray can do for the person (a button each)
+DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
 
 STOPPED_EARLY = {
     "max_tokens": "Stopped: token limit reached",
@@ -125,21 +125,19 @@ def parse_signin_action(action: str) -> tuple[str, str] | None:
 
 
 def _sign_in(event: SignInNeeded) -> OwnNotice:
-    """One notice per agent: a button per method acp-tray can do; every method listed (servers
+    """One notice per agent: a button per method acp-tray can do now; every method listed (servers
     without buttons, the history), the command first (a bounded body must not lose it)."""
-    doable = [m_id for m_id, _, kind, _ in event.methods if kind in DOABLE_KINDS]
+    doable = [(m_id, name) for m_id, name, _, _, can in event.methods if can]
     if doable:
-        choice = doable[0] if len(doable) == 1 else "METHOD"
+        choice = doable[0][0] if len(doable) == 1 else "METHOD"
         how = f"Choose below, or run: acp-tray login {event.agent} {choice}"
     else:
-        how = f"It offers no sign-in acp-tray can do for you (see `acp-tray login {event.agent}`)."
+        how = f"acp-tray cannot sign in for you yet: see `acp-tray login {event.agent} METHOD`."
     methods = [
         f"• {name} ({m_id})" + (f": {text}" if text else "") + ("" if kind in DOABLE_KINDS else f" [{kind}]")
-        for m_id, name, kind, text in event.methods
+        for m_id, name, kind, text, _ in event.methods
     ]
     lines = [how, *methods, f"The agent said: {event.reason}"]
     notice = Notice("warning", f"Sign in to {event.agent}", "\n".join(lines))
-    actions = tuple(
-        (signin_action(event.agent, m_id), name) for m_id, name, kind, _ in event.methods if kind in DOABLE_KINDS
-    )
+    actions = tuple((signin_action(event.agent, m_id), name) for m_id, name in doable)
     return OwnNotice(event.agent, "", notice, actions)

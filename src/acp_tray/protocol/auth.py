@@ -17,6 +17,7 @@ from acp_tray.protocol.version import ProtocolVersion
 AUTH_REQUIRED = -32000  # the JSON-RPC error code of "authentication required"
 AGENT = "agent"
 TERMINAL = "terminal"
+ENV_VAR = "env_var"  # not in the schemas yet; agents (codex-acp) send it with `vars: [{name}]`
 METHODS_KEPT = 20
 TEXT_KEPT = 500
 
@@ -29,6 +30,7 @@ class AuthMethod:
     description: str | None = None
     args: tuple[str, ...] = ()  # terminal: appended to the agent's own command
     env: tuple[tuple[str, str], ...] = field(default=())  # terminal: laid over the agent's environment
+    vars: tuple[str, ...] = ()  # env_var: the variables the agent reads (then `authenticate` with the id)
 
     @property
     def runs_in_terminal(self) -> bool:
@@ -37,6 +39,11 @@ class AuthMethod:
     @property
     def through_agent(self) -> bool:
         return self.kind == AGENT
+
+    @property
+    def from_environment(self) -> bool:
+        """An env_var method: the agent signs in with variables of its environment, once asked to."""
+        return self.kind == ENV_VAR and bool(self.vars)
 
     def describe(self) -> str:
         """One line: 'NAME (id, kind): description'."""
@@ -57,6 +64,12 @@ def _env(raw: object) -> tuple[tuple[str, str], ...]:
     else:
         return ()
     return tuple((k, v) for k, v in pairs if isinstance(k, str) and k and "=" not in k and isinstance(v, str))
+
+
+def _vars(raw: object) -> tuple[str, ...]:
+    items = raw if isinstance(raw, list) else []
+    names = [item.get("name") if isinstance(item, dict) else item for item in items]
+    return tuple(n for n in names if isinstance(n, str) and n and "=" not in n)
 
 
 def parse_auth_methods(raw: object) -> tuple[AuthMethod, ...]:
@@ -80,6 +93,7 @@ def parse_auth_methods(raw: object) -> tuple[AuthMethod, ...]:
                 _text(item.get("description")),
                 tuple(a for a in args if isinstance(a, str)) if isinstance(args, list) and kind == TERMINAL else (),
                 _env(item.get("env")) if kind == TERMINAL else (),
+                _vars(item.get("vars")) if kind == ENV_VAR else (),
             )
         )
     return tuple(methods[:METHODS_KEPT])

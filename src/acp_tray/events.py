@@ -137,14 +137,25 @@ class AgentUnusable:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True)
+class SignInChoice:
+    """One of the agent's sign-in methods, as the person is offered it."""
+
+    method_id: str
+    name: str
+    kind: str  # agent | terminal | env_var | newer
+    description: str
+    doable: bool  # acp-tray can do it now (an env_var method: once its variables are set)
+    needs: tuple[str, ...] = ()  # env_var: the variables it reads
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class SignInNeeded:
-    """The agent answered "authentication required": once per agent until a sign-in succeeds.
-    `methods` are the agent's own (id, name, kind, description, whether acp-tray can do it now)."""
+    """The agent answered "authentication required": once per agent until a sign-in succeeds."""
 
     agent: str
     reason: str
-    methods: tuple[tuple[str, str, str, str, bool], ...]
+    methods: tuple[SignInChoice, ...]
     time: datetime = dataclasses.field(default_factory=now)
 
 

@@ -107,12 +107,17 @@ async def test_sign_in_needed_at_the_session_waits_then_an_agent_method_connects
     assert status_states(log) == [AgentState.STARTING, AgentState.NEEDS_SIGNIN]
     [needed] = log.of(SignInNeeded)
     assert "Authentication required" in needed.reason and "(code -32000)" in needed.reason
-    kinds = {m[0]: m[2] for m in needed.methods}
+    kinds = {m.method_id: m.kind for m in needed.methods}
     assert kinds == {
         "token": "agent", "refuse": "agent", "tui": "terminal", "broken-tui": "terminal", "key": "env_var",
         "sso": "_acme.sso",
     }  # fmt: skip
-    assert [m[0] for m in needed.methods if m[4]] == ["token", "refuse", "tui", "broken-tui"]  # no key in its env
+    assert [m.method_id for m in needed.methods if m.doable] == [
+        "token",
+        "refuse",
+        "tui",
+        "broken-tui",
+    ]  # no key in its env
 
     with pytest.raises(
         SignInError, match=re.escape("Company SSO: ask IT. acp-tray cannot do this kind of sign-in (_acme.sso)")
@@ -149,7 +154,7 @@ async def test_an_env_var_method_is_sent_once_its_variable_is_in_the_agents_envi
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.NEEDS_SIGNIN)
     [needed] = log.of(SignInNeeded)
-    assert [m[0] for m in needed.methods if m[4]] == ["token", "refuse", "tui", "broken-tui", "key"]
+    assert [m.method_id for m in needed.methods if m.doable] == ["token", "refuse", "tui", "broken-tui", "key"]
     await host.sign_in(host.signin.choose("key"))
     await wait_state(log, AgentState.CONNECTED)
     assert (tmp_path / "token").read_text() == "signed in with a key\n"

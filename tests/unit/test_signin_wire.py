@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.events import AgentState, SignInNeeded
+from acp_tray.events import AgentState, SignInChoice, SignInNeeded
 from acp_tray.presentation.own_notices import own_notice, parse_signin_action
 from acp_tray.protocol.auth import login_method, login_params, logout_method, logout_params, parse_auth_methods
 from acp_tray.protocol.initialize import initialize_params
@@ -78,10 +78,11 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
         "codex",
         "Authentication required (code -32000)",
         (
-            ("chatgpt", "ChatGPT", "agent", "opens a browser", True),
-            ("tui", "In a terminal", "terminal", "", True),
-            ("key", "API key", "env_var", "set OPENAI_API_KEY", False),
-            ("ready", "Key set", "env_var", "", True),
+            SignInChoice("chatgpt", "ChatGPT", "agent", "opens a browser", True),
+            SignInChoice("tui", "In a terminal", "terminal", "", True),
+            SignInChoice("key", "API key", "env_var", "set OPENAI_API_KEY", False, ("OPENAI_API_KEY",)),
+            SignInChoice("ready", "Key set", "env_var", "", True, ("CODEX_API_KEY",)),
+            SignInChoice("sso", "SSO", "_acme.sso", "ask IT", False),
         ),
     )
     own = own_notice(event)
@@ -89,7 +90,9 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
     assert own.notice.title == "Sign in to codex" and own.notice.severity == "warning"
     description = own.notice.description or ""
     assert description.startswith("Choose below, or run: acp-tray login codex METHOD")
-    assert "• API key (key): set OPENAI_API_KEY [env_var]" in description
+    hint = "acp-tray agents secret codex OPENAI_API_KEY, then acp-tray login codex key"
+    assert f"• API key (key): set OPENAI_API_KEY — {hint}" in description
+    assert "• SSO (sso): ask IT [_acme.sso]" in description and "• Key set (ready)\n" in description
     assert [label for _, label in own.actions] == ["ChatGPT", "In a terminal", "Key set"]  # not yet doable: none
     assert [parse_signin_action(action) for action, _ in own.actions][:2] == [("codex", "chatgpt"), ("codex", "tui")]
     assert parse_signin_action("signin:[1, 2]") is None and parse_signin_action("signin:{") is None

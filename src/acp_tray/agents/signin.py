@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 from acp import RequestError
 
 from acp_tray.agents.turns import error_text
-from acp_tray.events import AgentState, EventSink, SignInNeeded
+from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
 from acp_tray.protocol.auth import AuthMethod, login_method, login_params, logout_method, logout_params
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -95,7 +95,10 @@ class SignIn:
         self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: acp-tray login {self.agent}")
         if not self._announced:
             self._announced = True
-            methods = tuple((m.method_id, m.name, m.kind, m.description or "", self.doable(m)) for m in self.methods)
+            methods = tuple(
+                SignInChoice(m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars)
+                for m in self.methods
+            )
             self._sink(SignInNeeded(self.agent, reason, methods))
         return AuthRequiredError(reason)
 

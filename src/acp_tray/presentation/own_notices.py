@@ -127,17 +127,22 @@ def parse_signin_action(action: str) -> tuple[str, str] | None:
 def _sign_in(event: SignInNeeded) -> OwnNotice:
     """One notice per agent: a button per method acp-tray can do now; every method listed (servers
     without buttons, the history), the command first (a bounded body must not lose it)."""
-    doable = [(m_id, name) for m_id, name, _, _, can in event.methods if can]
+    agent = event.agent
+    doable = [m for m in event.methods if m.doable]
     if doable:
-        choice = doable[0][0] if len(doable) == 1 else "METHOD"
-        how = f"Choose below, or run: acp-tray login {event.agent} {choice}"
+        choice = doable[0].method_id if len(doable) == 1 else "METHOD"
+        how = f"Choose below, or run: acp-tray login {agent} {choice}"
     else:
-        how = f"acp-tray cannot sign in for you yet: see `acp-tray login {event.agent} METHOD`."
-    methods = [
-        f"• {name} ({m_id})" + (f": {text}" if text else "") + ("" if kind in DOABLE_KINDS else f" [{kind}]")
-        for m_id, name, kind, text, _ in event.methods
-    ]
-    lines = [how, *methods, f"The agent said: {event.reason}"]
-    notice = Notice("warning", f"Sign in to {event.agent}", "\n".join(lines))
-    actions = tuple((signin_action(event.agent, m_id), name) for m_id, name in doable)
-    return OwnNotice(event.agent, "", notice, actions)
+        how = f"acp-tray cannot sign in for you yet: see `acp-tray login {agent} METHOD`."
+    lines = [how]
+    for m in event.methods:
+        line = f"• {m.name} ({m.method_id})" + (f": {m.description}" if m.description else "")
+        if m.needs and not m.doable:
+            line += f" — acp-tray agents secret {agent} {m.needs[0]}, then acp-tray login {agent} {m.method_id}"
+        elif m.kind not in DOABLE_KINDS and not m.doable:
+            line += f" [{m.kind}]"
+        lines.append(line)
+    lines.append(f"The agent said: {event.reason}")
+    notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
+    actions = tuple((signin_action(agent, m.method_id), m.name) for m in doable)
+    return OwnNotice(agent, "", notice, actions)

@@ -25,8 +25,9 @@ def missing() -> list[str]:
 
 
 class SecretService:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, bus: str | None = None) -> None:
         self.home = home
+        self.bus = bus  # an existing session bus (a DesktopSession's) instead of a private one
         self.processes: list[subprocess.Popen[bytes]] = []
         self.env: dict[str, str] = {}
 
@@ -42,16 +43,7 @@ class SecretService:
         self.stop()
 
     def _start(self) -> None:
-        bus = subprocess.Popen(
-            ["dbus-daemon", "--nofork", "--print-address=1", f"--config-file={HERE / 'session-bus.conf'}"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.processes.append(bus)
-        assert bus.stdout is not None
-        address = bus.stdout.readline().decode().strip()
-        if not address:
-            raise RuntimeError("dbus-daemon did not start")
+        address = self.bus or self._start_bus()
         runtime = self.home / "runtime"
         runtime.mkdir(parents=True, mode=0o700, exist_ok=True)
         self.env = {
@@ -78,6 +70,19 @@ class SecretService:
                 raise RuntimeError(f"gnome-keyring-daemon exited with {daemon.returncode}")
             time.sleep(0.05)
         raise RuntimeError("gnome-keyring-daemon did not take org.freedesktop.secrets on the test bus")
+
+    def _start_bus(self) -> str:
+        bus = subprocess.Popen(
+            ["dbus-daemon", "--nofork", "--print-address=1", f"--config-file={HERE / 'session-bus.conf'}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.processes.append(bus)
+        assert bus.stdout is not None
+        address = bus.stdout.readline().decode().strip()
+        if not address:
+            raise RuntimeError("dbus-daemon did not start")
+        return address
 
     def _owned(self, name: str) -> bool:
         reply = subprocess.run(

@@ -14,7 +14,7 @@ import pytest
 from acp_tray import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, until
-from tests.desktop.keyring import SecretService, missing
+from tests.desktop.keyring import missing, secret_service
 
 AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 SECRET = "sk-test-Zq9-not-a-real-key"
@@ -24,8 +24,8 @@ SECRET = "sk-test-Zq9-not-a-real-key"
 def keyring_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     if missing():
         pytest.fail(f"install the Debian packages {' '.join(missing())} (make test does, as root)")
-    with SecretService(tmp_path / "keyring") as service:
-        yield service.env
+    with secret_service(tmp_path / "keyring") as env:
+        yield env
 
 
 def write_config(tmp_path: Path, name: str, protocol: int, at: str) -> Path:

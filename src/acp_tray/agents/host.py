@@ -2,7 +2,8 @@
 
 One `run()` is one connection's life: STARTING -> CONNECTED (after `initialize` and the default
 session) -> EXITED, or FAILED when it cannot start or the handshake fails, or STOPPED when
-acp-tray stops it. Restarts are the supervisor's business (`agents/supervisor.py`). While
+acp-tray stops it; NEEDS_SIGNIN while the agent waits for a sign-in (`agents/signin.py`).
+Restarts are the supervisor's business (`agents/supervisor.py`). While
 connected the host keeps the named sessions, their prompt queues and the agent's requests.
 """
 

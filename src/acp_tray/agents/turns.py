@@ -205,7 +205,8 @@ class HostedSession:
                 outcome = await self._turn(job)
             finally:
                 self.current = None
-            if outcome.signin and self._signin_wanted(job):
+            if outcome.signin:
+                self._held_for_signin(job)
                 continue
             self.turns += 1
             if not job.cancelled:
@@ -213,15 +214,14 @@ class HostedSession:
                 self._sink(TurnEnded(key.agent, self.session_id, key.name, outcome.stop_reason, outcome.error))
             job.finish(outcome)
 
-    def _signin_wanted(self, job: PromptJob) -> bool:
+    def _held_for_signin(self, job: PromptJob) -> None:
         """The agent refused the prompt until a sign-in: the queue waits (the person is told once, by
         the sign-in notice, not once per prompt). A prompt nobody waits on (`--no-wait`) is sent
         again after the sign-in; one the person waits on fails now, saying how to sign in."""
         if job.stream is None and not job.cancelled:
             self._queue.appendleft(job)
-            return True
+            return
         job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: acp-tray login {self.key.agent}"))
-        return True
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})

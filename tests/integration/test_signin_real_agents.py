@@ -4,8 +4,10 @@ prompt fails with its own network error, and that error must reach the person cl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +27,21 @@ REAL_AGENTS = str(root())  # found at import, before each test's isolated XDG di
 @pytest.fixture(autouse=True)
 def real_agents_where_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TRAY_REAL_AGENTS", REAL_AGENTS)
+
+
+def started(daemons: list[Daemon]) -> Daemon:
+    """The daemon in its own process group: codex-acp's and the Claude adapter's launchers start
+    child processes that outlive a stopped launcher until acp-tray ends process trees (issue 13),
+    so the test ends the whole group itself."""
+    daemon = Daemon("run", "--headless", env=cli_env(), own_group=True)
+    daemons.append(daemon)
+    return daemon
+
+
+def stop_all(daemon: Daemon) -> None:
+    daemon.stop()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(daemon.proc.pid, signal.SIGKILL)
 
 
 def write_config(name: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -59,8 +76,7 @@ def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_networ
         input=FAKE_KEY + "\n", capture_output=True, text=True, env=cli_env(), timeout=60,
     )  # fmt: skip
     assert stored.returncode == 0, stored.stderr
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
+    daemon = started(daemons)
     daemon.wait_for_line("codex  SIGN-IN", timeout=60)
     row = json.loads(cli("agents", "list", "--json").stdout)[0]
     assert row["state"] == "needs sign-in"
@@ -81,7 +97,7 @@ def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_networ
     assert "api.openai.com" in str(failed["description"])
     titles = [r["title"] for r in history()]
     assert titles.count("Sign in to codex") == 1
-    daemon.stop()
+    stop_all(daemon)
     for file in [p for p in paths.state_dir().rglob("*") if p.is_file()] + [paths.config_file()]:
         assert FAKE_KEY not in file.read_text(errors="replace"), file
     assert FAKE_KEY not in daemon.stderr_text() and FAKE_KEY not in "\n".join(daemon.seen)
@@ -94,8 +110,7 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     home.mkdir()
     env = {"HOME": str(home), "IS_SANDBOX": "1"} if os.geteuid() == 0 else {"HOME": str(home)}
     write_config("claude", npm_bin("claude-agent-acp"), tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
+    daemon = started(daemons)
     daemon.wait_for_line("claude  connected", timeout=60)
     waited = cli("prompt", "claude", "hello", timeout=180)
     assert waited.returncode == 1
@@ -111,4 +126,4 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     assert str(notice["description"]).startswith("Choose below, or run: acp-tray login claude claude-login")
     titles = [r["title"] for r in history()]
     assert titles.count("Sign in to claude") == 1 and "Prompt failed" not in titles
-    daemon.stop()
+    stop_all(daemon)

@@ -141,6 +141,8 @@ def test_needed_at_prompt_time_one_notice_then_an_agent_method_sends_the_queue(
     daemon.wait_for_line("claudeish  SIGN-IN")
     until(lambda: any(r["title"] == "Sign in to claudeish" for r in history()), what="the sign-in notice")
     assert agent_row("claudeish")["state"] == "needs sign-in"
+    waited = cli("prompt", "claudeish", "not queued: someone waits on it")
+    assert waited.returncode == 1 and "claudeish needs you to sign in: acp-tray login claudeish" in waited.stderr
     signed = cli("login", "claudeish", "token")
     assert signed.returncode == 0, signed.stderr
     assert signed.stdout.strip().startswith("claudeish: signed in with Use a token · connected")

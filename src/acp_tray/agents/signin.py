@@ -16,6 +16,7 @@ see `TerminalPlan`); any other kind is shown with its description, never sent bl
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from acp_tray.protocol.version import ProtocolVersion
 LOGIN_TIMEOUT = 300.0  # an agent's own sign-in may open a browser and wait for the person
 LOGOUT_TIMEOUT = 30.0
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Requester(Protocol):
@@ -94,6 +96,8 @@ class SignIn:
         self._open.clear()
         self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: acp-tray login {self.agent}")
         if not self._announced:
+            log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
+                     "; ".join(m.describe() for m in self.methods) or "no method")  # fmt: skip
             self._announced = True
             methods = tuple(
                 SignInChoice(m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars)
@@ -109,6 +113,7 @@ class SignIn:
         self._announced = False
         self._open.set()
         if was_needed:
+            log.info("%s: signed in", self.agent)
             self.on_signed_in()
 
     def abandon(self) -> None:

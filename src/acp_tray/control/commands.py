@@ -198,9 +198,9 @@ class Commands:
         agent; else a clear error at once)."""
         while True:
             host = self._running_host(name)
+            if host.signin.needed is not None and not patient:
+                raise CommandError(self._needs_signin(name), "needs_sign_in")
             if host.signin.needed is not None and not host.connected.is_set():
-                if not patient:
-                    raise CommandError(self._needs_signin(name), "needs_sign_in")
                 await host.signin.wait()
                 await asyncio.sleep(0)  # the handshake goes on first
                 continue

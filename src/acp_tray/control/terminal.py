@@ -13,9 +13,7 @@ import contextlib
 import json
 import os
 import re
-import shlex
 import signal
-import subprocess
 import sys
 from typing import Any
 
@@ -149,6 +147,9 @@ def _state_of(result: dict[str, Any]) -> str:
 
 
 def _terminal_login(args: argparse.Namespace, plan: dict[str, Any]) -> int:
+    import shlex
+    import subprocess
+
     from acp_tray import paths
     from acp_tray.agent_secrets import SecretNames
 

@@ -382,7 +382,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     secret.add_argument("--delete", action="store_true", help="remove it from the keyring")
     secret.set_defaults(func=cmd_secret)
 
-    login = command("login", "sign in to an agent: NAME [METHOD] (see `agents list --json`)", cmd_login)
+    login = command(
+        "login", "sign in to an agent: NAME [METHOD] (see `agents list --json`)", cmd_login, json_output=False
+    )
     login.add_argument("name")
     login.add_argument("method", nargs="?")
     login.add_argument("--pause", action="store_true", help="wait for Enter at the end (a window acp-tray opened)")

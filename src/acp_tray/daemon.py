@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from acp_tray.agent_secrets import SecretNames
 from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.sessions import SessionStore
+from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import (
@@ -28,22 +30,25 @@ from acp_tray.events import (
     NoticeReceived,
     PermissionAsked,
     PermissionSettled,
+    SignInNeeded,
 )
 from acp_tray.history import HistoryWriter
 from acp_tray.opener import open_path
 from acp_tray.paths import agent_icon, config_file, history_file
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
+from acp_tray.prefs.names import pasteable
 from acp_tray.prefs.watch import watch_file
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.clock import Clock, SystemClock
 from acp_tray.presentation.dnd import dnd_end
-from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.own_notices import SIGNIN_PREFIX, own_notice, parse_signin_action, signin_action
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
 from acp_tray.redact import looks_secret, remember_secrets
+from acp_tray.terminal_window import NoTerminalError, cli_command, open_in_terminal
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)
@@ -98,12 +103,14 @@ class Daemon:
         sessions: SessionStore | None = None,
         backoff: BackoffPolicy | None = None,
         versions: VersionMemory | None = None,
+        secrets: SecretNames | None = None,
     ) -> None:
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self.approvals = Approvals(self._queue.put_nowait)
         self.session_store = sessions or SessionStore(None)
         self._backoff = backoff or BackoffPolicy()
         self._versions = versions or VersionMemory(None)
+        self._secrets = secrets
         self._history = history
         self._surfaces = surfaces
         self._withdrawers: list[Withdraw] = []  # surfaces that can take a notification back
@@ -128,6 +135,7 @@ class Daemon:
         self._publish_timer: asyncio.TimerHandle | None = None
         self._last_publish = float("-inf")
         self._stop: asyncio.Event | None = None
+        self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
         # set by the composition in cli: whether a native notification can be shown right now,
         # and where "show it again" goes when it cannot
@@ -281,6 +289,7 @@ class Daemon:
             protocol=protocol_of(config, self.prefs) if config is not None else self.prefs.protocol,
             versions=self._versions,
             advertise_notices=self._advertise_notices,
+            secrets=self._secrets.values if self._secrets is not None else None,
         )
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._queue.put_nowait, self._backoff), name=f"agent:{name}")
@@ -294,14 +303,15 @@ class Daemon:
 
     async def _stop_agents(self, names: list[str]) -> None:
         tasks = [self._agent_tasks.pop(name) for name in names if name in self._agent_tasks]
-        for name in names:
-            self.hosts.pop(name, None)
+        stopped = [host for name in names if (host := self.hosts.pop(name, None)) is not None]
         for task in tasks:
             task.cancel()
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
             if pending:
                 log.warning("%d agent(s) did not stop within %.0f s", len(pending), SHUTDOWN_GRACE)
+        for host in stopped:  # who waited on its sign-in looks again (a restart starts a new one just after)
+            host.signin.abandon()
 
     # presentation --------------------------------------------------------------------------
 
@@ -322,11 +332,22 @@ class Daemon:
             self._history.append(event, None)
             return
         elif isinstance(event, AgentStatus):
+            previous = self.agent_states.get(event.agent)
+            if (
+                previous is not None
+                and previous.state is AgentState.NEEDS_SIGNIN
+                and event.state is AgentState.CONNECTED
+            ):
+                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
             self.agent_states[event.agent] = event
             self._status(event)
+        elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
+            return  # once per agent until it is signed in, across restarts too
         else:
             if isinstance(event, PermissionSettled):
                 self._withdraw_approval(event.approval_id)
+            if isinstance(event, SignInNeeded):
+                self._told_sign_in.add(event.agent)
             own = own_notice(event)
             if own is not None:
                 shown = self._route(
@@ -369,6 +390,9 @@ class Daemon:
         if what.startswith("approval:"):  # a button the person pressed: the agent's own option
             self._answer_approval(what)
             what = "clicked"
+        elif what.startswith(SIGNIN_PREFIX):  # a sign-in method the agent offered
+            self._sign_in(what)
+            what = "clicked"
         if what in ("clicked", "closed") and self.recent.mark_read(group):
             self._publish_now()
         log.debug("notification %d %s", group, what)
@@ -381,6 +405,39 @@ class Daemon:
             log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
         self._publish_now()
 
+    def _sign_in(self, action: str) -> None:
+        """A sign-in chosen on the desktop: an agent method through the agent; a terminal method in
+        a terminal window running `acp-tray login` (which reports back). Failures are said."""
+        chosen = parse_signin_action(action)
+        host = self.hosts.get(chosen[0]) if chosen is not None else None
+        if chosen is None or host is None:
+            return
+        name, method_id = chosen
+        try:
+            method = host.signin.choose(method_id)
+        except SignInError as exc:
+            self._sign_in_failed(name, str(exc))
+            return
+        if method.runs_in_terminal:
+            command = pasteable("login", name, method_id)
+            try:
+                open_in_terminal([*cli_command(), "login", name, method_id, "--pause"], hint=command)
+            except NoTerminalError as exc:
+                self._sign_in_failed(name, str(exc))
+            return
+
+        async def through_agent() -> None:
+            try:
+                await host.sign_in(method)
+            except SignInError as exc:
+                self._sign_in_failed(name, str(exc))
+
+        self._in_background(through_agent())
+
+    def _sign_in_failed(self, agent: str, message: str) -> None:
+        log.warning("%s: sign-in failed: %s", agent, message)
+        self._queue.put_nowait(NoticeReceived(agent, "", Notice("error", "Sign-in failed", message), source=ACP_TRAY))
+
     # the tray ----------------------------------------------------------------------------
 
     def add_publisher(self, publisher: Publisher) -> None:
@@ -392,8 +449,14 @@ class Daemon:
         for name in self.prefs.agents:
             status = self.agent_states.get(name)
             icon = self._icons.get(name)
+            host = self.hosts.get(name)
+            sign_in: tuple[tuple[str, str], ...] = ()
+            if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
+                sign_in = tuple(
+                    (signin_action(name, m.method_id), m.name) for m in host.signin.methods if host.signin.doable(m)
+                )
             rows.append(
-                AgentRow(name, status.state, status.detail, icon)
+                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in)
                 if status
                 else AgentRow(name, AgentState.STOPPED, icon=icon)
             )
@@ -451,6 +514,8 @@ class Daemon:
                 self._recent_action(argument)
             elif kind == "approval":
                 self._answer_approval(action)
+            elif action.startswith(SIGNIN_PREFIX):
+                self._sign_in(action)
             elif action == "dnd:off" or action in DND_ACTIONS:
                 self._set_dnd(action)
             elif action == "quiet-hours:toggle":

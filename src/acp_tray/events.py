@@ -48,6 +48,7 @@ class AgentState(StrEnum):
     REFUSED = "refused"  # alive, but answered session/new with an error: not retried until the person acts
     EXITED = "exited"
     STOPPED = "stopped"  # stopped by acp-tray
+    NEEDS_SIGNIN = "needs sign-in"  # running, waiting for the person to sign in (`acp-tray login`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -137,6 +138,28 @@ class AgentUnusable:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True)
+class SignInChoice:
+    """One of the agent's sign-in methods, as the person is offered it."""
+
+    method_id: str
+    name: str
+    kind: str  # agent | terminal | env_var | newer
+    description: str
+    doable: bool  # acp-tray can do it now (an env_var method: once its variables are set)
+    needs: tuple[str, ...] = ()  # env_var: the variables it reads
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignInNeeded:
+    """The agent answered "authentication required": once per agent until a sign-in succeeds."""
+
+    agent: str
+    reason: str
+    methods: tuple[SignInChoice, ...]
+    time: datetime = dataclasses.field(default_factory=now)
+
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -148,6 +171,7 @@ Event = (
     | AgentCrashed
     | SessionAttached
     | AgentUnusable
+    | SignInNeeded
 )
 
 EventSink = Callable[[Event], None]

@@ -177,6 +177,7 @@ def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
 
 def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+    from acp_tray.agent_secrets import SecretNames
     from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
@@ -194,6 +195,7 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
         prefs_path=loaded.source,
         sessions=SessionStore(paths.sessions_file()),
         versions=VersionMemory(paths.versions_file()),
+        secrets=SecretNames(paths.secret_names_file()),
     )
     if not native:
         daemon.add_surface(console.present)

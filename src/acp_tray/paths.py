@@ -56,3 +56,8 @@ def registry_agents_dir() -> Path:
 def agent_icon(name: str) -> Path:
     """A registry agent's icon (SVG), kept by `agents add ID`; the tray shows it beside the agent."""
     return registry_agents_dir() / name / AGENT_ICON
+
+
+def secret_names_file() -> Path:
+    """The names (never the values) of each agent's secrets in the OS keyring."""
+    return state_dir() / "secret-names.json"

@@ -29,6 +29,34 @@ REQUIRED = {
 }
 
 
+def start_session_bus(processes: list[subprocess.Popen[bytes]]) -> str:
+    """A private D-Bus session bus (added to `processes`); its address."""
+    bus = subprocess.Popen(
+        ["dbus-daemon", "--nofork", "--print-address=1", f"--config-file={HERE / 'session-bus.conf'}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    processes.append(bus)
+    assert bus.stdout is not None
+    address = bus.stdout.readline().decode().strip()
+    if not address:
+        raise RuntimeError("dbus-daemon did not start")
+    return address
+
+
+def stop_processes(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Terminate (then kill) what was started, newest first, by PID."""
+    for process in reversed(processes):
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    processes.clear()
+
+
 def missing_tools() -> list[str]:
     return sorted({package for tool, package in REQUIRED.items() if shutil.which(tool) is None})
 
@@ -67,16 +95,7 @@ class DesktopSession:
             display = pipe.readline().strip()
         if not display:
             raise RuntimeError("Xvfb did not start")
-        bus = subprocess.Popen(
-            ["dbus-daemon", "--nofork", "--print-address=1", f"--config-file={HERE / 'session-bus.conf'}"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.processes.append(bus)
-        assert bus.stdout is not None
-        address = bus.stdout.readline().decode().strip()
-        if not address:
-            raise RuntimeError("dbus-daemon did not start")
+        address = start_session_bus(self.processes)
         self.env = {"DISPLAY": f":{display}", "DBUS_SESSION_BUS_ADDRESS": address}
         self.start_dunst()
 
@@ -128,12 +147,4 @@ class DesktopSession:
         self._dunstctl("close-all")
 
     def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-        self.processes.clear()
+        stop_processes(self.processes)

@@ -17,10 +17,12 @@ from typing import Any
 from acp import RequestError
 
 from acp_tray.agents.turns import Requester, error_text
+from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.initialize import initialize_params
 from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
 
-AUTH_REQUIRED = -32000
+__all__ = ["AUTH_REQUIRED", "FallbackError", "HandshakeError", "RefusedError", "RunEnd", "UnusableAgentError"]
+
 UNSUPPORTED_VERSION = -32022
 
 

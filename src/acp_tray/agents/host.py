@@ -2,7 +2,8 @@
 
 One `run()` is one connection's life: STARTING -> CONNECTED (after `initialize` and the default
 session) -> EXITED, or FAILED when it cannot start or the handshake fails, or STOPPED when
-acp-tray stops it. Restarts are the supervisor's business (`agents/supervisor.py`). While
+acp-tray stops it; NEEDS_SIGNIN while the agent waits for a sign-in (`agents/signin.py`).
+Restarts are the supervisor's business (`agents/supervisor.py`). While
 connected the host keeps the named sessions, their prompt queues and the agent's requests.
 """
 
@@ -13,7 +14,7 @@ import contextlib
 import errno
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from acp import RequestError
@@ -36,6 +37,7 @@ from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.live_sessions import LiveSessions
 from acp_tray.agents.reattach import session_for
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
+from acp_tray.agents.signin import AuthRequiredError, SignIn
 from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, LineTransport, WatchedTransport
@@ -43,6 +45,7 @@ from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
 from acp_tray.prefs.names import pasteable
+from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import (
     AgentCapabilities,
     StateChange,
@@ -77,6 +80,7 @@ class AgentHost:
         advertise_notices: bool = True,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        secrets: Callable[[str], Mapping[str, str]] | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
@@ -106,6 +110,9 @@ class AgentHost:
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.last_detail = ""  # of the last status reported
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
+        self._secrets = secrets  # the agent's secrets from the OS keyring, by agent name (blocking)
+        self.signin = SignIn(name, sink, self._status)
+        self.signin.on_signed_in = self._signed_in
 
     @property
     def dropped_lines(self) -> int:
@@ -159,10 +166,11 @@ class AgentHost:
         if not self.spec.cwd.is_dir():
             self._status(AgentState.FAILED, f"working directory {self.spec.cwd} does not exist")
             return RunEnd.CANNOT_START
+        secrets = await asyncio.to_thread(self._secrets, self.name) if self._secrets is not None else {}
+        env = agent_environment({**self.spec.env, **secrets})
+        self.signin.env_names = frozenset(env)  # names only: which env_var sign-ins can work
         try:
-            agent = await AgentProcess.start(
-                self.spec.command, env=agent_environment(self.spec.env), cwd=self.spec.cwd, limit=self._max_line_bytes
-            )
+            agent = await AgentProcess.start(self.spec.command, env=env, cwd=self.spec.cwd, limit=self._max_line_bytes)
         except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
             if exc.errno in TEMPORARY_ERRNOS:  # not the agent's fault, and it passes
                 self._status(
@@ -260,8 +268,14 @@ class AgentHost:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
                 # the handshake completes, and the host would then wait for ever on a live agent
-                async with asyncio.timeout(self._handshake_timeout):
-                    await self._handshake(connection)
+                try:
+                    async with asyncio.timeout(self._handshake_timeout):
+                        await self._handshake(connection)
+                except AuthRequiredError:  # the process stays; the session is asked for again after a sign-in
+                    session = await self.signin.until_signed_in(
+                        lambda: self._attach(connection, self.default_key), transport.ended
+                    )
+                    self.session_id = session.session_id
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 self._failure = failure_reason(exc, self._handshake_timeout)
                 self._failure_end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
@@ -334,6 +348,7 @@ class AgentHost:
         self._handler.version = self.version
         self.capabilities = agent_capabilities(init)
         self.speaks_acp = True
+        self.signin.offered(self.capabilities.auth_methods, self.capabilities.logout)
         try:
             session = await self._attach(connection, self.default_key)
         except RequestError as exc:  # alive and answering: a refusal, not a crash
@@ -354,12 +369,13 @@ class AgentHost:
             )
         except RequestError as exc:
             if exc.code == AUTH_REQUIRED:
-                raise UnusableAgentError("Needs you to sign in", self._sign_in_hint(exc)) from None
+                raise self.signin.required(exc) from None  # tried again after the sign-in
             raise
         self._store.put(key, session_id)
         session = HostedSession(
             key, session_id, connection, self._sink, self._on_session_cancel, self.version, self._answered_as_v1
         )
+        session.signin = self.signin
         self.sessions.add(session)
         self._sink(SessionAttached(self.name, key.name, session_id, how))
         return session
@@ -406,17 +422,17 @@ class AgentHost:
 
     # what the agent asks of us (called by ClientHandler) -------------------------------------
 
-    def _sign_in_hint(self, exc: RequestError) -> str:
-        methods = self.capabilities.auth_methods
-        listed = "; ".join(
-            f"{m.name}" + (f" ({m.description})" if m.description else "") + (f" [{m.kind}]" if m.kind else "")
-            for m in methods
-        )
-        how = f"it offers: {listed}" if methods else "it names no sign-in method"
-        return (
-            f"{error_text(exc)}. Sign in with the agent's own tool (e.g. run it once in a terminal), "
-            f"then `{pasteable('agents', 'restart', self.name)}`; {how}"
-        )
+    # sign-in (agents/signin.py holds the logic) ----------------------------------------------
+
+    def _signed_in(self) -> None:
+        if self.connected.is_set():
+            self._status(AgentState.CONNECTED, f"session {self.session_id} · ACP {int(self.version)}")
+
+    async def sign_in(self, method: AuthMethod) -> None:
+        await self.signin.login(self._connection, self.version, method)
+
+    async def sign_out(self) -> None:
+        await self.signin.logout(self._connection, self.version)
 
     def on_state(self, session_id: str, change: StateChange) -> None:
         session = self.sessions.by_id.get(session_id)

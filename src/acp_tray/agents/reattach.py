@@ -15,7 +15,7 @@ from typing import Any
 
 from acp import RequestError
 
-from acp_tray.agents.handshake import HandshakeError
+from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError
 from acp_tray.agents.turns import Requester
 from acp_tray.protocol.initialize import new_session_params
 from acp_tray.protocol.session import AgentCapabilities, load_session_params, resume_session_params
@@ -41,7 +41,8 @@ async def session_for(
     log: logging.Logger,
 ) -> tuple[str, str]:
     """(session id, how): "loaded" or "resumed" (the `stored` id), "new", or "replaced" (a stored
-    one could not be reattached). RequestError when the agent refuses `session/new`."""
+    one could not be reattached). RequestError when the agent refuses `session/new`, or asks for a
+    sign-in (auth_required) at any of the three."""
     how = "new"
     if stored is not None and stored in live:
         how = "replaced"
@@ -55,6 +56,8 @@ async def session_for(
             try:
                 await ask(connection, method, params(stored, cwd))
             except RequestError as exc:
+                if exc.code == AUTH_REQUIRED:
+                    raise  # a sign-in, not a session that is gone: asked again after it
                 log.info("could not %s session %s: %s", method, stored, exc)
                 continue
             return stored, done

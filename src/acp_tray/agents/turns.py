@@ -33,6 +33,8 @@ from acp import RequestError
 
 from acp_tray.agents.sessions import SessionKey
 from acp_tray.events import EventSink, TurnEnded
+from acp_tray.prefs.names import pasteable
+from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -44,6 +46,16 @@ CANCEL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0  # after session/cancel, the agent's last chance to end the turn itself
 
 StreamSink = Callable[[dict[str, Any]], None]
+
+
+class Gate(Protocol):
+    """The agent's sign-in (agents/signin.py): prompts wait while it is needed."""
+
+    needed: str | None
+
+    async def wait(self) -> None: ...
+
+    def required(self, exc: RequestError) -> Exception: ...
 
 
 class Requester(Protocol):
@@ -65,6 +77,7 @@ def error_text(exc: RequestError) -> str:
 class TurnOutcome:
     stop_reason: str | None  # None when the prompt request failed
     error: str | None = None
+    signin: bool = False  # the agent wants a sign-in first (auth_required)
 
 
 @dataclass(eq=False)
@@ -118,6 +131,7 @@ class HostedSession:
         self._on_v1_reply = on_v1_reply  # a v2 prompt answered as v1 would
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
+        self.signin: Gate | None = None  # set by the host: the queue waits while a sign-in is needed
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property
@@ -224,17 +238,33 @@ class HostedSession:
             while not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
+            if self.signin is not None:
+                await self.signin.wait()
+                if not self._queue:
+                    continue  # cancelled while waiting
             job = self._queue.popleft()
             self.current = job
             try:
                 outcome = await self._turn(job)
             finally:
                 self.current = None
+            if outcome.signin:
+                self._held_for_signin(job)
+                continue
             self.turns += 1
             if not job.cancelled:
                 key = self.key
                 self._sink(TurnEnded(key.agent, self.session_id, key.name, outcome.stop_reason, outcome.error))
             job.finish(outcome)
+
+    def _held_for_signin(self, job: PromptJob) -> None:
+        """The agent refused the prompt until a sign-in: the queue waits (the person is told once, by
+        the sign-in notice, not once per prompt). A prompt nobody waits on (`--no-wait`) is sent
+        again after the sign-in; one the person waits on fails now, saying how to sign in."""
+        if job.stream is None and not job.cancelled:
+            self._queue.appendleft(job)
+            return
+        job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: {pasteable('login', self.key.agent)}"))
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
@@ -263,6 +293,9 @@ class HostedSession:
                     return self._v1_reply(stop, result)
                 return self._outcome_of(await self._idle)
         except RequestError as exc:
+            if exc.code == AUTH_REQUIRED and self.signin is not None:
+                self.signin.required(exc)
+                return TurnOutcome(None, error_text(exc), signin=True)
             return TurnOutcome(None, error_text(exc))
         except ConnectionError:
             return TurnOutcome(None, "the agent closed the connection during the turn")

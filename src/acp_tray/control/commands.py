@@ -5,6 +5,7 @@ cancel, approvals, quit. Runs on the daemon's loop; each op reads or drives the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from acp_tray import __version__
 from acp_tray.agents.approvals import ApprovalError
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
+from acp_tray.agents.signin import AuthRequiredError, SignInError, terminal_plan
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
 from acp_tray.events import AgentState, AgentStatus, TurnEnded
@@ -98,6 +100,10 @@ class Commands:
                     "busy": sum(s.current is not None for s in sessions),
                     "queued": sum(s.queued for s in sessions),
                     "permission": config.permission,
+                    "sign_in_methods": [
+                        {"id": m.method_id, "name": m.name, "kind": m.kind, "description": m.description}
+                        for m in (host.signin.methods if host is not None else ())
+                    ],
                 }
             )
         return rows
@@ -276,6 +282,80 @@ class Commands:
             raise CommandError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", "not_running") from None
         return host
 
+    async def _signed_in_host(self, name: str, patient: bool) -> AgentHost:
+        """Connected, or: waiting for a sign-in (patient: until it happens, across restarts of the
+        agent; else a clear error at once)."""
+        while True:
+            host = self._running_host(name)
+            if host.signin.needed is not None and not patient:
+                raise CommandError(self._needs_signin(name), "needs_sign_in")
+            if host.signin.needed is not None and not host.connected.is_set():
+                await host.signin.wait()
+                await asyncio.sleep(0)  # the handshake goes on first
+                continue
+            try:
+                return await self._connected_host(name)
+            except CommandError:
+                if patient and host.signin.needed is not None:
+                    continue  # it came to need a sign-in while starting
+                raise
+
+    @staticmethod
+    def _needs_signin(name: str) -> str:
+        return f"{name} needs you to sign in: acp-tray login {name} (prompts sent with --no-wait wait for it)"
+
+    # sign-in -------------------------------------------------------------------------------
+
+    async def op_login(self, args: dict[str, Any], emit: Emit) -> Any:
+        """An `agent` method is done here; a `terminal` one is handed to the caller to run (its
+        plan: the agent's command, cwd and env), who reports back with `login.finished`."""
+        name = _text(args, "name")
+        assert name is not None
+        host = self._running_host(name)
+        try:
+            method = host.signin.choose(_text(args, "method", required=False))
+            if method.runs_in_terminal:
+                if host.spec.remote:
+                    raise SignInError(f"{method.name} runs the agent's own command, and {name} is a remote agent")
+                plan = terminal_plan(host.spec.command, host.spec.cwd, host.spec.env, method)
+                return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
+                        "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
+            await host.sign_in(method)
+        except SignInError as exc:
+            raise CommandError(str(exc), "sign_in") from None
+        return {"kind": "agent", "method": method.method_id, "method_name": method.name, **await self._after(name)}
+
+    async def op_login_finished(self, args: dict[str, Any], emit: Emit) -> Any:
+        """The caller ran a terminal method: exit code 0 means signed in."""
+        name = _text(args, "name")
+        assert name is not None
+        host = self._running_host(name)
+        if args.get("ok") is True:
+            host.signin.signed_in()
+        return await self._after(name)
+
+    async def _after(self, name: str) -> dict[str, Any]:
+        """The agent's state once what waited on the sign-in had a moment to go on."""
+        host = self._daemon.hosts.get(name)
+        if host is not None and host.signin.needed is None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CONNECT_WAIT):
+                    await host.connected.wait()
+        if host is not None and (host.connected.is_set() or host.signin.needed is not None):
+            state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
+            return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)
+        status = self._daemon.agent_states.get(name)
+        return {"state": status.state.value if status else "stopped", "detail": status.detail if status else ""}
+
+    async def op_logout(self, args: dict[str, Any], emit: Emit) -> Any:
+        name = _text(args, "name")
+        assert name is not None
+        try:
+            await self._running_host(name).sign_out()
+        except SignInError as exc:
+            raise CommandError(str(exc), "sign_in") from None
+        return {"name": name}
+
     # prompts -------------------------------------------------------------------------------
 
     async def op_prompt(self, args: dict[str, Any], emit: Emit) -> Any:
@@ -298,10 +378,17 @@ class Commands:
         outcome = await asyncio.shield(job.result)
         return {"job": job.job_id, "stop_reason": outcome.stop_reason, "error": outcome.error}
 
-    async def _open(self, agent: str, name: str, cwd: str | None) -> HostedSession:
-        host = await self._connected_host(agent)
+    async def _open(self, agent: str, name: str, cwd: str | None, *, patient: bool = False) -> HostedSession:
+        """The session, opened; `patient` (nobody waits on the answer): through a sign-in, however long."""
+        host = await self._signed_in_host(agent, patient)
         try:
-            return await host.open_session(name, cwd)
+            while True:
+                try:
+                    return await host.open_session(name, cwd)
+                except AuthRequiredError:
+                    if not patient:
+                        raise CommandError(self._needs_signin(agent), "needs_sign_in") from None
+                    await host.signin.wait()
         except ConnectionError as exc:
             raise CommandError(f"{agent}: {exc}", "not_running") from None
         except Exception as exc:  # the agent refused or did not answer session/new, load or resume
@@ -309,7 +396,7 @@ class Commands:
 
     async def _submit_later(self, agent: str, name: str, cwd: str | None, job: PromptJob) -> None:
         try:
-            session = await self._open(agent, name, cwd)
+            session = await self._open(agent, name, cwd, patient=True)
         except CommandError as exc:  # nobody is waiting: the person is told with acp-tray's own notice
             self._daemon.report(TurnEnded(agent, "", name, None, str(exc)))
             return

@@ -9,8 +9,10 @@ Exit codes: 0 done; 1 the daemon refused or failed (the message says why); 2 usa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -28,6 +30,7 @@ EXIT_NO_DAEMON = 3
 STOP_EXIT = {"end_turn": 0, "max_tokens": 4, "max_turn_requests": 5, "refusal": 6, "cancelled": 130}
 PROMPT_TIMEOUT = None  # a turn takes as long as it takes
 QUIT_WAIT = 20.0  # the daemon's own shutdown is bounded well below this (agents get 5 s)
+VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _say(message: str) -> None:
@@ -178,6 +181,100 @@ def cmd_agents(args: argparse.Namespace) -> int:
     if not code:
         _out(f"{args.name}: {'removed (stopped)' if args.action == 'remove' else 'restarting'}")
     return code
+
+
+def cmd_login(args: argparse.Namespace) -> int:
+    """Sign in: an agent method is done by the daemon; a terminal method runs here, interactively."""
+    code, result = _run(args, "login", {"name": args.name, "method": args.method})
+    if not code:
+        if result["kind"] == "terminal":
+            code = _terminal_login(args, result)
+        else:
+            _out(f"{_field(args.name)}: signed in with {_field(result['method_name'])} · {_state_of(result)}")
+    if args.pause:  # in a terminal window acp-tray opened: let the person read the outcome
+        with contextlib.suppress(EOFError, KeyboardInterrupt):
+            input("Press Enter to close this window.")
+    return code
+
+
+def _state_of(result: dict[str, Any]) -> str:
+    detail = f" ({_field(result['detail'], DESCRIPTION_LIMIT)})" if result["detail"] else ""
+    return f"{result['state']}{detail}"
+
+
+def _terminal_login(args: argparse.Namespace, plan: dict[str, Any]) -> int:
+    import shlex
+    import subprocess
+
+    from acp_tray import paths
+    from acp_tray.agent_secrets import SecretNames
+
+    env = {**os.environ, **SecretNames(paths.secret_names_file()).values(args.name), **plan["env"]}
+    argv = [str(part) for part in plan["argv"]]
+    _out(f"Signing in to {_field(args.name)} with {_field(plan['method_name'])}: {_field(shlex.join(argv), 500)}")
+    try:
+        exit_code = subprocess.run(argv, cwd=plan["cwd"], env=env, check=False).returncode
+    except OSError as exc:
+        _say(f"cannot run {argv[0]}: {exc.strerror or exc}")
+        exit_code = 127
+    except KeyboardInterrupt:
+        exit_code = 130
+    code, result = _run(args, "login.finished", {"name": args.name, "method": plan["method"], "ok": exit_code == 0})
+    if code:
+        return code
+    if exit_code != 0:
+        _say(f"the sign-in did not succeed (exit code {exit_code}); {args.name} still needs it")
+        return EXIT_FAILED
+    _out(f"{_field(args.name)}: signed in · {_state_of(result)}")
+    return 0
+
+
+def cmd_logout(args: argparse.Namespace) -> int:
+    code, _ = _run(args, "logout", {"name": args.name})
+    if not code:
+        _out(f"{_field(args.name)}: signed out")
+    return code
+
+
+def cmd_secret(args: argparse.Namespace) -> int:
+    """Keep VAR for the agent in the OS keyring (read without echo), or delete it; then restart it."""
+    from acp_tray import paths
+    from acp_tray.agent_secrets import SecretError, SecretNames
+
+    if not VARIABLE.fullmatch(args.var):
+        _say(f"{args.var!r} is not an environment variable name (letters, digits, _; not starting with a digit)")
+        return 2
+    names = SecretNames(paths.secret_names_file())
+    try:
+        if args.delete:
+            if not names.delete(args.name, args.var):
+                _say(f"{args.name} has no secret {args.var} in the keyring")
+                return EXIT_FAILED
+            _out(f"{args.name}: {args.var} deleted from the OS keyring")
+        else:
+            value = _read_secret(f"{args.var} for {args.name} (not shown): ")
+            if not value:
+                _say("nothing entered; nothing stored")
+                return EXIT_FAILED
+            names.store(args.name, args.var, value)
+            _out(f"{args.name}: {args.var} stored in the OS keyring; given to the agent when it starts")
+    except SecretError as exc:
+        _say(str(exc))
+        return EXIT_FAILED
+    try:
+        request("agents.restart", {"name": args.name})
+        _out(f"{args.name}: restarting")
+    except (NoDaemonError, ReplyError):
+        pass  # no daemon, or no such agent yet: it is used when the agent starts
+    return 0
+
+
+def _read_secret(prompt: str) -> str:
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(prompt)
+    return sys.stdin.readline().rstrip("\r\n")  # piped in (scripts): never echoed either
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -362,6 +459,21 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     upgrade.add_argument("name", nargs="?", metavar="ID")
     for verb, text in (("remove", "remove an agent (stops it)"), ("restart", "restart an agent")):
         actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+    secret = actions.add_parser(
+        "secret", help="keep VAR (e.g. an API key) for NAME in the OS keyring, read without echo", parents=[common]
+    )
+    secret.add_argument("name")
+    secret.add_argument("var", metavar="VAR")
+    secret.add_argument("--delete", action="store_true", help="remove it from the keyring")
+    secret.set_defaults(func=cmd_secret)
+
+    login = command(
+        "login", "sign in to an agent: NAME [METHOD] (see `agents list --json`)", cmd_login, json_output=False
+    )
+    login.add_argument("name")
+    login.add_argument("method", nargs="?")
+    login.add_argument("--pause", action="store_true", help="wait for Enter at the end (a window acp-tray opened)")
+    command("logout", "sign out of an agent, where it offers that", cmd_logout, json_output=False).add_argument("name")
 
     command("sessions", "named sessions: live and remembered", cmd_sessions)
 

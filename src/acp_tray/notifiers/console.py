@@ -37,6 +37,7 @@ _STATE_LABEL = {
     AgentState.REFUSED: "REFUSED",
     AgentState.EXITED: "exited",
     AgentState.STOPPED: "stopped",
+    AgentState.NEEDS_SIGNIN: "SIGN-IN",
 }
 
 

@@ -8,6 +8,7 @@ the agent's name: every surface shows it in front ("demo: Finished").
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from acp_tray.events import (
@@ -18,12 +19,16 @@ from acp_tray.events import (
     PermissionAsked,
     PermissionSettled,
     SessionAttached,
+    SignInNeeded,
     TurnEnded,
 )
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT
 from acp_tray.protocol.notice import Notice
+
+SIGNIN_PREFIX = "signin:"
+DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
 
 STOPPED_EARLY = {
     "max_tokens": "Stopped: token limit reached",
@@ -74,6 +79,8 @@ def own_notice(event: Event) -> OwnNotice | None:
         return _crash(event)
     if isinstance(event, AgentUnusable):
         return _said(event.agent, "", "error", event.title, event.detail)
+    if isinstance(event, SignInNeeded):
+        return _sign_in(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
@@ -108,3 +115,42 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     if stderr:
         description += f"\nLast lines of its stderr:\n{stderr}"
     return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))
+
+
+def signin_action(agent: str, method_id: str) -> str:
+    """The action id of a "sign in to AGENT with METHOD" button (notification or tray menu)."""
+    return SIGNIN_PREFIX + json.dumps([agent, method_id])
+
+
+def parse_signin_action(action: str) -> tuple[str, str] | None:
+    try:
+        agent, method_id = json.loads(action.removeprefix(SIGNIN_PREFIX))
+    except (ValueError, TypeError):
+        return None
+    return (agent, method_id) if isinstance(agent, str) and isinstance(method_id, str) else None
+
+
+def _sign_in(event: SignInNeeded) -> OwnNotice:
+    """One notice per agent: a button per method acp-tray can do now; every method listed (servers
+    without buttons, the history), the command first (a bounded body must not lose it)."""
+    agent = event.agent
+    doable = [m for m in event.methods if m.doable]
+    if doable:
+        choice = doable[0].method_id if len(doable) == 1 else "METHOD"
+        how = f"Choose below, or run: {pasteable('login', agent)} {choice}"
+    else:
+        how = f"acp-tray cannot sign in for you yet: see `{pasteable('login', agent)} METHOD`."
+    lines = [how]
+    for m in event.methods:
+        line = f"• {m.name} ({m.method_id})" + (f": {m.description}" if m.description else "")
+        if m.needs and not m.doable:
+            line += (
+                f" — {pasteable('agents', 'secret', agent, m.needs[0])}, then {pasteable('login', agent, m.method_id)}"
+            )
+        elif m.kind not in DOABLE_KINDS and not m.doable:
+            line += f" [{m.kind}]"
+        lines.append(line)
+    lines.append(f"The agent said: {event.reason}")
+    notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
+    actions = tuple((signin_action(agent, m.method_id), m.name) for m in doable)
+    return OwnNotice(agent, "", notice, actions)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp_tray import __version__
+from acp_tray.protocol.auth import client_auth_capabilities
 from acp_tray.protocol.version import ProtocolVersion
 
 CLIENT_NAME = "acp-tray"
@@ -21,11 +22,13 @@ def client_info() -> dict[str, str]:
 
 
 def client_capabilities_v1(*, notices: bool = True) -> dict[str, Any]:
-    """v1 client capabilities: only what we implement (no `fs`, no `terminal`).
+    """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, and
+    terminal sign-in (acp-tray runs the agent's own command in a terminal).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
-    return {"session": {"notices": {}}} if notices else {}
+    auth = client_auth_capabilities(ProtocolVersion.V1)
+    return {"session": {"notices": {}}, "auth": auth} if notices else {"auth": auth}
 
 
 def initialize_params_v1(*, notices: bool = True) -> dict[str, Any]:
@@ -37,11 +40,12 @@ def initialize_params_v1(*, notices: bool = True) -> dict[str, Any]:
 
 
 def initialize_params_v2(*, notices: bool = True) -> dict[str, Any]:
-    """v2 needs no notice capability; `capabilities` holds only what v2 defines that we implement (none)."""
+    """v2 needs no notice capability; `capabilities` holds only what v2 defines that we implement
+    (terminal sign-in)."""
     return {
         "protocolVersion": int(ProtocolVersion.V2),
         "info": client_info(),
-        "capabilities": {},
+        "capabilities": {"auth": client_auth_capabilities(ProtocolVersion.V2)},
         "clientInfo": client_info(),
         "clientCapabilities": client_capabilities_v1(notices=notices),
     }

@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from acp_tray.protocol.auth import AuthMethod, can_log_out, parse_auth_methods
+from acp_tray.protocol.version import ProtocolVersion
+
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 ALLOW_KINDS = ("allow_once", "allow_always")
 REJECT_KINDS = ("reject_once", "reject_always")
@@ -37,14 +40,6 @@ class PermissionOption:
 
 
 @dataclass(frozen=True)
-class AuthMethod:
-    method_id: str
-    name: str
-    kind: str  # v2 `type` ("terminal", "agent", newer); v1: "" unless given
-    description: str | None = None
-
-
-@dataclass(frozen=True)
 class AgentCapabilities:
     """What we use of the agent's `initialize` answer."""
 
@@ -53,27 +48,7 @@ class AgentCapabilities:
     close_session: bool = False
     name: str | None = None
     auth_methods: tuple[AuthMethod, ...] = ()
-
-
-def _auth_methods(raw: object) -> tuple[AuthMethod, ...]:
-    methods = []
-    for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, dict):
-            continue
-        method_id = item.get("methodId", item.get("id"))
-        name = item.get("name")
-        if isinstance(method_id, str) and isinstance(name, str):
-            kind = item.get("type")
-            description = item.get("description")
-            methods.append(
-                AuthMethod(
-                    method_id,
-                    name,
-                    kind if isinstance(kind, str) else "",
-                    description if isinstance(description, str) else None,
-                )
-            )
-    return tuple(methods)
+    logout: bool = False  # the agent can sign out (v1: `auth.logout`; v2: it offers methods)
 
 
 def agent_capabilities(initialize_result: object) -> AgentCapabilities:
@@ -95,7 +70,8 @@ def agent_capabilities(initialize_result: object) -> AgentCapabilities:
         resume_session=v2 or isinstance(session.get("resume"), dict),
         close_session=v2 or isinstance(session.get("close"), dict),
         name=name,
-        auth_methods=_auth_methods(initialize_result.get("authMethods")),
+        auth_methods=parse_auth_methods(initialize_result.get("authMethods")),
+        logout=can_log_out(initialize_result, ProtocolVersion.V2 if v2 else ProtocolVersion.V1),
     )
 
 

@@ -3,8 +3,9 @@
 Each actionable entry carries an action id that the tray hands back to the daemon's loop:
 `approval:ID:OPTION_ID`, `recent:open:GROUP`, `recent:read-all`, `recent:clear`, `dnd:off`,
 `dnd:30m`, `dnd:1h`, `dnd:tomorrow`, `quiet-hours:toggle`, `agent:start|stop|restart:NAME`,
-`prefs:open`, `history:open`, `quit`. Only two kinds reach an agent: `approval:…` answers the
-permission request ID with the option OPTION_ID (one the agent itself offered), and
+`signin:["NAME","METHOD"]`, `prefs:open`, `history:open`, `quit`. Only three kinds reach an
+agent: `approval:…` answers the permission request ID with the option OPTION_ID (one the agent
+itself offered), `signin:…` signs in with a method the agent itself offered, and
 start/stop/restart manage the agent process itself.
 """
 
@@ -112,8 +113,12 @@ def _dnd(snapshot: TraySnapshot) -> Entry:
 def _agents(snapshot: TraySnapshot) -> Entry:
     rows = []
     for row in snapshot.agents:
-        running = row.state in (AgentState.STARTING, AgentState.CONNECTED)
+        running = row.state in (AgentState.STARTING, AgentState.CONNECTED, AgentState.NEEDS_SIGNIN)
+        sign_in = tuple(
+            Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
+        )
         actions = (
+            *((Entry("Sign in", children=sign_in), SEPARATOR) if sign_in else ()),
             Entry("Restart", f"agent:restart:{row.name}"),
             Entry("Stop", f"agent:stop:{row.name}" if running else None),
             Entry("Start", None if running else f"agent:start:{row.name}"),

@@ -18,6 +18,7 @@ class AgentRow:
     state: AgentState
     detail: str = ""
     icon: str | None = None  # its SVG file (agents from the ACP Registry)
+    sign_in: tuple[tuple[str, str], ...] = ()  # while it needs a sign-in: (action id, method name)
 
 
 @dataclass(frozen=True)

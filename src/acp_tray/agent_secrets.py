@@ -1,0 +1,108 @@
+"""Agents' secrets (API keys) in the OS keyring, injected into an agent's environment at spawn.
+
+Values live only in the keyring (`keyring`: Secret Service, macOS Keychain, Windows Credential
+Locker) under the service "acp-tray", user "AGENT/VAR". The *names* of each agent's secrets are
+kept in a small file in the state dir (0600), so an agent without secrets never touches the
+keyring (no unlock prompt, no D-Bus call). A value is never logged, shown or written elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp_tray.atomic import write_atomically
+
+log = logging.getLogger(__name__)
+
+SERVICE = "acp-tray"
+
+
+class SecretError(Exception):
+    """The keyring cannot be used (none available, locked, refused); the message says what to do."""
+
+
+def _keyring() -> Any:
+    import keyring  # imported when a secret is needed: keyring and its backends are not small
+
+    return keyring
+
+
+def _entry(agent: str, var: str) -> str:
+    return f"{agent}/{var}"
+
+
+def _keyring_failed(exc: Exception) -> SecretError:
+    return SecretError(
+        f"the OS keyring could not be used ({type(exc).__name__}: {exc}); on Linux a Secret Service "
+        "(GNOME Keyring, KeePassXC) must be running and unlocked"
+    )
+
+
+class SecretNames:
+    """Which variables each agent has in the keyring (names only), in a file of the state dir."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def read(self) -> dict[str, list[str]]:
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("could not read %s (%s); no secrets are injected until it is fixed", self._path, exc)
+            return {}
+        agents = data.get("agents") if isinstance(data, dict) else None
+        if not isinstance(agents, dict):
+            return {}
+        return {str(a): [str(v) for v in names] for a, names in agents.items() if isinstance(names, list)}
+
+    def of(self, agent: str) -> list[str]:
+        return self.read().get(agent, [])
+
+    def _write(self, names: dict[str, list[str]]) -> None:
+        kept = {a: sorted(set(v)) for a, v in sorted(names.items()) if v}
+        write_atomically(self._path, json.dumps({"version": 1, "agents": kept}, indent=1), mode=0o600)
+
+    def store(self, agent: str, var: str, value: str) -> None:
+        try:
+            _keyring().set_password(SERVICE, _entry(agent, var), value)
+        except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
+            raise _keyring_failed(exc) from None
+        names = self.read()
+        names.setdefault(agent, []).append(var)
+        self._write(names)
+
+    def delete(self, agent: str, var: str) -> bool:
+        names = self.read()
+        if var not in names.get(agent, []):
+            return False
+        try:
+            _keyring().delete_password(SERVICE, _entry(agent, var))
+        except Exception as exc:
+            if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
+                raise _keyring_failed(exc) from None
+        names[agent].remove(var)
+        self._write(names)
+        return True
+
+    def values(self, agent: str) -> dict[str, str]:
+        """The agent's secrets as environment variables (blocking: call it off the event loop)."""
+        wanted = self.of(agent)
+        if not wanted:
+            return {}
+        found: dict[str, str] = {}
+        try:
+            keyring = _keyring()
+            for var in wanted:
+                value = keyring.get_password(SERVICE, _entry(agent, var))
+                if value is None:
+                    log.warning("%s: secret %s is listed but not in the keyring; set it again", agent, var)
+                else:
+                    found[var] = value
+        except Exception as exc:
+            log.warning("%s: secrets not injected: %s", agent, _keyring_failed(exc))
+        return found

@@ -1,0 +1,216 @@
+"""Sign-in for one agent (ACP auth): the methods it offers, whether it waits for a sign-in, and
+doing one.
+
+When the agent answers "authentication required" (-32000) to `session/new`, `session/load`,
+`session/resume` or `session/prompt`, the agent's state becomes `needs sign-in` (its process
+keeps running: no restart), the person is told once (a `SignInNeeded` event, until a sign-in
+succeeds), and the handshake and the session queues wait at a gate. A sign-in opens it and
+what waited goes on: the handshake retries its session, the queues send their prompts.
+
+Method kinds: `agent` (also when the agent gave no type) is done by the agent itself through
+`authenticate` (v1) / `auth/login` (v2); `terminal` runs the agent's own command with the
+method's args and env, interactively, outside the connection (a zero exit means signed in:
+see `TerminalPlan`); any other kind is shown with its description, never sent blindly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from acp import RequestError
+
+from acp_tray.agents.turns import error_text
+from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
+from acp_tray.prefs.names import pasteable
+from acp_tray.protocol.auth import AuthMethod, login_method, login_params, logout_method, logout_params
+from acp_tray.protocol.version import ProtocolVersion
+
+LOGIN_TIMEOUT = 300.0  # an agent's own sign-in may open a browser and wait for the person
+LOGOUT_TIMEOUT = 30.0
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+class Requester(Protocol):
+    async def send_request(self, method: str, params: Any | None = None) -> Any: ...
+
+
+class AuthRequiredError(Exception):
+    """The agent wants a sign-in before it does this (raised where its -32000 answer came)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SignInError(Exception):
+    """A sign-in that cannot be done as asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class TerminalPlan:
+    """A terminal method: the agent's own command with the method's args appended, in the agent's
+    directory, with `env` (the agent's configured env and the method's) laid over the caller's."""
+
+    method: AuthMethod
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+
+
+def terminal_plan(command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
+    return TerminalPlan(method, [*command, *method.args], str(cwd), {**env, **dict(method.env)})
+
+
+class SignIn:
+    """The sign-in state of one agent, kept across its connections (restarts) by its host."""
+
+    def __init__(self, agent: str, sink: EventSink, status: Callable[[AgentState, str], None]) -> None:
+        self.agent = agent
+        self.methods: tuple[AuthMethod, ...] = ()
+        self.can_log_out = False
+        self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote)
+        self.needed: str | None = None  # why, while the agent waits for a sign-in
+        self.on_signed_in: Callable[[], None] = lambda: None  # set by the host: its state goes back
+        self._sink = sink
+        self._status = status
+        self._announced = False  # the person was told; again only after a sign-in succeeded
+        self._open = asyncio.Event()
+        self._open.set()
+
+    def offered(self, methods: tuple[AuthMethod, ...], can_log_out: bool) -> None:
+        """A new connection's `initialize` answer: its methods; nothing waits on it yet."""
+        self.methods = methods
+        self.can_log_out = can_log_out
+        self.needed = None
+        self._open.set()
+
+    def required(self, exc: RequestError) -> AuthRequiredError:
+        """The agent answered auth_required: close the gate, say so (once), and return the error to raise."""
+        reason = error_text(exc)
+        self.needed = reason
+        self._open.clear()
+        self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: {pasteable('login', self.agent)}")
+        if not self._announced:
+            log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
+                     "; ".join(m.describe() for m in self.methods) or "no method")  # fmt: skip
+            self._announced = True
+            methods = tuple(
+                SignInChoice(m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars)
+                for m in self.methods
+            )
+            self._sink(SignInNeeded(self.agent, reason, methods))
+        return AuthRequiredError(reason)
+
+    def signed_in(self) -> None:
+        """A sign-in succeeded: what waited goes on; a later refusal is announced again."""
+        was_needed = self.needed is not None
+        self.needed = None
+        self._announced = False
+        self._open.set()
+        if was_needed:
+            log.info("%s: signed in", self.agent)
+            self.on_signed_in()
+
+    def abandon(self) -> None:
+        """The agent is stopped or replaced: whoever waits here stops waiting (and looks again)."""
+        self._open.set()
+
+    async def wait(self) -> None:
+        """Until no sign-in is needed (at once when none is)."""
+        await self._open.wait()
+
+    async def until_signed_in(self, attempt: Callable[[], Awaitable[T]], ended: asyncio.Event) -> T:
+        """Wait for a sign-in, then `attempt` again (and again, while it still wants one). Raises
+        ConnectionError when the agent goes away (`ended`) before that."""
+        while True:
+            waiting = asyncio.ensure_future(self._open.wait())
+            gone = asyncio.ensure_future(ended.wait())
+            try:
+                await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting.cancel()
+                gone.cancel()
+            if not self._open.is_set():
+                raise ConnectionError("the agent went away while waiting for a sign-in")
+            try:
+                return await attempt()
+            except AuthRequiredError:
+                continue  # `required` closed the gate again
+
+    # what the person asked for ------------------------------------------------------------
+
+    def doable(self, method: AuthMethod) -> bool:
+        """Whether acp-tray can do `method` now: an agent or terminal method, or an env_var one whose
+        variables the agent has (from its env, the person's, or the keyring: `agents secret`)."""
+        if method.through_agent or method.runs_in_terminal:
+            return True
+        names = self.env_names
+        return method.from_environment and names is not None and all(v in names for v in method.vars)
+
+    def choose(self, method_id: str | None) -> AuthMethod:
+        """The method `method_id` (default: the only one acp-tray can do), or a SignInError that lists them."""
+        if not self.methods:
+            raise SignInError(f"{self.agent} offers no sign-in method (in its last `initialize` answer)")
+        listing = "; ".join(m.describe() for m in self.methods)
+        if method_id is None:
+            doable = [m for m in self.methods if self.doable(m)]
+            if len(doable) == 1:
+                return doable[0]
+            raise SignInError(
+                f"{self.agent} offers {len(self.methods)} ways to sign in; choose one with "
+                f"`{pasteable('login', self.agent)} METHOD`: {listing}"
+            )
+        method = next((m for m in self.methods if m.method_id == method_id), None)
+        if method is None:
+            raise SignInError(f"{self.agent} offers no sign-in method {method_id!r}; it offers: {listing}")
+        if method.from_environment and not self.doable(method):
+            where = "a remote agent's environment" if self.env_names is None else f"{self.agent}'s environment"
+            missing = [v for v in method.vars if self.env_names is None or v not in self.env_names]
+            raise SignInError(
+                f"{method.name} needs {', '.join(missing)} in {where}: keep it in the OS keyring with "
+                f"`{pasteable('agents', 'secret', self.agent, missing[0])}` (the agent restarts with it), "
+                f"then `{pasteable('login', self.agent, method.method_id)}`"
+            )
+        if not self.doable(method):
+            what = f": {method.description}" if method.description else ""
+            raise SignInError(
+                f"{method.name}{what}. acp-tray cannot do this kind of sign-in ({method.kind}) for you; "
+                f"sign in as the agent's documentation says, then `acp-tray agents restart {self.agent}`"
+            )
+        return method
+
+    async def login(self, connection: Requester | None, version: ProtocolVersion, method: AuthMethod) -> None:
+        """An `agent` method, or an env_var one whose variables the agent has: `authenticate` /
+        `auth/login` on the live connection."""
+        assert method.through_agent or (method.from_environment and self.doable(method))
+        if connection is None:
+            raise SignInError(f"{self.agent} is not running; start it, then sign in")
+        try:
+            async with asyncio.timeout(LOGIN_TIMEOUT):
+                await connection.send_request(login_method(version), login_params(method.method_id))
+        except RequestError as exc:
+            raise SignInError(f"{self.agent} refused the sign-in with {method.name}: {error_text(exc)}") from None
+        except TimeoutError:
+            raise SignInError(f"{self.agent} did not finish the sign-in within {LOGIN_TIMEOUT:g} s") from None
+        except ConnectionError:
+            raise SignInError(f"{self.agent} went away during the sign-in") from None
+        self.signed_in()
+
+    async def logout(self, connection: Requester | None, version: ProtocolVersion) -> None:
+        if not self.can_log_out:
+            raise SignInError(f"{self.agent} does not offer signing out")
+        if connection is None:
+            raise SignInError(f"{self.agent} is not running")
+        try:
+            async with asyncio.timeout(LOGOUT_TIMEOUT):
+                await connection.send_request(logout_method(version), logout_params())
+        except RequestError as exc:
+            raise SignInError(f"{self.agent} refused to sign out: {error_text(exc)}") from None
+        except (TimeoutError, ConnectionError):
+            raise SignInError(f"{self.agent} did not answer the sign-out") from None

@@ -1,0 +1,132 @@
+"""ACP sign-in on the wire (v1 and v2): the agent's `authMethods`, what acp-tray says it can do
+(`auth.terminal`), and the login/logout requests it sends. Pure: no I/O; tolerant of agent input.
+
+v1: methods carry `id`, `type` is optional (absent: `agent`), a terminal method's `env` is an
+object; login is `authenticate`, logout is `logout` (only when `agentCapabilities.auth.logout`).
+v2: methods carry `methodId` and a `type`; a terminal method's `env` is a list of `{name, value}`;
+login is `auth/login`, logout `auth/logout` (both baseline when `authMethods` is not empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp_tray.protocol.version import ProtocolVersion
+
+AUTH_REQUIRED = -32000  # the JSON-RPC error code of "authentication required"
+AGENT = "agent"
+TERMINAL = "terminal"
+ENV_VAR = "env_var"  # not in the schemas yet; agents (codex-acp) send it with `vars: [{name}]`
+METHODS_KEPT = 20
+TEXT_KEPT = 500
+
+
+@dataclass(frozen=True)
+class AuthMethod:
+    method_id: str
+    name: str
+    kind: str  # "agent" (also when the agent gave no type), "terminal", or another (env_var, newer)
+    description: str | None = None
+    args: tuple[str, ...] = ()  # terminal: appended to the agent's own command
+    env: tuple[tuple[str, str], ...] = field(default=())  # terminal: laid over the agent's environment
+    vars: tuple[str, ...] = ()  # env_var: the variables the agent reads (then `authenticate` with the id)
+
+    @property
+    def runs_in_terminal(self) -> bool:
+        return self.kind == TERMINAL
+
+    @property
+    def through_agent(self) -> bool:
+        return self.kind == AGENT
+
+    @property
+    def from_environment(self) -> bool:
+        """An env_var method: the agent signs in with variables of its environment, once asked to."""
+        return self.kind == ENV_VAR and bool(self.vars)
+
+    def describe(self) -> str:
+        """One line: 'NAME (id, kind): description'."""
+        text = f"{self.name} ({self.method_id}, {self.kind})"
+        return text + (f": {self.description}" if self.description else "")
+
+
+def _text(value: object) -> str | None:
+    return value[:TEXT_KEPT] if isinstance(value, str) else None
+
+
+def _env(raw: object) -> tuple[tuple[str, str], ...]:
+    """v1: {"NAME": "value"}; v2: [{"name": "NAME", "value": "value"}]. Anything else is left out."""
+    if isinstance(raw, dict):
+        pairs = list(raw.items())
+    elif isinstance(raw, list):
+        pairs = [(item.get("name"), item.get("value")) for item in raw if isinstance(item, dict)]
+    else:
+        return ()
+    return tuple((k, v) for k, v in pairs if isinstance(k, str) and k and "=" not in k and isinstance(v, str))
+
+
+def _vars(raw: object) -> tuple[str, ...]:
+    items = raw if isinstance(raw, list) else []
+    names = [item.get("name") if isinstance(item, dict) else item for item in items]
+    return tuple(n for n in names if isinstance(n, str) and n and "=" not in n)
+
+
+def parse_auth_methods(raw: object) -> tuple[AuthMethod, ...]:
+    """The `authMethods` of an `initialize` answer (either version: `methodId` or `id`)."""
+    methods: list[AuthMethod] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            continue
+        method_id = item.get("methodId", item.get("id"))
+        name = item.get("name")
+        if not isinstance(method_id, str) or not method_id or not isinstance(name, str):
+            continue
+        kind = item.get("type")
+        kind = kind if isinstance(kind, str) and kind else AGENT
+        args = item.get("args")
+        methods.append(
+            AuthMethod(
+                method_id,
+                name[:TEXT_KEPT] or method_id,
+                kind[:TEXT_KEPT],
+                _text(item.get("description")),
+                tuple(a for a in args if isinstance(a, str)) if isinstance(args, list) and kind == TERMINAL else (),
+                _env(item.get("env")) if kind == TERMINAL else (),
+                _vars(item.get("vars")) if kind == ENV_VAR else (),
+            )
+        )
+    return tuple(methods[:METHODS_KEPT])
+
+
+def can_log_out(initialize_result: object, version: ProtocolVersion) -> bool:
+    """v1: `agentCapabilities.auth.logout` is an object; v2: the agent offered any method."""
+    if not isinstance(initialize_result, dict):
+        return False
+    if version is ProtocolVersion.V2:
+        methods = initialize_result.get("authMethods")
+        return isinstance(methods, list) and bool(methods)
+    caps = initialize_result.get("agentCapabilities")
+    auth = caps.get("auth") if isinstance(caps, dict) else None
+    return isinstance(auth, dict) and isinstance(auth.get("logout"), dict)
+
+
+def client_auth_capabilities(version: ProtocolVersion) -> dict[str, Any]:
+    """acp-tray can run the agent's own command in a terminal: v1 `terminal: true`, v2 `terminal: {}`."""
+    return {"terminal": {}} if version is ProtocolVersion.V2 else {"terminal": True}
+
+
+def login_method(version: ProtocolVersion) -> str:
+    return "auth/login" if version is ProtocolVersion.V2 else "authenticate"
+
+
+def logout_method(version: ProtocolVersion) -> str:
+    return "auth/logout" if version is ProtocolVersion.V2 else "logout"
+
+
+def login_params(method_id: str) -> dict[str, Any]:
+    return {"methodId": method_id}
+
+
+def logout_params() -> dict[str, Any]:
+    return {}

@@ -1,0 +1,108 @@
+"""Open a command in the person's terminal emulator (for sign-ins that need a terminal, started from
+the tray or a notification). Linux/BSD: `$TERMINAL`, `x-terminal-emulator`, then common ones;
+macOS: Terminal.app; Windows: a new console window.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+
+# how each emulator takes a command to run (the first word of $TERMINAL is looked up here too)
+RUN_FLAG = {
+    "gnome-terminal": ["--"],
+    "kgx": ["--"],
+    "ptyxis": ["--"],
+    "tilix": ["-e"],
+    "xfce4-terminal": ["-x"],
+    "mate-terminal": ["-x"],
+    "kitty": [],
+    "foot": [],
+    "wezterm": ["start", "--"],
+    "ghostty": ["-e"],
+}
+COMMON = (
+    "gnome-terminal",
+    "konsole",
+    "xfce4-terminal",
+    "mate-terminal",
+    "tilix",
+    "kgx",
+    "ptyxis",
+    "alacritty",
+    "kitty",
+    "foot",
+    "wezterm",
+    "ghostty",
+    "xterm",
+)
+
+
+class NoTerminalError(Exception):
+    pass
+
+
+def cli_command() -> list[str]:
+    """How to run acp-tray's own command line (a one-file build is its own interpreter)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "acp_tray"]
+
+
+def _with_command(emulator: list[str], argv: list[str]) -> list[str]:
+    flag = RUN_FLAG.get(os.path.basename(emulator[0]), ["-e"])
+    return [*emulator, *flag, *argv]
+
+
+def terminal_command(argv: list[str], env: Mapping[str, str] | None = None) -> list[str] | None:
+    """The command that runs `argv` in a new terminal window here, or None when none is found."""
+    env = os.environ if env is None else env
+    if sys.platform == "darwin":
+        script = f'tell application "Terminal" to do script {_applescript(shlex.join(argv))}'
+        return ["osascript", "-e", script, "-e", 'tell application "Terminal" to activate']
+    path = env.get("PATH")
+    chosen = env.get("TERMINAL", "").strip()
+    if chosen:
+        words = shlex.split(chosen)
+        found = shutil.which(words[0], path=path)
+        if found:
+            return _with_command([found, *words[1:]], argv)
+    for name in ("x-terminal-emulator", *COMMON):
+        found = shutil.which(name, path=path)
+        if found:
+            return _with_command([found], argv)
+    return None
+
+
+def _applescript(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def open_in_terminal(argv: list[str], env: Mapping[str, str] | None = None, *, hint: str = "") -> None:
+    """Start `argv` in a new terminal window without waiting for it; NoTerminalError when none is
+    found (`hint`: what the person can run in a terminal instead)."""
+    if sys.platform == "win32":
+        creation = getattr(subprocess, "CREATE_NEW_CONSOLE", 0)
+        subprocess.Popen(argv, creationflags=creation, env=dict(env) if env is not None else None)
+        return
+    command = terminal_command(argv, env)
+    if command is None:
+        raise NoTerminalError(
+            "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one"
+            + (f", or run `{hint}` in a terminal yourself" if hint else "")
+        )
+    try:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise NoTerminalError(f"could not start the terminal emulator {command[0]}: {exc.strerror or exc}") from None

@@ -1,0 +1,150 @@
+"""Sign-in from the desktop: the "Sign in to NAME" notification in a real dunst (private bus, Xvfb)
+with a button per method, chosen from dunst's menu; a terminal method opens $TERMINAL running
+`acp-tray login`; the tray's "Sign in" entry under the agent does the same through the daemon."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp_tray import paths
+from acp_tray.daemon import Daemon as InProcessDaemon
+from acp_tray.events import AgentState
+from acp_tray.history import HistoryWriter
+from acp_tray.prefs.load import read_preferences
+from acp_tray.presentation.router import Presentation
+from acp_tray.tray.menu import menu_of
+from acp_tray.tray.snapshot import TraySnapshot
+from tests.conftest import ROOT, cli_env
+from tests.daemon_process import Daemon, cli, until
+from tests.integration.test_approval_actions import dmenu, menu_lines, pick  # noqa: F401  (dmenu: a fixture)
+
+AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
+FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
+
+
+def agent_table(name: str, directory: Path, protocol: int = 1, at: str = "new") -> str:
+    directory.mkdir(exist_ok=True)
+    env = {"AUTH_AGENT_PROTOCOL": str(protocol), "AUTH_AGENT_AT": at, "AUTH_AGENT_TOKEN": str(directory / "token")}
+    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
+    return (
+        f"[agents.{name}]\ncommand = {json.dumps([sys.executable, str(AUTH_AGENT)])}\n"
+        f'cwd = "{directory}"\nprotocol = {protocol}\nenv = {{ {inline} }}\n\n'
+    )
+
+
+def state(name: str, env: dict[str, str]) -> str:
+    listed = cli("agents", "list", "--json", env=env)
+    if listed.returncode != 0:
+        return ""  # the daemon is not up yet
+    return str(next(r for r in json.loads(listed.stdout) if r["name"] == name)["state"])
+
+
+def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
+    desktop: Any,
+    dmenu: Path,  # noqa: F811
+    tmp_path: Path,
+    daemons: list[Daemon],
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'notifier = "freedesktop"\n\n'
+        + agent_table("locked", tmp_path / "locked")
+        + agent_table("tui", tmp_path / "tui"),
+        encoding="utf-8",
+    )
+    terminal = tmp_path / "terminal"
+    terminal.mkdir()
+    env = cli_env(**desktop.env, TERMINAL=str(FAKE_TERMINAL), ACP_TRAY_TEST_TERMINAL=str(terminal))
+    mark = desktop.mark()
+    daemon = Daemon("run", "--config", str(config), env=env)
+    daemons.append(daemon)
+    until(lambda: state("locked", env) == "needs sign-in" and state("tui", env) == "needs sign-in", 30, "sign-in")
+
+    # both notices are up, each with its agent's methods (env_var "API key": no button)
+    pick(dmenu, "no such line")  # only to get dunst's menu copied
+    until(lambda: (dmenu / "menu").exists() and len(menu_lines(dmenu)) >= 10, 10, "dunst's menu")
+    lines = menu_lines(dmenu)
+    summaries = {line["summary"] for line in lines}
+    assert summaries == {"locked: Sign in to locked", "tui: Sign in to tui"}
+    labels = sorted(line["label"] for line in lines if line["summary"] == "locked: Sign in to locked")
+    assert labels == ["Always refused", "Broken terminal sign-in", "Open", "Sign in in a terminal", "Use a token"]
+    subprocess.run(["import", "-window", "root", str(tmp_path / "signin-notification.png")], env=env, check=True)
+
+    # an agent method: the daemon signs in through the agent
+    pick(dmenu, "#Use a token (locked: Sign in to locked)")
+    until(lambda: state("locked", env) == "connected", 30, "locked to connect")
+    assert (tmp_path / "locked" / "token").exists()
+
+    # a terminal method: $TERMINAL runs `acp-tray login tui tui --pause`, which runs the agent's own
+    # command with the method's args here and tells the daemon
+    pick(dmenu, "#Sign in in a terminal (tui: Sign in to tui)")
+    until(lambda: state("tui", env) == "connected", 30, "tui to connect")
+    called = (terminal / "called").read_text().splitlines()
+    assert called[0] == "-e" and called[-4:] == ["login", "tui", "tui", "--pause"]
+    output = (terminal / "output").read_text()
+    assert "auth-agent: signed in" in output and "tui: signed in · connected" in output
+    assert "Press Enter to close this window." in output
+
+    history = [json.loads(line) for line in paths.history_file().read_text().splitlines()]
+    assert [r["title"] for r in history if r["title"].startswith("Sign in")].count("Sign in to locked") == 1
+    assert daemon.stop() == 0
+    shown = desktop.since(mark)
+    assert sum(n["summary"] == "locked: Sign in to locked" for n in shown) == 1
+
+
+async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(agent_table("locked", tmp_path / "locked") + agent_table("tui", tmp_path / "tui"), encoding="utf-8")
+    snapshots: list[TraySnapshot] = []
+    shown: list[Presentation] = []
+    daemon = InProcessDaemon(
+        read_preferences(path), history=HistoryWriter(tmp_path / "h.jsonl"), surfaces=[shown.append],
+        status=lambda event: None, prefs_path=path,
+    )  # fmt: skip
+    daemon.add_publisher(snapshots.append)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+
+    def entry(agent: str, label: str) -> Any:
+        agents = next(e for e in menu_of(daemon.snapshot()) if e.label == "Agents")
+        row = next(r for r in agents.children if r.label.startswith(agent + " "))
+        sign_in = next((c for c in row.children if c.label == "Sign in"), None)
+        return next(c for c in sign_in.children if c.label == label) if sign_in else None
+
+    try:
+        async with asyncio.timeout(30):
+            while entry("locked", "Use a token") is None or entry("tui", "Sign in in a terminal") is None:
+                await asyncio.sleep(0.05)
+        daemon.tray_action(entry("locked", "Use a token").action)
+        async with asyncio.timeout(30):
+            while daemon.agent_states["locked"].state is not AgentState.CONNECTED:
+                await asyncio.sleep(0.05)
+        assert entry("locked", "Use a token") is None  # signed in: the entry goes
+
+        saved = os.environ.get("PATH", ""), os.environ.pop("TERMINAL", None)
+        os.environ["PATH"] = str(tmp_path / "no-terminals-here")
+        try:
+            daemon.tray_action(entry("tui", "Sign in in a terminal").action)
+        finally:
+            os.environ["PATH"] = saved[0]
+            if saved[1] is not None:
+                os.environ["TERMINAL"] = saved[1]
+        async with asyncio.timeout(10):
+            while not any(p.title == "Sign-in failed" for p in shown):
+                await asyncio.sleep(0.05)
+        failed = next(p for p in shown if p.title == "Sign-in failed")
+        assert failed.agent == "tui" and failed.severity == "error"
+        assert failed.description == (
+            "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one, "
+            "or run `acp-tray login tui tui` in a terminal yourself"
+        )
+        assert daemon.agent_states["tui"].state is AgentState.NEEDS_SIGNIN
+    finally:
+        stop.set()
+        await running

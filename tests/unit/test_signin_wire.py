@@ -1,0 +1,137 @@
+"""Sign-in on the wire and on the surfaces, pure parts: what acp-tray sends validates against the v1
+and v2 schemas (and the check can fail), agents' methods are read in both shapes, the notice and
+the tray entry offer one button per method acp-tray can do, the terminal emulator is found."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from acp_tray.events import AgentState, SignInChoice, SignInNeeded
+from acp_tray.presentation.own_notices import own_notice, parse_signin_action
+from acp_tray.protocol.auth import login_method, login_params, logout_method, logout_params, parse_auth_methods
+from acp_tray.protocol.initialize import initialize_params
+from acp_tray.protocol.session import agent_capabilities
+from acp_tray.protocol.version import ProtocolVersion
+from acp_tray.terminal_window import NoTerminalError, open_in_terminal, terminal_command
+from acp_tray.tray.menu import menu_of
+from acp_tray.tray.snapshot import AgentRow, TraySnapshot
+from tests.conftest import validator_for
+
+V1, V2 = ProtocolVersion.V1, ProtocolVersion.V2
+
+
+@pytest.mark.parametrize("version", [V1, V2])
+@pytest.mark.parametrize("unstable", [True, False], ids=["unstable", "stable"])
+def test_initialize_advertises_terminal_sign_in_and_validates(version: ProtocolVersion, unstable: bool) -> None:
+    validator = validator_for(f"v{int(version)}", "InitializeRequest", unstable)
+    params = initialize_params(version)
+    assert not list(validator.iter_errors(params))
+    caps = params["capabilities"] if version is V2 else params["clientCapabilities"]
+    assert caps["auth"]["terminal"] == ({} if version is V2 else True)
+    broken = initialize_params(version)
+    (broken["capabilities"] if version is V2 else broken["clientCapabilities"])["auth"]["terminal"] = "yes"
+    assert not validator.is_valid(broken)
+
+
+@pytest.mark.parametrize(
+    ("version", "login", "logout"),
+    [(V1, "AuthenticateRequest", "LogoutRequest"), (V2, "LoginAuthRequest", "LogoutAuthRequest")],
+)
+def test_login_and_logout_requests_validate(version: ProtocolVersion, login: str, logout: str) -> None:
+    schema_version = f"v{int(version)}"
+    assert login_method(version) == {V1: "authenticate", V2: "auth/login"}[version]
+    assert logout_method(version) == {V1: "logout", V2: "auth/logout"}[version]
+    assert validator_for(schema_version, login).is_valid(login_params("openai-api-key"))
+    assert not validator_for(schema_version, login).is_valid({"id": "openai-api-key"})
+    assert validator_for(schema_version, logout).is_valid(logout_params())
+
+
+def test_methods_in_both_shapes_type_absent_is_agent_and_garbage_is_left_out() -> None:
+    v1 = parse_auth_methods(
+        [
+            {"id": "chatgpt", "name": "Log in with ChatGPT", "description": "opens a browser"},
+            {"id": "tui", "name": "Terminal", "type": "terminal", "args": ["--login", 3], "env": {"A": "1", "B": 2}},
+            {"id": "key", "name": "Key", "type": "env_var", "args": ["ignored"], "vars": [{"name": "K"}, {}, "=x"]},
+            {"name": "no id"},
+            "garbage",
+        ]
+    )
+    assert [(m.method_id, m.kind) for m in v1] == [("chatgpt", "agent"), ("tui", "terminal"), ("key", "env_var")]
+    assert v1[1].args == ("--login",) and v1[1].env == (("A", "1"),)
+    assert v1[2].args == () and v1[2].vars == ("K",)  # only a terminal method runs anything
+    assert v1[2].from_environment
+    v2 = parse_auth_methods(
+        [{"methodId": "tui", "name": "T", "type": "terminal", "env": [{"name": "A", "value": "1"}, {"name": 5}]}]
+    )
+    assert v2[0].env == (("A", "1"),)
+    caps = agent_capabilities({"protocolVersion": 1, "agentCapabilities": {"auth": {"logout": {}}}, "authMethods": []})
+    assert caps.logout
+    assert not agent_capabilities({"protocolVersion": 1, "authMethods": [{"id": "a", "name": "A"}]}).logout
+    assert agent_capabilities({"protocolVersion": 2, "authMethods": [{"methodId": "a", "name": "A"}]}).logout
+
+
+def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> None:
+    event = SignInNeeded(
+        "codex",
+        "Authentication required (code -32000)",
+        (
+            SignInChoice("chatgpt", "ChatGPT", "agent", "opens a browser", True),
+            SignInChoice("tui", "In a terminal", "terminal", "", True),
+            SignInChoice("key", "API key", "env_var", "set OPENAI_API_KEY", False, ("OPENAI_API_KEY",)),
+            SignInChoice("ready", "Key set", "env_var", "", True, ("CODEX_API_KEY",)),
+            SignInChoice("sso", "SSO", "_acme.sso", "ask IT", False),
+        ),
+    )
+    own = own_notice(event)
+    assert own is not None
+    assert own.notice.title == "Sign in to codex" and own.notice.severity == "warning"
+    description = own.notice.description or ""
+    assert description.startswith("Choose below, or run: acp-tray login codex METHOD")
+    hint = "acp-tray agents secret codex OPENAI_API_KEY, then acp-tray login codex key"
+    assert f"• API key (key): set OPENAI_API_KEY — {hint}" in description
+    assert "• SSO (sso): ask IT [_acme.sso]" in description and "• Key set (ready)\n" in description
+    assert [label for _, label in own.actions] == ["ChatGPT", "In a terminal", "Key set"]  # not yet doable: none
+    assert [parse_signin_action(action) for action, _ in own.actions][:2] == [("codex", "chatgpt"), ("codex", "tui")]
+    assert parse_signin_action("signin:[1, 2]") is None and parse_signin_action("signin:{") is None
+
+
+def test_the_tray_offers_sign_in_under_the_agent() -> None:
+    row = AgentRow("codex", AgentState.NEEDS_SIGNIN, "", (('signin:["codex", "chatgpt"]', "ChatGPT"),))
+    agents = next(e for e in menu_of(TraySnapshot(agents=(row,))) if e.label == "Agents")
+    (codex,) = agents.children
+    assert codex.label == "codex — needs sign-in"
+    sign_in = codex.children[0]
+    assert sign_in.label == "Sign in" and [(c.label, c.action) for c in sign_in.children] == [
+        ("ChatGPT", 'signin:["codex", "chatgpt"]')
+    ]
+    stop = next(c for c in codex.children if c.label == "Stop")
+    assert stop.enabled  # its process runs, waiting
+    connected = AgentRow("codex", AgentState.CONNECTED)
+    agents = next(e for e in menu_of(TraySnapshot(agents=(connected,))) if e.label == "Agents")
+    assert "Sign in" not in [c.label for c in agents.children[0].children]
+
+
+def fake_program(directory: Path, name: str) -> str:
+    path = directory / name
+    path.write_text("#!/bin/sh\n", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the Linux/BSD lookup")
+def test_the_terminal_emulator_is_terminal_then_x_terminal_emulator_then_a_common_one(tmp_path: Path) -> None:
+    argv = ["acp-tray", "login", "codex", "tui"]
+    kitty = fake_program(tmp_path, "kitty")
+    assert terminal_command(argv, {"PATH": str(tmp_path)}) == [kitty, *argv]
+    xte = fake_program(tmp_path, "x-terminal-emulator")
+    assert terminal_command(argv, {"PATH": str(tmp_path)}) == [xte, "-e", *argv]
+    gnome = fake_program(tmp_path, "gnome-terminal")
+    assert terminal_command(argv, {"PATH": str(tmp_path), "TERMINAL": "gnome-terminal --wait"}) == [
+        gnome, "--wait", "--", *argv
+    ]  # fmt: skip
+    assert terminal_command(argv, {"PATH": str(tmp_path / "none")}) is None
+    with pytest.raises(NoTerminalError, match=r"set \$TERMINAL .* or run `acp-tray login codex tui` in a terminal"):
+        open_in_terminal(argv, {"PATH": str(tmp_path / "none")}, hint="acp-tray login codex tui")

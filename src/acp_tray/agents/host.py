@@ -18,8 +18,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError
 from acp.connection import Connection
+from acp.exceptions import RequestError
 from acp.transports import spawn_stdio_transport
 
 from acp_tray.agents.approvals import Approvals

@@ -3,6 +3,7 @@
 The file is edited with `tomlkit`, so the person's comments, ordering and formatting stay; it
 is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
 mode. A file that is not valid TOML is never rewritten: the change is refused with the reason.
+`tomlkit` is imported on the first change (the daemon rarely makes one).
 """
 
 from __future__ import annotations
@@ -10,18 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table
+from typing import TYPE_CHECKING
 
 from acp_tray.atomic import write_atomically
 from acp_tray.prefs.load import PreferencesError, parse_preferences
 from acp_tray.prefs.model import Preferences
 
+if TYPE_CHECKING:
+    import tomlkit
+    from tomlkit.items import Table
+
 
 def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
     """The table at `names`, created (as a real [section], not inline) when it is missing."""
+    import tomlkit
+    from tomlkit.items import Table
+
     container: tomlkit.TOMLDocument | Table = document
     for name in names:
         if name not in container:
@@ -36,6 +41,9 @@ def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
 
 def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> Preferences:
     """Apply `change` to the document at `path`, validate the result, then replace the file."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -76,6 +84,8 @@ def add_agent(path: Path, name: str, *, command: list[str] | None = None, url: s
         agents = _table(document, "agents")
         if name in agents:
             raise PreferencesError(f"an agent called {name!r} is already configured in {path}")
+        import tomlkit
+
         table = tomlkit.table()
         if command is not None:
             table["command"] = command

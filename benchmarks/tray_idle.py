@@ -233,8 +233,8 @@ def main() -> int:
         f"bare pystray {bare.cpu:.2f} s ({bare.wakeups} wake-ups) · its agents {ours.agents_cpu:.2f} s"
     )
     print(
-        f"RSS: acp-tray {ours.rss:.0f} MB (anon {ours.anon:.0f}, file {ours.file:.0f}; PSS {ours.pss:.0f}) · bare "
-        f"pystray {bare.rss:.0f} MB (anon {bare.anon:.0f}, file {bare.file:.0f}; PSS {bare.pss:.0f}) · its agents "
+        f"RSS: acp-tray {ours.rss:.1f} MB (anon {ours.anon:.0f}, file {ours.file:.0f}; PSS {ours.pss:.0f}) · bare "
+        f"pystray {bare.rss:.1f} MB (anon {bare.anon:.0f}, file {bare.file:.0f}; PSS {bare.pss:.0f}) · its agents "
         f"{agents_rss} MB"
     )
     results = [

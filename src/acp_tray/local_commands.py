@@ -21,8 +21,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import tomlkit
-
 from acp_tray import __version__, paths
 from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
 from acp_tray.history import HistoryWriter, read_history
@@ -319,6 +317,8 @@ def cmd_prefs(args: argparse.Namespace) -> int:
             prefs = load_preferences(path, explicit=explicit).prefs
         except PreferencesError as exc:
             return _fail(str(exc), 1)
+        import tomlkit  # here only: the daemon does not need it
+
         print(tomlkit.dumps(dump(prefs)), end="")
         return 0
     return _edit(path, explicit)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
-from acp import RequestError
+from acp.exceptions import RequestError
 
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
 from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from acp import RequestError
+from acp.exceptions import RequestError
 
 from acp_tray.agents.turns import Requester, error_text
 from acp_tray.protocol.auth import AUTH_REQUIRED

@@ -17,8 +17,8 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
-from acp import RequestError
 from acp.connection import Connection
+from acp.exceptions import RequestError
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.client_handler import ClientHandler

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Container
 from typing import Any
 
-from acp import RequestError
+from acp.exceptions import RequestError
 
 from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError
 from acp_tray.agents.turns import Requester

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from acp import RequestError
+from acp.exceptions import RequestError
 
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded

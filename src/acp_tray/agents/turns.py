@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from acp import RequestError
+from acp.exceptions import RequestError
 
 from acp_tray.agents.sessions import SessionKey
 from acp_tray.events import EventSink, TurnEnded

@@ -4,6 +4,7 @@ The file is edited with `tomlkit`, so the person's comments, ordering and format
 is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
 mode. A symlinked file is written through the link: its target is replaced, the link stays.
 A file that is not valid TOML is never rewritten: the change is refused with the reason.
+`tomlkit` is imported on the first change (the daemon rarely makes one).
 """
 
 from __future__ import annotations
@@ -12,18 +13,22 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table
+from typing import TYPE_CHECKING
 
 from acp_tray.atomic import write_atomically
 from acp_tray.prefs.load import PreferencesError, parse_preferences
 from acp_tray.prefs.model import Preferences
 
+if TYPE_CHECKING:
+    import tomlkit
+    from tomlkit.items import Table
+
 
 def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
     """The table at `names`, created (as a real [section], not inline) when it is missing."""
+    import tomlkit
+    from tomlkit.items import Table
+
     container: tomlkit.TOMLDocument | Table = document
     for name in names:
         if name not in container:
@@ -38,6 +43,9 @@ def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
 
 def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> Preferences:
     """Apply `change` to the document at `path`, validate the result, then replace the file."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -85,6 +93,8 @@ def add_agent(
         agents = _table(document, "agents")
         if name in agents:
             raise PreferencesError(f"an agent called {name!r} is already configured in {path}")
+        import tomlkit
+
         table = tomlkit.table()
         if command is not None:
             table["command"] = command

@@ -108,11 +108,11 @@ class TrayApp:
         self._on_action = on_action
         # pystray's GTK-based backends: GLib owns their loop (signals, clipboard)
         self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
-        self._look: tuple[str, bool] | None = None
         self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
+        self._look = (badge_of(initial), initial.dnd.active)  # a snapshot with the same look redraws nothing
         self._entries = menu_of(initial)
-        self.icon: Any = pystray.Icon("acp-tray", render(size=ICON_SIZE), tooltip_of(initial))
+        self.icon: Any = pystray.Icon("acp-tray", render(*self._look, size=ICON_SIZE), tooltip_of(initial))
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
 

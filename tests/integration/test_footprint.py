@@ -1,0 +1,86 @@
+"""The daemon's footprint while it hosts a real agent: it does not wake when nothing happens, and it
+imports only what it uses (the ACP SDK's framing and transports, not its schema models; no file
+watcher that polls; tomlkit only to change the preferences file; no font engine for the icon).
+
+Wake-ups are counted as the kernel counts them (`tests.wakeups`); `benchmarks/tray_idle.py`
+measures the same with the tray, and RSS, against a bare pystray icon.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from acp_tray.demo_agent import DEMO_NOTICES
+from tests.daemon_process import Daemon, cli
+from tests.wakeups import switches, wakeups
+
+QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
+MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100
+
+# `acp-tray ARGS` that says at exit which of these modules it had loaded
+REPORTING = """
+import atexit, sys
+HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont")
+atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
+from acp_tray.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def demo_config(tmp_path: Path) -> Path:
+    config = tmp_path / "config.toml"
+    demo = json.dumps([sys.executable, "-m", "acp_tray", "demo-agent", "--interval", "0"])
+    config.write_text(f"[agents.demo]\ncommand = {demo}\n", encoding="utf-8")
+    return config
+
+
+def hosting(tmp_path: Path, daemons: list[Daemon]) -> Daemon:
+    """The headless daemon (its loop, control socket, history, prefs watcher) with the demo agent
+    connected and its opening notices shown."""
+    daemon = Daemon(
+        "run", "--headless", "--config", str(demo_config(tmp_path)), program=[sys.executable, "-c", REPORTING]
+    )
+    daemons.append(daemon)
+    daemon.wait_for_lines(*(notice["title"] for notice in DEMO_NOTICES))
+    return daemon
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="counted from /proc")
+def test_an_idle_daemon_hosting_an_agent_does_not_wake(tmp_path: Path, daemons: list[Daemon]) -> None:
+    daemon = hosting(tmp_path, daemons)
+    time.sleep(1.0)  # the last notice's history line and console output are done
+    before = switches(daemon.proc.pid)
+    time.sleep(QUIET_WINDOW)
+    idle = wakeups(before, switches(daemon.proc.pid))
+    assert idle <= MOST_WAKEUPS, f"the idle daemon woke {idle} times in {QUIET_WINDOW:g} s"
+    status = cli("status", "--json")
+    assert [agent["state"] for agent in json.loads(status.stdout)["agents"]] == ["connected"]  # idle, not gone
+
+
+def test_hosting_an_agent_loads_none_of_what_it_does_not_use(tmp_path: Path, daemons: list[Daemon]) -> None:
+    daemon = hosting(tmp_path, daemons)
+    assert daemon.stop() == 0
+    assert daemon.wait_for_line("loaded:") == "loaded:"  # none of them
+
+
+def test_the_sdk_package_still_loads_whole_when_asked() -> None:
+    """Registering the SDK's package without its `__init__` loses nothing for code that asks for it."""
+    script = """
+import sys
+import acp_tray.agents
+from acp.exceptions import RequestError
+assert "acp.schema" not in sys.modules
+import acp
+from acp import Agent, RequestError as Exported, schema
+assert Exported is RequestError and acp.schema is schema and "acp.schema" in sys.modules
+print(acp.PROTOCOL_VERSION, Agent.__name__, schema.SessionNotification.__name__)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "Agent", "SessionNotification"]

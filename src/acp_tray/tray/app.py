@@ -110,9 +110,12 @@ class TrayApp:
         self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
-        self._look = (badge_of(initial), initial.dnd.active)  # a snapshot with the same look redraws nothing
+        look = (badge_of(initial), initial.dnd.active)
+        # a snapshot with the same look redraws nothing; pystray's X11 icon is drawn only once it is
+        # set after it docked (its first image is never painted), so there the first look is set again
+        self._look: tuple[str, bool] | None = look if self._gtk else None
         self._entries = menu_of(initial)
-        self.icon: Any = pystray.Icon("acp-tray", render(*self._look, size=ICON_SIZE), tooltip_of(initial))
+        self.icon: Any = pystray.Icon("acp-tray", render(*look, size=ICON_SIZE), tooltip_of(initial))
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
 

@@ -10,6 +10,7 @@ import contextlib
 import io
 import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -27,14 +28,31 @@ class ReplyError(Exception):
         self.code = code
 
 
+PIPE_BUSY_WAIT = 5.0  # seconds to wait for a free pipe instance while the daemon serves others
+ERROR_PIPE_BUSY = 231
+
+
+def open_pipe(name: str, *, busy_wait: float = PIPE_BUSY_WAIT) -> io.BufferedRWPair:
+    """A Windows named pipe as a buffered stream: an unbuffered handle read and written through
+    `BufferedRWPair`, which never seeks (`open(name, "r+b")` makes a `BufferedRandom`, which needs
+    a seekable file: Windows pretends a pipe is one, but that is not a promise). All instances busy
+    (ERROR_PIPE_BUSY): tried again for `busy_wait` seconds. Raises NoDaemonError."""
+    deadline = time.monotonic() + busy_wait
+    while True:
+        try:
+            raw = open(name, "r+b", buffering=0)  # noqa: SIM115
+        except OSError as exc:
+            if getattr(exc, "winerror", None) == ERROR_PIPE_BUSY and time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            raise NoDaemonError("acp-tray is not running (no control pipe)") from None
+        return io.BufferedRWPair(raw, raw)
+
+
 @contextlib.contextmanager
 def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
     if sys.platform == "win32":  # pragma: no cover - Windows only
-        try:
-            pipe = open(pipe_name(), "r+b")  # noqa: SIM115
-        except OSError:
-            raise NoDaemonError("acp-tray is not running (no control pipe)") from None
-        with pipe:
+        with open_pipe(pipe_name()) as pipe:
             yield pipe
         return
     path = socket_path()

@@ -189,16 +189,31 @@ def test_tray_icon_menu_and_a_notification_balloon() -> None:
         assert white > 0.8, f"no balloon above the notification area ({balloon}: mean {white:.2f})"
         time.sleep(12)  # the balloons time out
         tray = _screenshot("tray")
-        icons = _measure(tray, "40x16+984+682", "standard_deviation")
-        assert icons > 0.05, f"no icon in the notification area ({tray})"
+        assert _measure(tray, "16x16+1005+682", "standard_deviation") > 0.05, f"no tray icon ({tray})"
+        left = _measure(tray, "14x14+987+683", "standard_deviation")  # the balloon's own icon, before
+        assert left < 0.02, f"the balloon's icon stayed in the notification area after its timeout ({tray})"
         subprocess.run(["xdotool", "mousemove", "1013", "690", "click", "3"], check=True)
         time.sleep(1.5)
         menu = _screenshot("tray-menu")
         assert _measure(menu, "140x100+860+540", "standard_deviation") > 0.05, f"no menu after a right click ({menu})"
-        subprocess.run(["xdotool", "key", "Escape"], check=True)
+        # Do not disturb > For 30 minutes (the submenu opens to the left at the screen's edge)
+        subprocess.run(["xdotool", "mousemove", "911", "591"], check=True)
+        time.sleep(1.5)
+        _screenshot("tray-dnd-menu")
+        subprocess.run(["xdotool", "mousemove", "800", "591"], check=True)
+        time.sleep(0.5)
+        subprocess.run(["xdotool", "mousemove", "758", "608", "click", "1"], check=True)
+        deadline = time.monotonic() + 20
+        while "on until" not in (dnd := acp("dnd", "status")) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert "do not disturb: on until" in dnd, dnd
+        assert "do not disturb: off" in acp("dnd", "off")
         assert "plyer notifications failed" not in d.output and "Could not load icon" not in d.output, d.output
-        assert "stopping" in acp("quit")
-        assert d.wait_exit(40) is not None, "the tray daemon did not stop"
+        # Quit from the menu ends the daemon (and its desktop)
+        subprocess.run(["xdotool", "mousemove", "1013", "690", "click", "3"], check=True)
+        time.sleep(1.5)
+        subprocess.run(["xdotool", "mousemove", "884", "668", "click", "1"], check=True)
+        assert d.wait_exit(40) is not None, "Quit in the tray menu did not stop the daemon"
     assert "Traceback" not in d.output, d.output
 
 
@@ -226,8 +241,12 @@ def test_why_polls_looked_like_a_wedge_the_process_that_starts_wine_hands_it_its
                 if os.readlink(fd) == f"pipe:[{inode}]" and fd.parent.parent.name != str(os.getpid()):
                     holders.append((fd.parent.parent / "cmdline").read_bytes().split(b"\0")[0].decode())
         assert any("wineserver" in h for h in holders), holders  # Wine's server holds the output pipe
-        ready, _, _ = select.select([process.stdout], [], [], 0)
-        assert ready and process.stdout.read1(100) == b"answered\r\n"  # the answer is there ...
+        output = b""
+        while b"answered" not in output and select.select([process.stdout], [], [], 10)[0]:
+            chunk = process.stdout.read1(4096)
+            assert chunk, f"the pipe ended: {output!r}"
+            output += chunk
+        assert b"answered\r\n" in output, output  # the answer is there ...
         assert not select.select([process.stdout], [], [], 3)[0]  # ... and the end never comes
     finally:
         subprocess.run(["wineserver", "-k"], env=env, check=False)

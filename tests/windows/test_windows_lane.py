@@ -217,37 +217,49 @@ def test_tray_icon_menu_and_a_notification_balloon() -> None:
 def test_why_polls_looked_like_a_wedge_the_process_that_starts_wine_hands_it_its_output(tmp_path: Path) -> None:
     """The "wedge" seen when polling a starting daemon under Wine: whichever Windows process starts
     Wine's server and services (the first in a prefix, or the first after the server went idle)
-    hands them its stdout. That process ends, but its output pipe never reaches its end while they
-    run, so a harness reading to the end (`| cat`, `communicate()`) waits for ever, whatever the
-    daemon does. It is Wine's (and the lane keeps one server running, started with no output)."""
+    hands them its output. That process ends, but while any other Windows process (the daemon)
+    keeps Wine's server up, its output pipe never reaches its end, so a harness reading to the end
+    (`| cat`, `communicate()`) waits for ever, whatever the daemon does. It is Wine's (the lane
+    starts one server with no output, and waits for processes, not for the end of their output)."""
     env = {**environment(), "WINEPREFIX": str(tmp_path / "prefix")}
-    process = subprocess.Popen(
-        ["wine", PYTHON, "-c", "print('answered')"],
+    poll = subprocess.Popen(  # the first process in this prefix: it starts Wine's server
+        ["wine", PYTHON, "-c", "import time; print('answered', flush=True); time.sleep(5)"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
     )
-    assert process.stdout is not None
+    assert poll.stdout is not None
+    daemon = None
     try:
-        assert process.wait(180) == 0  # python.exe itself ended
-        inode = os.fstat(process.stdout.fileno()).st_ino
+        output = b""
+        while b"answered" not in output and select.select([poll.stdout], [], [], 180)[0]:
+            chunk = poll.stdout.read1(4096)
+            assert chunk, f"the pipe ended: {output!r}"
+            output += chunk
+        assert b"answered\r\n" in output, output
+        daemon = subprocess.Popen(  # another process (the daemon) keeps Wine's server up
+            ["wine", PYTHON, "-c", "import time; time.sleep(60)"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert poll.wait(60) == 0  # the poll itself ended
+        inode = os.fstat(poll.stdout.fileno()).st_ino
         holders = []
         for fd in Path("/proc").glob("[0-9]*/fd/*"):
             with contextlib.suppress(OSError):
                 if os.readlink(fd) == f"pipe:[{inode}]" and fd.parent.parent.name != str(os.getpid()):
                     holders.append((fd.parent.parent / "cmdline").read_bytes().split(b"\0")[0].decode())
-        assert any("wineserver" in h for h in holders), holders  # Wine's server holds the output pipe
-        output = b""
-        while b"answered" not in output and select.select([process.stdout], [], [], 10)[0]:
-            chunk = process.stdout.read1(4096)
-            assert chunk, f"the pipe ended: {output!r}"
-            output += chunk
-        assert b"answered\r\n" in output, output  # the answer is there ...
+        assert any("wineserver" in h for h in holders), holders  # Wine's server holds the poll's output
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:  # ... and the end never comes (Wine may add lines of its own)
-            if select.select([process.stdout], [], [], 0.5)[0]:
-                assert process.stdout.read1(4096), "the output pipe ended"
+        while time.monotonic() < deadline:  # ... and its end does not come (Wine may add lines)
+            if select.select([poll.stdout], [], [], 0.5)[0]:
+                assert poll.stdout.read1(4096), "the output pipe ended"
     finally:
         subprocess.run(["wineserver", "-k"], env=env, check=False)
-        process.stdout.close()
+        for process in (poll, daemon):
+            if process is not None:
+                process.wait(30)
+        poll.stdout.close()

@@ -150,12 +150,23 @@ def _durations_as_operands(arguments: list[str]) -> list[str]:
     return arguments
 
 
-def main(argv: list[str] | None = None) -> int:
-    _unfreeze_environment()
+def _utf8_output() -> None:
+    """Output never fails on a character. Windows: UTF-8 also into a pipe or a file (Python's
+    default there is the ANSI code page, where "—" is 0x97 and "🎉" cannot be written); a
+    console gets Unicode either way."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
+        if reconfigure is None:
+            continue
+        if sys.platform == "win32":
+            reconfigure(encoding="utf-8", errors="replace")
+        else:
             reconfigure(errors="replace")
+
+
+def main(argv: list[str] | None = None) -> int:
+    _unfreeze_environment()
+    _utf8_output()
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo-agent"]:
         from acp_tray.demo_agent import main as demo_main

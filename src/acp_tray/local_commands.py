@@ -61,14 +61,24 @@ def _fail(message: str, code: int = 2) -> int:
 # run --------------------------------------------------------------------------------------
 
 
+def stop_on_signals(stop: asyncio.Event) -> None:
+    """SIGINT and SIGTERM set `stop` (called on the running loop, in the main thread). Unix: the
+    loop's own signal handlers. Windows has no `add_signal_handler`: a plain handler hands the
+    stop to the loop, which the C handler wakes through its wakeup fd (Ctrl+C, Ctrl+Break)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except NotImplementedError:  # Windows (Proactor loop)
+            signal.signal(sig, lambda _signum, _frame: loop.call_soon_threadsafe(stop.set))
+
+
 async def _serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event, *, own_signals: bool) -> None:
     from acp_tray.control.commands import Commands
     from acp_tray.control.server import ControlServer
 
     if own_signals:  # headless: asyncio owns the main thread and the signals
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+        stop_on_signals(stop)
     control = ControlServer(Commands(daemon))
     try:
         print(f"control: {await control.start()}", flush=True)

@@ -22,6 +22,7 @@ from acp_tray.autostart.entries import (
 )
 from acp_tray.autostart.manager import Autostart, AutostartError
 from tests.desktop.exec_line import desktop_argv
+from tests.platforms import posix_only
 
 AWKWARD = [
     ["/usr/bin/acp-tray", "run"],
@@ -140,6 +141,7 @@ def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Pat
     assert auto.desktop_file.read_text() == "[Desktop Entry]\nExec=my-own-wrapper\n"
 
 
+@posix_only("symlinks (systemd's wants link)")
 def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
     calls = Calls(code=1)  # no user manager here: the unit is still installed and enabled
     auto = Autostart("linux", ["/x/acp-tray", "run"], runner=calls)
@@ -155,6 +157,7 @@ def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
     assert not auto.unit_file.exists() and not auto.unit_link.is_symlink() and auto.desktop_file.exists()
 
 
+@posix_only("os.getuid (launchctl's gui/UID domain)")
 def test_macos_launch_agent_is_written_bootstrapped_and_booted_out(home: Path) -> None:
     calls = Calls()
     auto = Autostart("darwin", ["/Users/ann/Library/Python/bin/acp-tray", "run"], runner=calls)

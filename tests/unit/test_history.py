@@ -15,6 +15,7 @@ from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.history import HistoryWriter, history_files, read_history
 from acp_tray.presentation.router import Decision
 from acp_tray.protocol.notice import Notice
+from tests.platforms import posix_only
 
 
 def received(title: str, **kw: object) -> NoticeReceived:
@@ -64,6 +65,7 @@ def test_history_is_bounded_by_rotation(tmp_path: Path) -> None:
     assert titles == sorted(titles)  # oldest first across rotated files
 
 
+@posix_only("/dev/full and symlinks")
 def test_disk_full_is_reported_once_and_never_raises(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ from acp_tray.prefs.load import PreferencesError, parse_preferences, read_prefer
 from acp_tray.prefs.model import Preferences, builtin_defaults
 from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
+from tests.platforms import posix_only
 
 
 def model_keys(model: type[BaseModel], prefix: str = "") -> set[str]:
@@ -76,6 +77,7 @@ command = [ "claude-code-acp" ]
 """
 
 
+@posix_only("file modes (0600)")
 def test_dnd_toggle_keeps_comments_order_and_formatting(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(USER_FILE, encoding="utf-8")

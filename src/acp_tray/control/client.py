@@ -10,6 +10,7 @@ import contextlib
 import io
 import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,14 +32,39 @@ class ReplyError(Exception):
         self.code = code
 
 
+PIPE_BUSY_WAIT = 5.0  # seconds to wait for a free pipe instance while the daemon serves others
+
+
+def open_pipe(name: str, *, busy_wait: float = PIPE_BUSY_WAIT) -> io.BufferedRWPair:
+    """A Windows named pipe as a buffered stream: an unbuffered handle read and written through
+    `BufferedRWPair`, which never seeks (`open(name, "r+b")` makes a `BufferedRandom`, which needs
+    a seekable file: Windows pretends a pipe is one, Wine does not). No such pipe: NoDaemonError.
+    Every instance busy (the C runtime reports ERROR_PIPE_BUSY as EINVAL): waited for with
+    WaitNamedPipe for up to `busy_wait` seconds, then NoDaemonError saying so."""
+    deadline = time.monotonic() + busy_wait
+    while True:
+        try:
+            raw = open(name, "r+b", buffering=0)  # noqa: SIM115
+        except FileNotFoundError:
+            raise NoDaemonError("acp-tray is not running (no control pipe)") from None
+        except OSError as exc:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise NoDaemonError(f"acp-tray's control pipe is busy or unusable ({exc}); try again") from None
+            if sys.platform == "win32":
+                import _winapi
+
+                with contextlib.suppress(OSError):  # timed out, or the pipe went away: tried again above
+                    _winapi.WaitNamedPipe(name, max(1, int(min(remaining, 1.0) * 1000)))
+            time.sleep(0.02)
+            continue
+        return io.BufferedRWPair(raw, raw)
+
+
 @contextlib.contextmanager
 def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
     if sys.platform == "win32":  # pragma: no cover - Windows only
-        try:
-            pipe = open(pipe_name(), "r+b")  # noqa: SIM115
-        except OSError:
-            raise NoDaemonError("acp-tray is not running (no control pipe)") from None
-        with pipe:
+        with open_pipe(pipe_name()) as pipe:
             yield pipe
         return
     path = socket_path()

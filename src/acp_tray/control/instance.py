@@ -2,7 +2,9 @@
 
 The OS releases the lock when the process ends, however it ends, so a lock file left by a
 crashed daemon is simply taken over (and said so). The file holds the owner's pid, for the
-message a second `acp-tray run` prints.
+message a second `acp-tray run` prints. On Windows the lock is a byte range far past the pid
+(`LockFile` ranges are mandatory there: a locked byte cannot be read by another process), and
+the file is removed after it is closed (an open file cannot be deleted there).
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ class AlreadyRunningError(Exception):
         self.pid = pid
 
 
+WINDOWS_LOCK_OFFSET = 1 << 20  # the locked byte: past the end of the file, never over the pid
+
+
 def _lock(fd: int) -> bool:
     """Take the lock without waiting; False when another process holds it."""
     try:
         if sys.platform == "win32":  # pragma: no cover - Windows only
             import msvcrt
 
+            os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         else:
             import fcntl
@@ -35,10 +41,12 @@ def _lock(fd: int) -> bool:
     return True
 
 
-def _pid_in(text: str) -> int | None:
+def _pid_in(fd: int) -> int | None:
+    """The pid written at the start of the lock file (None when unreadable or empty)."""
     try:
-        return int(text.strip().split()[0])
-    except (ValueError, IndexError):
+        os.lseek(fd, 0, os.SEEK_SET)
+        return int(os.read(fd, 64).decode("ascii", "replace").strip().split()[0])
+    except (OSError, ValueError, IndexError):  # OSError: a lock of an older acp-tray over the pid
         return None
 
 
@@ -73,10 +81,10 @@ class InstanceLock:
         raises AlreadyRunningError when a live daemon holds it."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         if not _lock(fd):
-            owner = _pid_in(os.read(fd, 64).decode("ascii", "replace"))
+            owner = _pid_in(fd)
             os.close(fd)
             raise AlreadyRunningError(owner)
-        previous = _pid_in(os.read(fd, 64).decode("ascii", "replace"))
+        previous = _pid_in(fd)
         os.lseek(fd, 0, os.SEEK_SET)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -86,9 +94,16 @@ class InstanceLock:
         return None
 
     def release(self) -> None:
+        """Remove the file and let go. Unix: unlinked while still locked, so a daemon starting now
+        never locks a file that is about to vanish. Windows: closed first (an open file cannot be
+        deleted); a daemon that opened it in between keeps it, as its open handle makes the
+        delete fail."""
         if self._fd is None:
             return
+        fd, self._fd = self._fd, None
+        if sys.platform == "win32":
+            os.close(fd)
         with contextlib.suppress(OSError):
             self.path.unlink()
-        os.close(self._fd)
-        self._fd = None
+        if sys.platform != "win32":
+            os.close(fd)

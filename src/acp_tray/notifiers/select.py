@@ -6,6 +6,7 @@ import sys
 
 from acp_tray.notifiers.backend import Backend, LocalAction
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
+from acp_tray.notifiers.osascript import OsascriptBackend
 
 
 def freedesktop_platform() -> bool:
@@ -13,8 +14,8 @@ def freedesktop_platform() -> bool:
 
 
 def backends_for(choice: str, console: ConsoleNotifier, on_action: LocalAction) -> list[Backend]:
-    """`auto`: freedesktop D-Bus on Linux/BSD, plyer on macOS and Windows, and the console always
-    last so a notice is never lost. Not plyer on Linux/BSD: its notify-send path needs the same
+    """`auto`: freedesktop D-Bus on Linux/BSD, osascript then plyer on macOS, plyer on Windows, and
+    the console always last so a notice is never lost. Not plyer on Linux/BSD: its notify-send path needs the same
     notification server, and does not report when notify-send fails, so with the server gone a
     notice "delivered" by it would be shown nowhere (the console shows it instead)."""
     chosen: list[Backend] = []
@@ -22,6 +23,8 @@ def backends_for(choice: str, console: ConsoleNotifier, on_action: LocalAction) 
         from acp_tray.notifiers.freedesktop import FreedesktopBackend
 
         chosen.append(FreedesktopBackend(on_action))
+    if choice == "auto" and sys.platform == "darwin":
+        chosen.append(OsascriptBackend())
     if choice == "plyer" or (choice == "auto" and not freedesktop_platform()):
         from acp_tray.notifiers.plyer_backend import PlyerBackend
 

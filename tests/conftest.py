@@ -14,6 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+import tests.real_agents  # noqa: F401  where the real agents are, read before a test's own XDG directories
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "tests" / "fixtures" / "acp-schema"
 SHARED_SCHEMA_DIR = ROOT.parent / "shared" / "acp-schema"

@@ -37,7 +37,9 @@ def shown_url(url: str) -> str:
     return parts._replace(netloc=f"{user}:{MASK}@{hostport}").geturl()
 
 
-_SECRET_NAME = re.compile(r"(?i)token|key|secret|password|passwd|auth|credential|cookie|session")
+_SECRET_NAME = re.compile(
+    r"(?i)token|key|secret|password|passwd|auth|credential|cookie"
+)  # not "session": SESSION_ID, …
 
 
 def looks_secret(name: str) -> bool:

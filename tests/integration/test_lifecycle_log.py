@@ -42,7 +42,7 @@ def test_the_log_file_tells_each_agents_life(daemons: list[Daemon]) -> None:
         "acp_tray.agent.fine: connected: session s1-",
         "acp_tray.agent.refuser: refused: it refused to start a session: Query closed before response received",
         "acp_tray.agent.refuser: refused; its last 4 stderr line(s):\n  refusing: setting up the model failed\n  {",
-        "acp_tray.agent.locked: needs you to sign in: Authentication required",
+        "acp_tray.agent.locked: needs sign-in: Authentication required",
         "acp_tray.agent.crasher: failed: agent closed the connection during the handshake; exit code 2",
         "crasher crashed (agent closed the connection during the handshake; exit code 2",
     ]

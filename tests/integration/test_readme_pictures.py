@@ -24,7 +24,13 @@ def _has(image: Image.Image, colour: tuple[int, int, int, int], box: tuple[int, 
 def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: Any) -> None:
     shown = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
     names = {Path(path).name for path in shown}
-    assert names == {"tray-notifications.png", "tray-menu.png", "tray-approval-notification.png", "tray-approval.png"}
+    assert names == {
+        "tray-notifications.png",
+        "tray-menu.png",
+        "tray-approval-notification.png",
+        "tray-approval.png",
+        "signin-notification.png",
+    }
     assert all((ROOT / path).is_file() for path in shown)
     made = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "tools" / "make_screenshots.py"), str(tmp_path)],

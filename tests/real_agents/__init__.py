@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # read at import (test collection), before a test's own XDG directories replace the person's
 _DEFAULT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "acp-tray-tests" / "real-agents"
-_CHOSEN = os.environ.get("ACP_TRAY_REAL_AGENTS")
+_CHOSEN = os.environ.setdefault("ACP_TRAY_REAL_AGENTS", str(_DEFAULT))  # and for the tests' child processes
 
 
 def root() -> Path:

@@ -155,3 +155,12 @@ def test_redaction_patterns(text: str, expected: str) -> None:
 def test_shown_url_masks_only_the_password() -> None:
     assert shown_url("wss://me:secret@host:9/p?q") == "wss://me:***@host:9/p?q"
     assert shown_url("ws://host/p") == "ws://host/p"
+
+
+def test_secret_looking_names_are_the_ones_that_hold_secrets() -> None:
+    from acp_tray.redact import looks_secret
+
+    for name in ("OPENAI_API_KEY", "GH_TOKEN", "AWS_SESSION_TOKEN", "DB_PASSWORD", "X-Auth", "Cookie"):
+        assert looks_secret(name), name
+    for name in ("SESSION_AGENT_REFUSE", "SESSION_ID", "HOME", "LANG", "IS_SANDBOX"):  # a refusal text is no secret
+        assert not looks_secret(name), name

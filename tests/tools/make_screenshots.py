@@ -1,6 +1,7 @@
 """Take the README's pictures as a person sees them: dunst with its default look (the system's
 dunstrc, not the tests' instrumented format), the tray icon with its badge docked in trayer, the
-menu, and an approval waiting (its notification, and its options in the tray's menu).
+menu, an approval waiting (its notification, and its options in the tray's menu), and the real
+codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`.
 
     .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
 
@@ -24,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
 from tests.integration.test_tray import HOSTS, icon_centre  # noqa: E402
+from tests.real_agents import npm_bin  # noqa: E402
 
 DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
 WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu
@@ -34,6 +36,12 @@ def shot(env: dict[str, str], path: Path) -> Image.Image:
     image = Image.open(path).convert("RGB")
     image.crop((image.width - WIDTH, 0, image.width, HEIGHT)).save(path, optimize=True)
     return image
+
+
+def shown(env: dict[str, str]) -> str:
+    """What acp-tray has presented lately (dunst's own history holds only what was closed)."""
+    history = [sys.executable, "-m", "acp_tray", "history", "-n", "20"]
+    return subprocess.run(history, env=env, capture_output=True, text=True).stdout
 
 
 def key(env: dict[str, str], *keys: str) -> None:
@@ -83,6 +91,16 @@ def main() -> None:
             key(env, "Down", "Right", "Right")  # Needs approval (1) → the request → its options
             shot(env, out / "tray-approval.png")
             key(env, "Escape", "Escape", "Escape", "Escape")
+
+            prompt.terminate()
+            subprocess.run(["dunstctl", "close-all"], env=env, check=True)
+            add = [sys.executable, "-m", "acp_tray", "agents", "add", "codex", "--", *npm_bin("codex-acp")]
+            subprocess.run(add, env=env, check=True, capture_output=True)
+            deadline = time.monotonic() + 60
+            while "Sign in to codex" not in shown(env) and time.monotonic() < deadline:
+                time.sleep(0.3)
+            time.sleep(1.0)  # dunst draws it
+            shot(env, out / "signin-notification.png")
         finally:
             if prompt is not None:
                 prompt.terminate()

@@ -77,4 +77,4 @@ async def test_a_png_that_cannot_be_converted_makes_plyer_unavailable_on_windows
     from acp_tray.notifiers.backend import BackendUnavailableError
 
     with pytest.raises(BackendUnavailableError, match="no Windows icon from"):
-        PlyerBackend(icon=broken)._icon_file()
+        PlyerBackend._icon_file(str(broken))

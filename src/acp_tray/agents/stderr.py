@@ -69,7 +69,10 @@ class StderrTail:
     def log_tail(self, why: str) -> None:
         """The whole tail (every line) to the log, once the agent has failed or exited."""
         if self._all:
-            self._log.info("%s; its last %d stderr line(s):\n  %s", why, len(self._all), "\n  ".join(self._all))
+            # a line per argument: the log escapes what is in each (agent text), not the breaks between them
+            self._log.info(
+                "%s; its last %d stderr line(s):" + "\n  %s" * len(self._all), why, len(self._all), *self._all
+            )
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         """Bounded cost however fast the agent writes: large reads; of each read only the lines

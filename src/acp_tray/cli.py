@@ -16,6 +16,8 @@ from acp_tray.log_setup import install
 
 log = logging.getLogger("acp_tray")
 
+TERMINAL = "acp_tray.control.terminal"  # the commands that talk to a running daemon
+
 
 def _setup_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
@@ -118,13 +120,95 @@ def build_parser() -> argparse.ArgumentParser:
     autostart_actions.add_parser("status", help="what is installed, and whether it starts this one", parents=[common])
     autostart.set_defaults(func=_lazy("cmd_autostart", "acp_tray.autostart.manager"))
 
-    from acp_tray.control.terminal import add_commands
-
-    add_commands(commands, common)
+    _daemon_commands(commands, common)
 
     # listed for --help; `main` hands its arguments to the demo agent's own parser
     commands.add_parser("demo-agent", help="run the bundled demo ACP agent on stdio (see demo-agent --help)")
     return parser
+
+
+def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """The commands that talk to a running daemon (run by `control/terminal.py`, imported only when
+    one of them runs: the daemon itself never loads the control client)."""
+
+    def command(name: str, help_text: str, func: Any, *, json_output: bool = True) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help_text, parents=[common])
+        if json_output:
+            parser.add_argument("--json", action="store_true", help="machine-readable output")
+        parser.set_defaults(func=func)
+        return parser
+
+    command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("cmd_status", TERMINAL))
+
+    agents = command("agents", "list, add, remove or restart agents", _lazy("cmd_agents", TERMINAL), json_output=False)
+    actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="configured agents and their state", parents=[common])
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    add = actions.add_parser(
+        "add",
+        help="add an agent: ID (from the ACP Registry)  or  NAME -- COMMAND ARGS...  or  NAME --url ws://…",
+        parents=[common],
+    )
+    add.add_argument("name")
+    add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
+    add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
+    search = actions.add_parser("search", help="agents in the ACP Registry: [WORDS...]", parents=[common])
+    search.add_argument("words", nargs="*")
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    upgrade = actions.add_parser(
+        "upgrade", help="move registry agents to the registry's version: [ID]", parents=[common]
+    )
+    upgrade.add_argument("name", nargs="?", metavar="ID")
+    for verb, text in (("remove", "remove an agent (stops it)"), ("restart", "restart an agent")):
+        actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+    secret = actions.add_parser(
+        "secret", help="keep VAR (e.g. an API key) for NAME in the OS keyring, read without echo", parents=[common]
+    )
+    secret.add_argument("name")
+    secret.add_argument("var", metavar="VAR")
+    secret.add_argument("--delete", action="store_true", help="remove it from the keyring")
+    secret.set_defaults(func=_lazy("cmd_secret", TERMINAL))
+
+    login = command(
+        "login",
+        "sign in to an agent: NAME [METHOD] (see `agents list --json`)",
+        _lazy("cmd_login", TERMINAL),
+        json_output=False,
+    )
+    login.add_argument("name")
+    login.add_argument("method", nargs="?")
+    login.add_argument("--pause", action="store_true", help="wait for Enter at the end (a window acp-tray opened)")
+    command(
+        "logout", "sign out of an agent, where it offers that", _lazy("cmd_logout", TERMINAL), json_output=False
+    ).add_argument("name")
+
+    command("sessions", "named sessions: live and remembered", _lazy("cmd_sessions", TERMINAL))
+
+    prompt = command(
+        "prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("cmd_prompt", TERMINAL)
+    )
+    prompt.add_argument("agent")
+    prompt.add_argument("text", nargs="+")
+    prompt.add_argument("--session", default=None, help="session name (default: default)")
+    prompt.add_argument("--cwd", default=None, help="session directory (default: the agent's cwd)")
+    prompt.add_argument("--no-wait", action="store_true", help="queue it and return at once")
+
+    cancel = command("cancel", "cancel the running turn of a session", _lazy("cmd_cancel", TERMINAL), json_output=False)
+    cancel.add_argument("agent")
+    cancel.add_argument("--session", default=None)
+    cancel.add_argument("--cwd", default=None)
+
+    command("approvals", "permission requests waiting for you", _lazy("cmd_approvals", TERMINAL))
+    approve = command(
+        "approve", "approve a request: ID [OPTION id or kind]", _lazy("cmd_approve", TERMINAL), json_output=False
+    )
+    approve.add_argument("id")
+    approve.add_argument("option", nargs="?")
+    command("deny", "reject a request", _lazy("cmd_deny", TERMINAL), json_output=False).add_argument("id")
+    quit_ = command(
+        "quit", "stop the daemon (waits until it has stopped)", _lazy("cmd_quit", TERMINAL), json_output=False
+    )
+    quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")
 
 
 def _unfreeze_environment() -> None:

@@ -1,6 +1,8 @@
 """The daemon's footprint while it hosts a real agent: it does not wake when nothing happens, and it
 imports only what it uses (the ACP SDK's framing and transports, not its schema models; no file
-watcher that polls; tomlkit only to change the preferences file; no font engine for the icon).
+watcher that polls; tomlkit only to change the preferences file; no font engine for the icon; not
+the CLI's commands that talk to a daemon, with their control client; difflib only to suggest a
+key in a broken preferences file; not the notifiers of other platforms).
 
 Wake-ups are counted as the kernel counts them (`tests.wakeups`); `benchmarks/tray_idle.py`
 measures the same with the tray, and RSS, against a bare pystray icon.
@@ -26,7 +28,8 @@ MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100
 # `acp-tray ARGS` that says at exit which of these modules it had loaded
 REPORTING = """
 import atexit, sys
-HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont")
+HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont",
+         "acp_tray.control.terminal", "acp_tray.control.client", "difflib")
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -84,3 +87,21 @@ print(acp.PROTOCOL_VERSION, Agent.__name__, schema.SessionNotification.__name__)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "Agent", "SessionNotification"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="what `auto` chooses on Linux")
+def test_the_notifiers_chosen_on_linux_load_no_other_platform_s() -> None:
+    """`auto` on Linux is freedesktop then the console: the macOS (osascript), plyer and Windows
+    (.ico) backends are not imported, nor what they import."""
+    script = """
+import sys
+from acp_tray.notifiers.console import ConsoleNotifier
+from acp_tray.notifiers.select import backends_for
+chosen = backends_for("auto", ConsoleNotifier(), lambda action: None)
+print(*[type(backend).__name__ for backend in chosen])
+others = ("acp_tray.notifiers.osascript", "acp_tray.notifiers.plyer_backend", "acp_tray.notifiers.ico", "plyer")
+print("loaded:", *[m for m in others if m in sys.modules])
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["FreedesktopBackend ConsoleBackend", "loaded:"]

@@ -6,7 +6,6 @@ import sys
 
 from acp_tray.notifiers.backend import Backend, LocalAction
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
-from acp_tray.notifiers.osascript import OsascriptBackend
 
 
 def freedesktop_platform() -> bool:
@@ -24,6 +23,8 @@ def backends_for(choice: str, console: ConsoleNotifier, on_action: LocalAction) 
 
         chosen.append(FreedesktopBackend(on_action))
     if choice == "auto" and sys.platform == "darwin":
+        from acp_tray.notifiers.osascript import OsascriptBackend  # loaded only where it is used
+
         chosen.append(OsascriptBackend())
     if choice == "plyer" or (choice == "auto" and not freedesktop_platform()):
         from acp_tray.notifiers.plyer_backend import PlyerBackend

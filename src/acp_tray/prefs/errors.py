@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from typing import Any
@@ -99,6 +98,8 @@ def _shown(value: object) -> str:
 
 
 def _close(word: object, choices: list[str]) -> str:
+    import difflib  # only for a file with a mistake: the daemon that reads a good one does without it
+
     match = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
     return f"; did you mean `{match[0]}`?" if match else ""
 

@@ -106,7 +106,11 @@ def _history_cli(*args: str) -> subprocess.CompletedProcess[str]:
     from tests.conftest import ROOT, cli_env
 
     return subprocess.run(
-        [sys.executable, "-m", "acp_tray", "history", *args], env=cli_env(), capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "acp_tray", "history", *args],
+        env=cli_env(),
+        capture_output=True,
+        encoding="utf-8",  # what acp-tray writes everywhere (Windows' default here is its ANSI code page)
+        cwd=ROOT,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from acp_tray.events import (
@@ -190,4 +192,5 @@ def test_status_changes_are_not_own_notices() -> None:
 def test_the_restart_command_is_quoted_for_pasting() -> None:
     """A name the shell would split (one left from before names were checked) still pastes as one word."""
     own = notice_of(AgentCrashed("bad name!", "exited with code 3", (), None))
-    assert "`acp-tray agents restart 'bad name!'`" in text_of(own)
+    quoted = '"bad name!"' if sys.platform == "win32" else "'bad name!'"  # cmd.exe's quoting, or the shell's
+    assert f"`acp-tray agents restart {quoted}`" in text_of(own)

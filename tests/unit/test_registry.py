@@ -18,6 +18,7 @@ from acp_tray.registry.index import Registry, RegistryError, cache_file, load, p
 from acp_tray.registry.install import pinned, platform_id
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
+from tests.platforms import posix_only
 from tests.registry_server import RegistryServer, entry, script, tar_gz, tree, validate, zip_file
 
 CODEX = entry("codex-acp", "0.16.0", {"npx": {"package": "@zed-industries/codex-acp@0.16.0"}}, name="Codex CLI")
@@ -107,6 +108,7 @@ def test_only_https_or_loopback_http_is_fetched(url: str) -> None:
     assert check_url("https://cdn.example.org/r.json") and check_url("http://127.0.0.1:8000/r.json")
 
 
+@posix_only("file modes")
 def test_the_cache_is_private_keeps_its_fetch_time_and_serves_offline(tmp_path: Path) -> None:
     server = RegistryServer()
     try:
@@ -155,6 +157,7 @@ def _write(tmp_path: Path, name: str, data: bytes) -> Path:
     return path
 
 
+@posix_only("file modes")
 @pytest.mark.parametrize("kind", ["tar.gz", "zip"])
 def test_a_real_archive_is_unpacked_private_and_executable(tmp_path: Path, kind: str) -> None:
     members = {"bin/agent": script("echo hi"), "README": b"read me"}
@@ -196,6 +199,7 @@ def test_hostile_archives_are_refused_and_leave_nothing(tmp_path: Path, name: st
     assert tree(work) == sorted(["deep", name])  # nothing unpacked, nothing escaped
 
 
+@posix_only("symlinks")
 def test_a_link_inside_the_archive_is_kept(tmp_path: Path) -> None:
     target = tmp_path / "out"
     unpack(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,7 +39,9 @@ def console() -> Iterator[Console]:
 
 
 async def _send_to_an_exited_agent() -> None:
-    agent = await asyncio.create_subprocess_exec("true", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "pass", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
     await agent.wait()
     assert agent.stdin is not None and agent.stdout is not None
     await asyncio.sleep(0.1)  # the pipe's close is seen

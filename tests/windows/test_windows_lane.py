@@ -131,7 +131,7 @@ def test_headless_daemon_and_the_cli_from_other_processes() -> None:
         assert code == 0 and re.search(r"acp-tray is already running \(pid \d+\)", second), second
         assert lock_files(), "the running daemon holds daemon.lock"
 
-        assert "stopping" in acp("quit")
+        assert "stopped" in acp("quit")
         assert d.wait_exit(30) == 0, d.output[-2000:]
     assert not lock_files(), "daemon.lock left behind after a clean quit"
     assert "Traceback" not in d.output, d.output
@@ -156,7 +156,7 @@ def test_polling_while_the_daemon_starts_never_wedges_it(attempt: int) -> None:
         assert any("not running" in a for a in polls.answers), "no poll landed before the daemon was up"
         assert "Hello from the acp-tray demo agent" in acp("prompt", "demo", "still there?")
         d.wait_for(lambda: "Finished" in d.output, 30, "the turn's notice")  # notices still flow
-        assert "stopping" in acp("quit")
+        assert "stopped" in acp("quit")
         assert d.wait_exit(30) == 0, d.output[-2000:]
 
 
@@ -196,20 +196,21 @@ def test_tray_icon_menu_and_a_notification_balloon() -> None:
         time.sleep(1.5)
         menu = _screenshot("tray-menu")
         assert _measure(menu, "140x100+860+540", "standard_deviation") > 0.05, f"no menu after a right click ({menu})"
-        # Do not disturb > For 30 minutes (the submenu opens to the left at the screen's edge)
-        subprocess.run(["xdotool", "mousemove", "911", "591"], check=True)
+        # Do not disturb > For 30 minutes (the submenu opens to the left at the screen's edge; the menu
+        # grows upwards from the icon: rows below Do not disturb (… Diagnostics…, Quit) push it up)
+        subprocess.run(["xdotool", "mousemove", "911", "574"], check=True)
         time.sleep(1.5)
         _screenshot("tray-dnd-menu")
-        subprocess.run(["xdotool", "mousemove", "800", "591"], check=True)
+        subprocess.run(["xdotool", "mousemove", "800", "574"], check=True)
         time.sleep(0.5)
-        subprocess.run(["xdotool", "mousemove", "758", "608", "click", "1"], check=True)
+        subprocess.run(["xdotool", "mousemove", "758", "591", "click", "1"], check=True)
         deadline = time.monotonic() + 20
         while "on until" not in (dnd := acp("dnd", "status")) and time.monotonic() < deadline:
             time.sleep(1)
         assert "do not disturb: on until" in dnd, dnd
         assert "do not disturb: off" in acp("dnd", "off")
         assert "plyer notifications failed" not in d.output and "Could not load icon" not in d.output, d.output
-        assert "stopping" in acp("quit")
+        assert "stopped" in acp("quit")
         assert d.wait_exit(40) is not None, "quit did not stop the tray daemon"
     assert "Traceback" not in d.output, d.output
 

@@ -83,7 +83,7 @@ def test_quit_returns_once_the_daemon_has_stopped_so_run_starts_a_new_one(daemon
     first = start(daemons)
     quit_ = cli("quit")
     assert not (runtime_dir() / LOCK_NAME).exists()  # let go of before `quit` returned
-    assert quit_.returncode == 0 and "acp-tray stopped" in quit_.stdout
+    assert quit_.returncode == 0 and quit_.stdout.splitlines() == ["acp-tray is stopping", "acp-tray stopped"]
     second = Daemon("run", "--headless", env=cli_env())  # at once: no "already running"
     daemons.append(second)
     second.wait_for_line("  sa  connected")

@@ -326,8 +326,8 @@ def cmd_quit(args: argparse.Namespace) -> int:
     code, result = _run(args, "quit", {})
     if code:
         return code
+    _out("acp-tray is stopping")  # at once: the wait below can take a few seconds (agents get 5 s)
     if args.no_wait:
-        _out("acp-tray is stopping")
         return 0
     lock = runtime_dir() / LOCK_NAME
     deadline = time.monotonic() + QUIT_WAIT

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -147,10 +149,31 @@ class FakeClock:
 
 @pytest.fixture
 def daemons() -> Iterator[list[Any]]:
-    """Daemons (`tests.daemon_process.Daemon`) a test starts: killed at the end if still running."""
+    """Daemons (`tests.daemon_process.Daemon`) a test starts: killed at the end if still running,
+    with their agents' process groups (each agent has its own: a killed daemon cannot end them,
+    and an agent that ignores the end of its input, such as npx's codex-acp, would live on)."""
     started: list[Any] = []
     yield started
     for daemon in started:
         if daemon.proc.poll() is None:
+            groups = _child_groups(daemon.proc.pid)
             daemon.proc.kill()
             daemon.proc.wait()
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(group, signal.SIGKILL)
+
+
+def _child_groups(pid: int) -> set[int]:
+    """The process groups of `pid`'s children, other than this test run's own."""
+    groups = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state_ppid_pgrp = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+        except OSError:
+            continue
+        if int(state_ppid_pgrp[1]) == pid:
+            groups.add(int(state_ppid_pgrp[2]))
+    return groups - {os.getpgrp(), pid}

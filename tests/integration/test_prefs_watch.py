@@ -147,3 +147,18 @@ async def test_the_directory_removed_ends_the_watch_with_a_warning(
         await asyncio.wait_for(task, 10)
     assert f"no longer watching {path} for changes" in caplog.text
     assert "restart acp-tray to pick up edits" in caplog.text
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the inotify watcher is Linux's")
+async def test_a_watcher_that_is_not_installed_is_said_not_raised_at_quit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv made before the watcher became a dependency: the daemon says edits are not picked up
+    (once, at start) instead of ending in a traceback when it stops."""
+    monkeypatch.setitem(sys.modules, "asyncinotify", None)  # import fails as when it is not installed
+    path = tmp_path / "config.toml"
+    path.write_text("", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="acp_tray.prefs.watch"):
+        task, _stop = await watching(path, Changes())
+        await asyncio.wait_for(task, 10)  # ended by itself, without raising
+    assert f"no longer watching {path} for changes" in caplog.text and "asyncinotify" in caplog.text

@@ -37,7 +37,7 @@ async def watch_file(path: Path, on_change: Callable[[], None], stop: asyncio.Ev
             await _watch_inotify(path, on_change, stop)
         else:
             await _watch_polling(path, on_change, stop)
-    except (OSError, RuntimeError) as exc:  # e.g. the directory vanished, or no watcher available
+    except (OSError, RuntimeError, ImportError) as exc:  # the directory vanished, no watcher installed, …
         log.warning("no longer watching %s for changes (%s); restart acp-tray to pick up edits", path, exc)
 
 

@@ -156,24 +156,12 @@ def daemons() -> Iterator[list[Any]]:
     yield started
     for daemon in started:
         if daemon.proc.poll() is None:
-            groups = _child_groups(daemon.proc.pid)
+            groups = set()
+            for child in daemon.children():
+                with contextlib.suppress(ProcessLookupError):
+                    groups.add(os.getpgid(child))
             daemon.proc.kill()
             daemon.proc.wait()
-            for group in groups:
+            for group in groups - {os.getpgrp(), daemon.proc.pid}:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(group, signal.SIGKILL)
-
-
-def _child_groups(pid: int) -> set[int]:
-    """The process groups of `pid`'s children, other than this test run's own."""
-    groups = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state_ppid_pgrp = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
-        except OSError:
-            continue
-        if int(state_ppid_pgrp[1]) == pid:
-            groups.add(int(state_ppid_pgrp[2]))
-    return groups - {os.getpgrp(), pid}

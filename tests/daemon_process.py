@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
@@ -89,8 +90,13 @@ class Daemon:
         return "\n".join(self.err_lines)
 
     def children(self) -> list[int]:
-        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        return [int(pid) for pid in path.read_text().split()]
+        """Its child processes, started from any of its threads (with a tray, agents are started
+        from the asyncio thread, not the main one)."""
+        found = []
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                found += [int(pid) for pid in (task / "children").read_text().split()]
+        return found
 
     def stop(self, sig: int = signal.SIGINT, timeout: float = 15.0) -> int:
         self.proc.send_signal(sig)
@@ -98,11 +104,27 @@ class Daemon:
 
 
 def alive(pid: int) -> bool:
-    stat = Path(f"/proc/{pid}/stat")
+    """Whether `pid` is a live process (not gone, not a zombie)."""
     try:
-        return stat.read_text().split()[2] != "Z"
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # a name may hold spaces
     except (FileNotFoundError, ProcessLookupError):
         return False
+    return state != "Z"
+
+
+def carrying(pids: Iterable[int], variable: str) -> list[int]:
+    """The live processes among `pids` whose environment holds `variable` ("NAME=value"): children
+    inherit it, so it finds an agent's whole tree, also a process that left it (parent 1)."""
+    needle = variable.encode()
+    found = []
+    for pid in pids:
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:  # gone, or another user's
+            continue
+        if needle in environ and alive(pid):
+            found.append(pid)
+    return found
 
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:

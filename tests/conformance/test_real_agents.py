@@ -27,7 +27,7 @@ import pytest
 
 from acp_tray import paths
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.daemon_process import Daemon, carrying, cli, until
 from tests.real_agents import npm_bin, sdk_example
 
 MARKER = "ACP_TRAY_CONFORMANCE"
@@ -71,19 +71,7 @@ def cases() -> list[Any]:
 
 def tree_processes(marker: str) -> list[int]:
     """Live (not zombie) processes whose environment carries `marker`."""
-    found = []
-    needle = f"{MARKER}={marker}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            if (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return carrying((int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()), f"{MARKER}={marker}")
 
 
 def status_row(name: str) -> dict[str, Any]:

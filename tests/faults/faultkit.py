@@ -16,7 +16,7 @@ from typing import Any
 from acp_tray import paths
 from acp_tray.history import read_history
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, alive
+from tests.daemon_process import Daemon, alive, carrying
 from tests.daemon_process import until as until  # re-exported for the fault tests
 
 HERE = Path(__file__).resolve().parent
@@ -70,17 +70,7 @@ def agent_pid(daemon: Daemon, name: str) -> int | None:
 
 def agent_pids(daemon: Daemon, name: str) -> list[int]:
     """Every live (not zombie) child process of the daemon that carries agent `name`."""
-    marker = f"{NAME_VARIABLE}={name}".encode()
-    found = []
-    for pid in daemon.children():
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if marker in environ and state != "Z":
-            found.append(pid)
-    return found
+    return carrying(daemon.children(), f"{NAME_VARIABLE}={name}")
 
 
 def vm_rss_kib(pid: int) -> int:

@@ -52,7 +52,7 @@ def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_oth
             prompt.kill()
             prompt.wait()
     assert prompt.returncode == 1, (out, err)
-    assert "the prompt failed: the agent closed the connection during the turn" in err, err
+    assert "the prompt failed: interrupted: the agent closed the connection\n" in err, err
     assert "Traceback" not in err
 
     # acp-tray's own notice, in the history

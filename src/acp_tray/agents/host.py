@@ -41,7 +41,7 @@ from acp_tray.agents.signin import AuthRequiredError, SignIn
 from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, LineTransport, WatchedTransport
-from acp_tray.agents.turns import HostedSession, PromptJob, error_text
+from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
 from acp_tray.prefs.names import pasteable
@@ -250,7 +250,7 @@ class AgentHost:
                     self._status(AgentState.FAILED, self._failure)
                 return self._failure_end
             await transport.ended.wait()
-            self._status(AgentState.EXITED, "the agent closed the connection")
+            self._status(AgentState.EXITED, AGENT_GONE)
             return RunEnd.ENDED
 
     @contextlib.asynccontextmanager
@@ -263,7 +263,7 @@ class AgentHost:
         self._connection = connection
         self._transport = transport
         self._failure_end = RunEnd.ENDED
-        gone = "the agent closed the connection"
+        gone = AGENT_GONE
         try:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as

@@ -44,6 +44,7 @@ _job_ids = itertools.count(1)
 DETAIL_LIMIT = 300
 CANCEL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0  # after session/cancel, the agent's last chance to end the turn itself
+AGENT_GONE = "the agent closed the connection"  # why a connection ended that acp-tray did not end
 
 StreamSink = Callable[[dict[str, Any]], None]
 
@@ -298,7 +299,8 @@ class HostedSession:
                 return TurnOutcome(None, error_text(exc), signin=True)
             return TurnOutcome(None, error_text(exc))
         except ConnectionError:
-            return TurnOutcome(None, "the agent closed the connection during the turn")
+            # the same words as when the host notices first (`close`): which side sees the end first is a race
+            return TurnOutcome(None, f"interrupted: {AGENT_GONE}")
         stop = result.get("stopReason") if isinstance(result, dict) else None
         if not isinstance(stop, str) or not stop:
             return TurnOutcome(None, "the agent answered session/prompt without a stopReason")

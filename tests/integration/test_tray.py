@@ -287,3 +287,49 @@ def test_the_x11_icon_stops_every_time(tmp_path: Path, desktop: Any) -> None:
                 )
                 assert stop.returncode == 0, f"attempt {attempt}: {stop.stderr}"
                 assert daemon.proc.wait(15) == 0
+
+
+X11_THREADS_SCRIPT = """
+import threading
+from acp_tray.presentation.dnd import DndState
+from acp_tray.tray.app import TrayApp, load_pystray
+from acp_tray.tray.snapshot import TraySnapshot
+
+pystray, backend = load_pystray()
+app = TrayApp(pystray, lambda action: None)
+users = set()
+
+class Recorded:  # the loop's X connection, noting every thread that uses it
+    def __init__(self, display):
+        self._display = display
+    def __getattr__(self, name):
+        users.add(threading.current_thread().name)
+        return getattr(self._display, name)
+
+app.icon._display = Recorded(app.icon._display)
+shown = 0
+def daemon_thread():
+    global shown
+    app.icon.visible = True
+    for turn in range(30):  # the daemon's snapshots: the icon and its tooltip change each time
+        app.show(TraySnapshot(dnd=DndState(turn % 2 == 0, "manual")))
+        shown += 1
+    app.stop()
+threading.current_thread().name = "tray loop"
+app.icon.run(setup=lambda icon: threading.Thread(target=daemon_thread, name="daemon").start())
+print(backend.split(" (")[0], shown, sorted(users), flush=True)
+"""
+
+
+def test_the_x11_icon_is_changed_from_the_daemon_thread_without_sharing_its_connection(desktop: Any) -> None:
+    """pystray hands icon changes from another thread to its X11 loop over the loop's own X
+    connection, which python-xlib does not keep safe across threads: now and then both waited for
+    ever (a daemon that never started its agents, a quit that hung; 1 start in ~40 under load)."""
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1", PYSTRAY_BACKEND="xorg")
+    with trayer(env):
+        time.sleep(1.0)
+        run = subprocess.run(
+            [sys.executable, "-c", X11_THREADS_SCRIPT], env=env, capture_output=True, text=True, timeout=60
+        )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "xorg backend 30 ['tray loop']", run.stderr

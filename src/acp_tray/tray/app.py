@@ -22,6 +22,7 @@ from acp_tray.tray.icon import render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
 from acp_tray.tray.menu_icons import MenuIcons, mark
 from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
+from acp_tray.tray.xorg import OwnConnection
 
 ICON_SIZE = 64
 
@@ -116,6 +117,7 @@ class TrayApp:
         self._look: tuple[str, bool] | None = look if self._gtk else None
         self._entries = menu_of(initial)
         self.icon: Any = pystray.Icon("acp-tray", render(*look, size=ICON_SIZE), tooltip_of(initial))
+        self._xorg = OwnConnection(self.icon) if self.icon.__module__ == "pystray._xorg" else None
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
 
@@ -215,26 +217,6 @@ class TrayApp:
 
     def stop(self) -> None:
         elsewhere = threading.current_thread() is not threading.main_thread()
-        if self.icon.__module__ == "pystray._xorg" and elsewhere and self._stop_xorg():
+        if self._xorg is not None and elsewhere and self._xorg.stop():
             return
         self.icon.stop()
-
-    def _stop_xorg(self) -> bool:
-        """pystray's X11 loop ends when its window is destroyed. pystray asks its loop to do that
-        with a message on the loop's own connection and waits; sent from another thread, the reply
-        is sometimes read by that thread and the loop never wakes (a quit that hung). Destroyed
-        through a connection of its own, the server tells the loop, which ends."""
-        try:
-            from Xlib import display as x11  # type: ignore[import-untyped]
-
-            other = x11.Display()
-            try:
-                other.create_resource_object("window", self.icon._window.id).destroy()
-                other.sync()
-            finally:
-                other.close()
-        except Exception as exc:  # then pystray's own stop
-            log.debug("could not end the X11 tray loop through a second connection: %s", exc)
-            return False
-        self.icon._running = False  # its loop has ended: nothing left for pystray's stop to do
-        return True

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -55,6 +56,29 @@ def desktop_env(desktop: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]
         monkeypatch.setenv(key, value)
     desktop.close_all()
     return dict(desktop.env)
+
+
+@pytest.fixture(params=["dbus-fast", "gio"])
+def bus_link(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """How the freedesktop backend reaches the bus: dbus-fast, or GLib's D-Bus with a GLib main loop
+    running on another thread, as the GTK tray's (a connection of its own here: the process's
+    shared session bus connection would end this process when a test's bus goes away)."""
+    from acp_tray.notifiers.freedesktop import dbus_fast_link, gio_link
+
+    if request.param == "dbus-fast":
+        yield dbus_fast_link
+        return
+    pytest.importorskip("gi", reason="PyGObject (make test installs it)")
+    from gi.repository import GLib
+
+    loop = GLib.MainLoop()
+    thread = threading.Thread(target=loop.run, name="glib loop", daemon=True)
+    thread.start()
+    try:
+        yield lambda address: gio_link(address or os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    finally:
+        loop.quit()
+        thread.join(5)
 
 
 @pytest.fixture(autouse=True)

@@ -179,12 +179,16 @@ def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
         return 0
     print(f"tray: pystray, {backend}", flush=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
-    _run_with_tray(TrayApp(pystray, lambda action: None), lambda: _build(loaded, console, native=True))
+    app = TrayApp(pystray, lambda action: None)
+    _run_with_tray(app, lambda: _build(loaded, console, native=True, glib=app.gtk))
     return 0
 
 
-def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[Daemon, NotifierChain | None]:
-    """The daemon and its surfaces (imported here: the SDK is slow to import)."""
+def _build(
+    loaded: Loaded, console: ConsoleNotifier, *, native: bool, glib: bool = False
+) -> tuple[Daemon, NotifierChain | None]:
+    """The daemon and its surfaces (imported here: the SDK is slow to import). `glib`: the tray runs
+    GTK's loop, through which notifications can go (GLib's D-Bus) without loading dbus-fast."""
     from acp_tray.agent_secrets import SecretNames
     from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
@@ -208,7 +212,7 @@ def _build(loaded: Loaded, console: ConsoleNotifier, *, native: bool) -> tuple[D
     if not native:
         daemon.add_surface(console.present)
         return daemon, None
-    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action))
+    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action, glib=glib))
     daemon.add_surface(chain.present)
     daemon.add_withdrawer(chain.withdraw)
     return daemon, chain

@@ -71,9 +71,11 @@ async def until(predicate: Callable[[], bool], what: str, timeout: float = 10.0)
         await asyncio.sleep(0.05)
 
 
-async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only_closed(dmenu: Path) -> None:
+async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only_closed(
+    dmenu: Path, bus_link: Any
+) -> None:
     seen: list[tuple[int, str]] = []
-    backend = FreedesktopBackend(lambda group, what: seen.append((group, what)))
+    backend = FreedesktopBackend(lambda group, what: seen.append((group, what)), link=bus_link)
     await backend.start()
     assert "actions" in backend.capabilities
     chain = NotifierChain([backend])
@@ -143,9 +145,11 @@ async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only
         await chain.aclose()
 
 
-async def test_dismissing_or_expiring_a_notification_with_approvals_never_answers_it(dmenu: Path, desktop: Any) -> None:
+async def test_dismissing_or_expiring_a_notification_with_approvals_never_answers_it(
+    dmenu: Path, desktop: Any, bus_link: Any
+) -> None:
     seen: list[tuple[int, str]] = []
-    backend = FreedesktopBackend(lambda group, what: seen.append((group, what)))
+    backend = FreedesktopBackend(lambda group, what: seen.append((group, what)), link=bus_link)
     chain = NotifierChain([backend])
     await chain.start()
     try:

@@ -28,10 +28,12 @@ def urgency_of(item: dict[str, Any]) -> str:
     return str(item["message"]).split("|", 1)[0].removeprefix("URG=")
 
 
-async def test_backend_on_dunst_urgency_markup_and_in_place_updates(desktop: Any, desktop_env: dict[str, str]) -> None:
+async def test_backend_on_dunst_urgency_markup_and_in_place_updates(
+    desktop: Any, desktop_env: dict[str, str], bus_link: Any
+) -> None:
     mark = desktop.mark()
     actions: list[tuple[int, str]] = []
-    backend = FreedesktopBackend(lambda group, what: actions.append((group, what)))
+    backend = FreedesktopBackend(lambda group, what: actions.append((group, what)), link=bus_link)
     description = await backend.start()
     assert description.startswith("dunst ") and backend.markup
     chain = NotifierChain([backend])
@@ -64,7 +66,7 @@ async def test_backend_on_dunst_urgency_markup_and_in_place_updates(desktop: Any
 
 
 async def test_each_severity_has_its_own_icon_in_the_trays_badge_colour(
-    desktop: Any, desktop_env: dict[str, str]
+    desktop: Any, desktop_env: dict[str, str], bus_link: Any
 ) -> None:
     """dunst is sent an icon per severity class, badged in the colour the tray's badge uses."""
     from PIL import Image
@@ -72,7 +74,7 @@ async def test_each_severity_has_its_own_icon_in_the_trays_badge_colour(
     from acp_tray.tray.icon import BADGE_COLOURS, badge_pixel
 
     mark = desktop.mark()
-    backend = FreedesktopBackend(lambda group, what: None)
+    backend = FreedesktopBackend(lambda group, what: None, link=bus_link)
     await backend.start()
     chain = NotifierChain([backend])
     await chain.start()
@@ -95,9 +97,11 @@ async def test_each_severity_has_its_own_icon_in_the_trays_badge_colour(
         assert all(abs(a - b) <= 2 for a, b in zip(pixel, BADGE_COLOURS[cls], strict=True)), (cls, pixel)
 
 
-async def test_server_killed_falls_back_to_the_console_and_recovers(desktop: Any, desktop_env: dict[str, str]) -> None:
+async def test_server_killed_falls_back_to_the_console_and_recovers(
+    desktop: Any, desktop_env: dict[str, str], bus_link: Any
+) -> None:
     stream = io.StringIO()
-    backend = FreedesktopBackend(lambda group, what: None, reply_timeout=1.0)
+    backend = FreedesktopBackend(lambda group, what: None, reply_timeout=1.0, link=bus_link)
     chain = NotifierChain([backend, ConsoleBackend(ConsoleNotifier(stream))], retry_after=0.5)
     assert (await chain.start()).startswith("freedesktop")
     desktop.kill_dunst()
@@ -116,9 +120,11 @@ async def test_server_killed_falls_back_to_the_console_and_recovers(desktop: Any
     assert [item["summary"] for item in desktop.since(mark)] == ["bot: Server is back"]
 
 
-async def test_a_burst_reaches_dunst_whole_with_bounded_calls(desktop: Any, desktop_env: dict[str, str]) -> None:
+async def test_a_burst_reaches_dunst_whole_with_bounded_calls(
+    desktop: Any, desktop_env: dict[str, str], bus_link: Any
+) -> None:
     mark = desktop.mark()
-    backend = FreedesktopBackend(lambda group, what: None)
+    backend = FreedesktopBackend(lambda group, what: None, link=bus_link)
     chain = NotifierChain([backend])
     await chain.start()
     for group in range(300, 500):

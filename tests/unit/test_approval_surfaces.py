@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from dbus_fast import Message, MessageType
 
 from acp_tray.events import AgentState, PermissionOption
+from acp_tray.notifiers.bus import Reply, Signal
+from acp_tray.notifiers.bus.dbus_fast_link import DbusFastLink
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, Urgency, notification_of
 from acp_tray.notifiers.freedesktop import INTERFACE, OBJECT_PATH, FreedesktopBackend, wire_actions
 from acp_tray.presentation.options import option_label
@@ -216,25 +216,17 @@ class RecordingBackend(FreedesktopBackend):
         self.seen: list[tuple[int, str]] = []
         super().__init__(lambda group, what: self.seen.append((group, what)))
         self.capabilities = capabilities
+        self._bus = DbusFastLink(None)  # never connected: its variants only
         self.sent: list[list[Any]] = []
         self._next_id = 40
 
-    async def _request(self, *call: Any) -> Any:
+    async def _request(self, *call: Any) -> Reply:
         self.sent.append(call[-1])
         self._next_id += 1
-        return SimpleNamespace(sender=self.SERVER, body=[self._next_id])
+        return Reply(self.SERVER, [self._next_id])
 
     def signal(self, member: str, signature: str, body: list[Any], sender: str = SERVER) -> None:
-        message = Message(
-            message_type=MessageType.SIGNAL,
-            path=OBJECT_PATH,
-            interface=INTERFACE,
-            member=member,
-            signature=signature,
-            body=body,
-            sender=sender,
-        )
-        self._on_message(message)
+        self._on_signal(Signal(sender, OBJECT_PATH, INTERFACE, member, signature, body))
 
 
 APPROVE = (("approval:9:allow_once", "Allow once"), ("approval:9:reject_once", "Reject"))

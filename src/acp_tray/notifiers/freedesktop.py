@@ -1,8 +1,7 @@
 """Native notifications on Linux/BSD: `org.freedesktop.Notifications` on the session bus.
 
-Talks D-Bus directly from the asyncio loop with `dbus-fast` (asyncio-native, compiled
-marshalling with a pure-Python fallback; measured here at ~120 µs of CPU per Notify call
-against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
+Talks D-Bus from the asyncio loop through a `BusLink` (`acp_tray.notifiers.bus`): `dbus-fast`,
+or GLib's own D-Bus where the tray already runs GTK. What it does:
 - `Notify` with app_name "acp-tray", an icon from the package (badged in the severity's colour), the `desktop-entry` and
   `urgency` hints, the timeout from preferences, and `replaces_id` so a coalesced repeat
   updates its notification in place instead of stacking copies;
@@ -31,18 +30,15 @@ against ~300 µs for `jeepney`, whose marshalling is pure Python). What it does:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import logging
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from dbus_fast import Message, MessageType, Variant
-from dbus_fast.aio import MessageBus
-
 from acp_tray.assets import severity_icon
 from acp_tray.notifiers.backend import BackendUnavailableError, LocalAction
+from acp_tray.notifiers.bus import BusError, BusLink, LinkFactory, Reply, Signal
 from acp_tray.notifiers.content import Notification
 from acp_tray.presentation.text import plain_line
 
@@ -57,7 +53,6 @@ REPLY_TIMEOUT = 5.0
 MAX_REMEMBERED = 512  # group <-> server id mappings kept for in-place updates and signals
 CLOSE_REASONS = {1: "expired", 2: "dismissed", 3: "closed by call", 4: "undefined"}
 SIGNATURES = {"NotificationClosed": "uu", "ActionInvoked": "us"}
-SIGNALS = tuple(SIGNATURES)
 DEFAULT_ACTION = "default"
 ACTION_KEY_LIMIT = 200
 STAND_IN_KEY = "acp-tray-action-{}"
@@ -99,15 +94,17 @@ class FreedesktopBackend:
         icon: Path | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
         reply_timeout: float = REPLY_TIMEOUT,
+        link: LinkFactory | None = None,
     ) -> None:
         self._on_action = on_action
         self._bus_address = bus_address  # None: the session bus of the environment
+        self._link = link or dbus_fast_link
         # 48 px: what servers draw anyway, and the server decodes the file on every call
         # (measured on dunst: a 128 px icon halves its notifications per second)
         self._icon = str(icon) if icon is not None else None  # None: by severity
         self._slots = asyncio.Semaphore(max_in_flight)
         self._reply_timeout = reply_timeout
-        self._bus: MessageBus | None = None
+        self._bus: BusLink | None = None
         self._server_id: OrderedDict[int, int] = OrderedDict()  # group -> server notification id
         self._group_of: OrderedDict[int, int] = OrderedDict()  # server id -> group
         self._offered: OrderedDict[int, dict[str, str]] = OrderedDict()  # group -> {key: action id}
@@ -118,16 +115,12 @@ class FreedesktopBackend:
     async def start(self) -> str:
         await self.aclose()
         try:
-            self._bus = await asyncio.wait_for(MessageBus(bus_address=self._bus_address).connect(), self._reply_timeout)
+            self._bus = self._link(self._bus_address)
+            await asyncio.wait_for(self._bus.connect(), self._reply_timeout)
             capabilities = await self._call("GetCapabilities")
             info = await self._call("GetServerInformation")
-            self._bus.add_message_handler(self._on_message)
-            for member in SIGNALS:
-                rule = f"type='signal',interface='{INTERFACE}',path='{OBJECT_PATH}',member='{member}'"
-                await self._bus_call(
-                    "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch", "s", [rule]
-                )
-        except (TimeoutError, BackendUnavailableError, OSError, ValueError, EOFError) as exc:
+            await asyncio.wait_for(self._bus.subscribe(INTERFACE, OBJECT_PATH, self._on_signal), self._reply_timeout)
+        except (TimeoutError, BackendUnavailableError, BusError, OSError, ValueError, EOFError) as exc:
             await self.aclose()
             reason = str(exc) or type(exc).__name__
             if "DBUS_SESSION_BUS_ADDRESS" in reason:
@@ -138,10 +131,9 @@ class FreedesktopBackend:
         name, vendor, version = (str(part) for part in info[:3])
         return f"{name} {version} ({vendor}) on the session bus"
 
-    def _on_message(self, message: Message) -> None:
+    def _on_signal(self, message: Signal) -> None:
         if (
-            message.message_type != MessageType.SIGNAL
-            or message.interface != INTERFACE
+            message.interface != INTERFACE
             or message.path != OBJECT_PATH
             or message.member not in SIGNATURES
             or message.signature != SIGNATURES[message.member]
@@ -167,33 +159,24 @@ class FreedesktopBackend:
     async def _call(self, member: str, signature: str = "", body: list[Any] | None = None) -> list[Any]:
         reply = await self._request(BUS_NAME, OBJECT_PATH, INTERFACE, member, signature, body or [])
         self._server = reply.sender  # the name's owner now: only its signals are believed
-        return list(reply.body)
-
-    async def _bus_call(
-        self, destination: str, path: str, interface: str, member: str, signature: str, body: list[Any]
-    ) -> list[Any]:
-        return list((await self._request(destination, path, interface, member, signature, body)).body)
+        return reply.body
 
     async def _request(
         self, destination: str, path: str, interface: str, member: str, signature: str, body: list[Any]
-    ) -> Message:
+    ) -> Reply:
         if self._bus is None or not self._bus.connected:
             raise BackendUnavailableError("not connected to the session bus")
-        message = Message(
-            destination=destination, path=path, interface=interface, member=member, signature=signature, body=body
-        )
         try:
             async with self._slots:
-                reply = await asyncio.wait_for(self._bus.call(message), self._reply_timeout)
+                return await asyncio.wait_for(
+                    self._bus.call(destination, path, interface, member, signature, body), self._reply_timeout
+                )
         except TimeoutError:
             raise BackendUnavailableError(f"{member}: no reply within {self._reply_timeout:g} s") from None
+        except BusError as exc:
+            raise BackendUnavailableError(f"{member}: {exc}") from None
         except Exception as exc:  # connection reset, bus gone
             raise BackendUnavailableError(f"{member}: {type(exc).__name__}: {exc}") from exc
-        if reply is None or reply.message_type == MessageType.ERROR:
-            error = getattr(reply, "error_name", "no reply")
-            detail = reply.body[0] if reply is not None and reply.body else ""
-            raise BackendUnavailableError(f"{member}: {error}: {detail}")
-        return reply
 
     def _body(self, text: str) -> str:
         """The body may be rendered as markup (`body-markup`): escape it. The summary is plain
@@ -202,9 +185,11 @@ class FreedesktopBackend:
 
     async def notify(self, notification: Notification) -> None:
         replaces = self._server_id.get(notification.group, 0)
+        if self._bus is None:
+            raise BackendUnavailableError("not connected to the session bus")
         hints = {
-            "urgency": Variant("y", int(notification.urgency)),
-            "desktop-entry": Variant("s", DESKTOP_ENTRY),
+            "urgency": self._bus.variant("y", int(notification.urgency)),
+            "desktop-entry": self._bus.variant("s", DESKTOP_ENTRY),
         }
         actions: list[str] = []
         offered: dict[str, str] = {}
@@ -250,6 +235,17 @@ class FreedesktopBackend:
     async def aclose(self) -> None:
         bus, self._bus = self._bus, None
         if bus is not None:
-            with contextlib.suppress(Exception):
-                bus.disconnect()
-                await asyncio.wait_for(bus.wait_for_disconnect(), 2.0)  # type: ignore[no-untyped-call]
+            await bus.aclose()
+
+
+def dbus_fast_link(address: str | None) -> BusLink:
+    from acp_tray.notifiers.bus.dbus_fast_link import DbusFastLink
+
+    return DbusFastLink(address)
+
+
+def gio_link(address: str | None) -> BusLink:
+    """GLib's D-Bus: only where a GLib main loop runs (the GTK tray's), which delivers its answers."""
+    from acp_tray.notifiers.bus.gio_link import GioLink
+
+    return GioLink(address)

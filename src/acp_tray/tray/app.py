@@ -108,13 +108,13 @@ class TrayApp:
         self._pystray = pystray
         self._on_action = on_action
         # pystray's GTK-based backends: GLib owns their loop (signals, clipboard)
-        self._gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
+        self.gtk = pystray.Icon.__module__ in ("pystray._gtk", "pystray._appindicator")
         self.backend = pystray.Icon.__module__.removeprefix("pystray._") + " backend"
         initial = TraySnapshot()
         look = (badge_of(initial), initial.dnd.active)
         # a snapshot with the same look redraws nothing; pystray's X11 icon is drawn only once it is
         # set after it docked (its first image is never painted), so there the first look is set again
-        self._look: tuple[str, bool] | None = look if self._gtk else None
+        self._look: tuple[str, bool] | None = look if self.gtk else None
         self._entries = menu_of(initial)
         self.icon: Any = pystray.Icon("acp-tray", render(*look, size=ICON_SIZE), tooltip_of(initial))
         self._xorg = OwnConnection(self.icon) if self.icon.__module__ == "pystray._xorg" else None
@@ -123,7 +123,7 @@ class TrayApp:
 
     def _menu_icons(self) -> MenuIcons | None:
         """Agent icons in the menu, where the backend can show them (GTK and AppIndicator)."""
-        if not self._gtk:
+        if not self.gtk:
             return None
         try:
             return MenuIcons(self.icon)
@@ -147,7 +147,7 @@ class TrayApp:
         if entries == self._entries:
             return  # building a menu costs GTK time and memory: only when it changed
         self._entries = entries
-        old = getattr(self.icon, "_menu_handle", None) if self._gtk else None
+        old = getattr(self.icon, "_menu_handle", None) if self.gtk else None
         self.icon.menu = self._menu(entries)  # the setter rebuilds it
         if old is not None:  # pystray does not free the menu it replaces
             from gi.repository import GLib
@@ -156,7 +156,7 @@ class TrayApp:
 
     def copy(self, text: str) -> None:
         """Put `text` on the clipboard (from any thread); only where GTK is the tray's toolkit."""
-        if not self._gtk:
+        if not self.gtk:
             log.warning("no clipboard without GTK; the notice is in `acp-tray history`")
             return
         from gi.repository import Gdk, GLib, Gtk
@@ -194,7 +194,7 @@ class TrayApp:
         pystray's GTK backends reset SIGINT to its default when their loop starts, and a Python
         handler would wait until GTK returns to Python: there GLib dispatches the signals itself,
         registered once the loop runs. Other backends run Python handlers, set here."""
-        if not self._gtk:
+        if not self.gtk:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: on_signal())
         else:
@@ -206,7 +206,7 @@ class TrayApp:
 
         def started(icon: Any) -> None:  # pystray runs this on a thread of its own
             icon.visible = True
-            if self._gtk:
+            if self.gtk:
                 from gi.repository import GLib
 
                 for signum in (signal.SIGINT, signal.SIGTERM):

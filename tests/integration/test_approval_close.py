@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tray import paths
 from acp_tray.history import read_history
 from tests.conftest import cli_env
@@ -28,20 +30,27 @@ def closed_summaries(desktop: Any) -> list[str]:
     return [item["summary"] for item in desktop.history()]
 
 
+@pytest.mark.parametrize("tray", ["xorg", "appindicator"])
 def test_an_approval_notification_closes_when_answered_from_the_cli_or_timed_out(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon]
+    tmp_path: Path, desktop: Any, daemons: list[Daemon], tray: str
 ) -> None:
+    """With the X11 icon notifications go through dbus-fast; where the tray runs GTK, through GLib's
+    own D-Bus, and the daemon does not load dbus-fast at all (~3 MB resident)."""
+    if tray == "appindicator":
+        pytest.importorskip("gi", reason="PyGObject (make test installs it)")
     desktop.close_all()
     config = tmp_path / "config.toml"
     quiet = '[severity.info]\nroute = "tray"\n[severity.error]\nroute = "tray"\n[severity.other]\nroute = "tray"\n'
     config.write_text(
         quiet + DEMO.format(name="demo", timeout=300) + DEMO.format(name="late", timeout=1), encoding="utf-8"
     )
-    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
+    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND=tray)
     daemon = Daemon("run", "--config", str(config), env=env)
     daemons.append(daemon)
+    assert f"{tray} backend" in daemon.wait_for_line("tray:")
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected", "late  connected")
+    assert ("dbus_fast" in Path(f"/proc/{daemon.proc.pid}/maps").read_text()) == (tray == "xorg")
     warnings = [f"{name}: Using default settings" for name in ("demo", "late")]  # each demo's warning is shown
     until(lambda: len([r for r in read_history(paths.history_file()) if isinstance(r, dict)]) >= 8, what="the notices")
     until(lambda: displayed(desktop) == 2 or set(warnings) <= set(closed_summaries(desktop)), what="dunst")

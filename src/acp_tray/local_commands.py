@@ -122,6 +122,7 @@ def _log_to_file(verbosity: int) -> Path | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """One daemon per user: the lock in the private runtime directory first, then the rest."""
+    from acp_tray.agents import leftovers
     from acp_tray.control.instance import AlreadyRunningError, InstanceLock
     from acp_tray.control.server import socket_answers
 
@@ -141,7 +142,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         log_file = _log_to_file(args.verbose)
         if took_over:
             log.warning("%s", took_over)
-        return _run_daemon(args, log_file)
+        mark_file = paths.agents_run_file()
+        leftovers.end_left_behind(mark_file)
+        leftovers.mark_this_run(mark_file)
+        code = _run_daemon(args, log_file)
+        leftovers.clean_stop(mark_file)  # not after an exception: its agents may be left for the next start
+        return code
     finally:
         lock.release()
 

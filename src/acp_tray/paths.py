@@ -61,3 +61,8 @@ def agent_icon(name: str) -> Path:
 def secret_names_file() -> Path:
     """The names (never the values) of each agent's secrets in the OS keyring."""
     return state_dir() / "secret-names.json"
+
+
+def agents_run_file() -> Path:
+    """The mark carried by the agents of the running daemon (removed when it stops cleanly)."""
+    return state_dir() / "agents-run"

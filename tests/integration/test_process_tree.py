@@ -11,9 +11,12 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from acp_tray import paths
 from acp_tray.agents.host import AgentHost, AgentSpec
@@ -161,4 +164,44 @@ async def test_a_stop_cancelled_on_the_way_still_leaves_no_process(tmp_path: Pat
         await asyncio.gather(stopping, return_exceptions=True)
         await wait_for(lambda: living(pids) == [])
     finally:
+        kill_left(pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="found through /proc")
+def test_agents_left_running_by_a_killed_daemon_are_ended_by_the_next_one(
+    tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Its own process group keeps an agent's tree alive when the daemon is SIGKILLed (an OOM kill):
+    the next daemon ends it, and nothing else of this user's (a bystander started just before)."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    config = tmp_path / "config.toml"
+    command = json.dumps([sys.executable, str(TREE_AGENT), "wrap"])
+    config.write_text(
+        f"[agents.tree]\ncommand = {command}\nprotocol = 1\nenv = {{ TREE_AGENT_PIDS = {json.dumps(str(pids))} }}\n",
+        encoding="utf-8",
+    )
+    bystander = subprocess.Popen(["sleep", "120"])
+    try:
+        first = Daemon("run", "--headless", "--config", str(config))
+        daemons.append(first)
+        first.wait_for_line("tree  connected")
+        tree = sorted(living(pids))
+        assert len(tree) == 2  # the launcher and its child, which ignores EOF and SIGTERM
+        first.proc.kill()
+        first.proc.wait()
+        time.sleep(1.0)
+        assert sorted(living(pids)) == tree  # they outlived their daemon
+
+        second = Daemon("run", "--headless", "--config", str(config))
+        daemons.append(second)
+        second.wait_for_stderr("ended 2 agent processes left running by a daemon that did not stop cleanly")
+        second.wait_for_line("tree  connected")
+        until(lambda: not set(tree) & set(living(pids)), what="the old tree to be gone")
+        assert len(living(pids)) == 2  # the new daemon's own tree runs
+        assert bystander.poll() is None
+        assert second.stop() == 0
+        assert not paths.agents_run_file().exists()  # a clean stop leaves nothing for the next one
+    finally:
+        bystander.kill()
         kill_left(pids)

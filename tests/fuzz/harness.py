@@ -149,7 +149,7 @@ async def run_stream(
     clock = FakeClock(datetime(2026, 11, 29, 12, 0).astimezone())
     daemon = Daemon(preferences(prefs), history=history, surfaces=[surface], status=lambda event: None, clock=clock)
     host = AgentHost(AGENT, AgentSpec(command=["fuzz-agent"]), daemon._handle, policy=PermissionPolicy(permission))
-    handler = ClientHandler(AGENT, daemon._handle, version, peer=host)
+    handler = ClientHandler(AGENT, daemon._handle, version, peer=host.peer)
     reader = asyncio.StreamReader(limit=max_line_bytes)  # as `spawn_stdio_transport(limit=...)` makes it
     transport = LineTransport(
         reader,

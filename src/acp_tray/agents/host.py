@@ -35,6 +35,7 @@ from acp_tray.agents.handshake import (
 )
 from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.live_sessions import LiveSessions
+from acp_tray.agents.peer import AgentPeer
 from acp_tray.agents.reattach import session_for
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.signin import AuthRequiredError, SignIn
@@ -43,18 +44,10 @@ from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, LineTransport, WatchedTransport
 from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
-from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, InputRequested, SessionAttached
+from acp_tray.events import AgentState, AgentStatus, AgentUnusable, EventSink, SessionAttached
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod
-from acp_tray.protocol.session import (
-    AgentCapabilities,
-    StateChange,
-    agent_capabilities,
-    close_session_params,
-    elicitation_message,
-    elicitation_session,
-    parse_permission_request,
-)
+from acp_tray.protocol.session import AgentCapabilities, agent_capabilities, close_session_params
 from acp_tray.protocol.version import ProtocolVersion
 
 __all__ = ["AgentHost", "AgentSpec", "PermissionPolicy", "RunEnd"]
@@ -113,6 +106,8 @@ class AgentHost:
         self._secrets = secrets  # the agent's secrets from the OS keyring, by agent name (blocking)
         self.signin = SignIn(name, sink, self._status)
         self.signin.on_signed_in = self._signed_in
+        # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
+        self.peer = AgentPeer(name, sink, self.sessions, self._approvals, lambda: self.policy, self._request_id)
 
     @property
     def dropped_lines(self) -> int:
@@ -258,7 +253,7 @@ class AgentHost:
         self, transport: WatchedTransport, *, let_go: Callable[[], Awaitable[None]] | None = None
     ) -> AsyncIterator[Connection | None]:
         """The SDK connection over `transport`, handshake done (None if it failed: see `_failure`)."""
-        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self)
+        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self.peer)
         connection = Connection(self._handler, transport)
         self._connection = connection
         self._transport = transport
@@ -420,8 +415,6 @@ class AgentHost:
     def _on_session_cancel(self, session_id: str) -> None:
         self._approvals.cancel_session(self.name, session_id)
 
-    # what the agent asks of us (called by ClientHandler) -------------------------------------
-
     # sign-in (agents/signin.py holds the logic) ----------------------------------------------
 
     def _signed_in(self) -> None:
@@ -434,31 +427,5 @@ class AgentHost:
     async def sign_out(self) -> None:
         await self.signin.logout(self._connection, self.version)
 
-    def on_state(self, session_id: str, change: StateChange) -> None:
-        session = self.sessions.by_id.get(session_id)
-        if session is not None:
-            session.on_state(change)
-
-    def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None:
-        session = self.sessions.by_id.get(session_id)
-        if session is not None:
-            session.on_message_text(text, message, whole)
-
-    async def request_permission(self, params: object) -> dict[str, Any]:
-        request = parse_permission_request(params)
-        request_id = self._transport.request_id(params) if self._transport is not None else None
-        return await self._approvals.request(
-            self.name, request, policy=self.policy.policy, timeout=self.policy.timeout, request_id=request_id
-        )
-
-    def cancel_request(self, params: object) -> None:
-        """`$/cancel_request`: the agent no longer wants an answer; a pending approval is answered
-        `cancelled` (and leaves the tray and `acp-tray approvals`)."""
-        request_id = params.get("requestId") if isinstance(params, dict) else None
-        if type(request_id) in (int, str):  # JSON-RPC ids; never a bool (True == 1 in Python)
-            self._approvals.cancel_request(self.name, request_id)
-
-    def input_requested(self, params: object) -> dict[str, Any]:
-        """Elicitation: acp-tray has no form to show; it declines and tells the person."""
-        self._sink(InputRequested(self.name, elicitation_session(params), elicitation_message(params)))
-        return {"action": "decline"}
+    def _request_id(self, params: object) -> Any:
+        return self._transport.request_id(params) if self._transport is not None else None

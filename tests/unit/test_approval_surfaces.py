@@ -216,9 +216,11 @@ class RecordingBackend(FreedesktopBackend):
         self.seen: list[tuple[int, str]] = []
         super().__init__(lambda group, what: self.seen.append((group, what)))
         self.capabilities = capabilities
-        self._bus = DbusFastLink(None)  # never connected: its variants only
         self.sent: list[list[Any]] = []
         self._next_id = 40
+
+    def _connected(self) -> DbusFastLink:
+        return DbusFastLink(None)  # never connected: its variants only
 
     async def _request(self, *call: Any) -> Reply:
         self.sent.append(call[-1])

@@ -161,15 +161,19 @@ class FreedesktopBackend:
         self._server = reply.sender  # the name's owner now: only its signals are believed
         return reply.body
 
+    def _connected(self) -> BusLink:
+        if self._bus is None or not self._bus.connected:
+            raise BackendUnavailableError("not connected to the session bus")
+        return self._bus
+
     async def _request(
         self, destination: str, path: str, interface: str, member: str, signature: str, body: list[Any]
     ) -> Reply:
-        if self._bus is None or not self._bus.connected:
-            raise BackendUnavailableError("not connected to the session bus")
+        bus = self._connected()
         try:
             async with self._slots:
                 return await asyncio.wait_for(
-                    self._bus.call(destination, path, interface, member, signature, body), self._reply_timeout
+                    bus.call(destination, path, interface, member, signature, body), self._reply_timeout
                 )
         except TimeoutError:
             raise BackendUnavailableError(f"{member}: no reply within {self._reply_timeout:g} s") from None
@@ -185,11 +189,10 @@ class FreedesktopBackend:
 
     async def notify(self, notification: Notification) -> None:
         replaces = self._server_id.get(notification.group, 0)
-        if self._bus is None:
-            raise BackendUnavailableError("not connected to the session bus")
+        bus = self._connected()
         hints = {
-            "urgency": self._bus.variant("y", int(notification.urgency)),
-            "desktop-entry": self._bus.variant("s", DESKTOP_ENTRY),
+            "urgency": bus.variant("y", int(notification.urgency)),
+            "desktop-entry": bus.variant("s", DESKTOP_ENTRY),
         }
         actions: list[str] = []
         offered: dict[str, str] = {}

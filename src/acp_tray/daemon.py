@@ -128,6 +128,7 @@ class Daemon:
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
         self._settle_timer: asyncio.TimerHandle | None = None
+        self._applied: tuple[int, int] | None = None  # the file's (size, mtime) when last applied
         self._background: set[asyncio.Future[None]] = set()
         self.agent_states: dict[str, AgentStatus] = {}
         self._publishers: list[Publisher] = []
@@ -207,6 +208,16 @@ class Daemon:
         if self._signature() != before:  # still being written
             self.prefs_changed()
             return
+        if before is not None and before == self._applied:
+            return  # already applied (acp-tray's own write, or `apply_prefs_now`)
+        self.reload_prefs()
+
+    def apply_prefs_now(self) -> None:
+        """The CLI has just written the file (`acp-tray dnd on`): apply it at once, so that what the
+        person runs next (`acp-tray status`) sees it, rather than once the watcher saw it settle."""
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
         self.reload_prefs()
 
     def reload_prefs(self) -> None:
@@ -225,6 +236,7 @@ class Daemon:
             self._report_prefs_error(str(exc))
             return
         self._last_prefs_error = None
+        self._applied = signature
         remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
@@ -589,6 +601,7 @@ class Daemon:
         if self._prefs_path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
         prefs = change(self._prefs_path)
+        self._applied = self._signature()
         remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         self._sync_agents(prefs)

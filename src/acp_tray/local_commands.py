@@ -438,5 +438,15 @@ def cmd_dnd(args: argparse.Namespace) -> int:
             prefs = set_dnd(path, enabled=True, until=dnd_end(spec, clock.now(), prefs.dnd.morning))
     except (PreferencesError, DurationError) as exc:
         return _fail(str(exc), 1)
+    _apply_in_daemon()
     print(f"do not disturb: {dnd_state(prefs.dnd, clock.now()).describe()}")
     return 0
+
+
+def _apply_in_daemon() -> None:
+    """A running daemon applies the file just written at once: `acp-tray dnd on; acp-tray status`
+    says "on" (its watcher would apply it too, a moment later). No daemon: the file is all there is."""
+    from acp_tray.control.client import NoDaemonError, ReplyError, request
+
+    with contextlib.suppress(NoDaemonError, ReplyError, OSError):
+        request("prefs.apply", {}, timeout=10.0)

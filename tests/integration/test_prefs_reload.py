@@ -133,3 +133,32 @@ def _wait_for_history(predicate: Any, timeout: float = 10.0) -> list[dict[str, A
             break
         time.sleep(0.1)
     return records
+
+
+def test_dnd_from_the_cli_is_in_force_when_the_command_returns(tmp_path: Path) -> None:
+    """`acp-tray dnd on` and at once `acp-tray status`: the daemon says "on" (it applies the file
+    the CLI wrote when the CLI asks, not only once its watcher saw the file settle), and applies
+    each change once (the watcher's later look finds it applied)."""
+    from tests.daemon_process import cli, until
+
+    config = tmp_path / "config.toml"
+    config.write_text("# mine\n", encoding="utf-8")
+    daemon = DaemonProcess("run", "--headless", "--config", str(config), "-v")
+    try:
+        until(lambda: cli("status").returncode == 0, what="the daemon to answer")
+        for turn in range(3):
+            assert cli("dnd", "on", "--config", str(config)).stdout.startswith("do not disturb: on")
+            assert json.loads(cli("status", "--json").stdout)["dnd"] == "on", f"turn {turn}"
+            assert cli("dnd", "for", "2h", "--config", str(config)).stdout.startswith("do not disturb: on until")
+            assert json.loads(cli("status", "--json").stdout)["dnd"].startswith("on until"), f"turn {turn}"
+            assert cli("dnd", "off", "--config", str(config)).stdout == "do not disturb: off\n"
+            assert json.loads(cli("status", "--json").stdout)["dnd"] == "off", f"turn {turn}"
+        import time
+
+        time.sleep(1.5)  # the watcher's own look (debounce, then 0.5 s still) has come and gone
+        assert daemon.proc.poll() is None
+    finally:
+        daemon.stop()
+    reloads = [line for line in daemon.err_lines if "preferences reloaded" in line]
+    assert len(reloads) == 9, reloads  # once per change, not again when the watcher sees it
+    assert config.read_text(encoding="utf-8").startswith("# mine\n")

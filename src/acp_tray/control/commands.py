@@ -445,6 +445,13 @@ class Commands:
             raise CommandError(str(exc), "not_found") from None
         return {"id": approval_id, "option": option.option_id if option else None}
 
+    # preferences ---------------------------------------------------------------------------
+
+    async def op_prefs_apply(self, args: dict[str, Any], emit: Emit) -> Any:
+        """The CLI wrote the preferences file (`dnd on`): apply it now; the DND it leads to."""
+        self._daemon.apply_prefs_now()
+        return {"dnd": self._daemon.router.dnd().describe(), "preferences": str(self._daemon.prefs_path)}
+
     async def op_quit(self, args: dict[str, Any], emit: Emit) -> Any:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
         return {"stopping": True, "pid": os.getpid()}

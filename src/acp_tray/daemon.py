@@ -313,6 +313,11 @@ class Daemon:
         if self._agent_tasks.get(name) is task:
             del self._agent_tasks[name]
 
+    async def stop_agent(self, name: str) -> None:
+        """Stop `name` (its whole process tree) and return once it has stopped: after `agents
+        remove`, before its installed files go."""
+        await self._stop_agents([name])
+
     async def _stop_agents(self, names: list[str]) -> None:
         tasks = [self._agent_tasks.pop(name) for name in names if name in self._agent_tasks]
         stopped = [host for name in names if (host := self.hosts.pop(name, None)) is not None]

@@ -19,7 +19,7 @@ import pytest
 
 from acp_tray import paths
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
+from tests.daemon_process import Daemon, carrying, cli
 from tests.registry_server import (
     ICON,
     RegistryServer,
@@ -353,3 +353,40 @@ def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_conn
     assert f'command = ["npx", "-y", "@zed-industries/codex-acp@{version}"]' in config.read_text()
     assert agents()["codex-acp"]["target"] == f"npx -y @zed-industries/codex-acp@{version}"
     print(added.stdout.strip().splitlines()[-1])  # the time from `agents add` to connected (README, closing note)
+
+
+# remove -------------------------------------------------------------------------------------
+
+
+def test_remove_stops_the_agent_then_deletes_what_add_installed(server: RegistryServer, daemons: list[Daemon]) -> None:
+    """`agents remove ID`: out of the preferences, its process gone, and its installed version,
+    record and icon deleted (said, with the size). An agent not from the registry has no files
+    to delete, and the other agent's files stay. Added again, it is downloaded again and runs."""
+    server.files["/demo-acp.svg"] = ICON
+    marked = script(f"DEMO_ACP_MARK=installed exec {sys.executable} -m acp_tray demo-agent")
+    config = write_config(server.publish(demo_binary(server, "1.0.0", body=marked)))
+    start(daemons)
+    assert cli("agents", "add", "demo-acp").returncode == 0
+    assert cli("agents", "add", "mine", "--", sys.executable, "-m", "acp_tray", "demo-agent").returncode == 0
+    root = paths.data_dir() / "agents"
+    installed = sum(p.stat().st_size for p in (root / "demo-acp").rglob("*") if p.is_file())
+
+    def running_it() -> list[int]:
+        return carrying((int(p.name) for p in Path("/proc").glob("[0-9]*")), "DEMO_ACP_MARK=installed")
+
+    assert running_it(), "the installed agent is not running"
+    removed = cli("agents", "remove", "demo-acp")
+    assert removed.returncode == 0, removed.stderr
+    deleted = f"deleted its installed files ({installed / 1000:.1f} kB, {root / 'demo-acp'})"
+    assert removed.stdout == f"demo-acp: removed (stopped); {deleted}\n", removed.stdout
+    assert not (root / "demo-acp").exists() and not running_it()
+    assert "[agents.demo-acp]" not in config.read_text() and "# a comment the person wrote" in config.read_text()
+
+    mine = cli("agents", "remove", "mine")
+    assert mine.returncode == 0 and mine.stdout == "mine: removed (stopped)\n", mine.stdout
+    assert root.is_dir()
+
+    hits = server.hits.get("/dl/demo-1.0.0.tar.gz", 0)
+    again = cli("agents", "add", "demo-acp")
+    assert again.returncode == 0 and "demo-acp connected" in again.stdout, again.stderr
+    assert server.hits["/dl/demo-1.0.0.tar.gz"] == hits + 1 and running_it()

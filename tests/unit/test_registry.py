@@ -15,7 +15,7 @@ import pytest
 
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
-from acp_tray.registry.install import pinned, platform_id
+from acp_tray.registry.install import pinned, platform_id, uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
 from tests.platforms import posix_only
@@ -214,3 +214,29 @@ def test_not_an_archive_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match="not a readable archive"):
         unpack(_write(tmp_path, "a.tar.gz", b"not gzip at all"), tmp_path / "out", url="https://h/a.tar.gz")
     assert not (tmp_path / "out").exists()
+
+
+def test_uninstall_deletes_the_agents_own_directory_and_says_what_it_freed(tmp_path: Path) -> None:
+    root = tmp_path / "agents"
+    (root / "demo" / "1.0.0" / "bin").mkdir(parents=True)
+    (root / "demo" / "1.0.0" / "bin" / "demo").write_bytes(b"x" * 3000)
+    (root / "demo" / "install.json").write_text("{}")
+    (root / "other").mkdir()
+    assert uninstall("demo", root) == 3002
+    assert not (root / "demo").exists() and (root / "other").is_dir()
+    assert uninstall("demo", root) is None  # nothing installed: nothing to say
+
+
+@posix_only("symlinks")
+def test_uninstall_never_follows_a_link_out_of_the_agents_directory(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("the person's")
+    root = tmp_path / "agents"
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "lib").symlink_to(outside)  # a link inside an archive's tree
+    (root / "linked").symlink_to(outside, target_is_directory=True)  # an agent's directory that is a link
+    assert uninstall("linked", root) is None and (root / "linked").is_symlink()
+    uninstall("demo", root)
+    assert not (root / "demo").exists()
+    assert (outside / "keep.txt").read_text() == "the person's"

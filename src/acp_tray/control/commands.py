@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tray import __version__
+from acp_tray import __version__, paths
 from acp_tray.agents.approvals import ApprovalError
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.signin import AuthRequiredError, SignInError, terminal_plan
@@ -22,6 +22,7 @@ from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.names import agent_name_problem, pasteable
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
 from acp_tray.redact import shown_url
+from acp_tray.registry.install import agent_dir, uninstall
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
@@ -246,7 +247,13 @@ class Commands:
         assert name is not None
         self._host_config(name)
         self._change(lambda path: remove_agent(path, name))
-        return {"name": name}
+        await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
+        files = agent_dir(paths.registry_agents_dir(), name)
+        try:
+            freed = uninstall(name, paths.registry_agents_dir())
+        except OSError as exc:
+            return {"name": name, "files": str(files), "deleted": None, "problem": str(exc)}
+        return {"name": name, "files": str(files) if freed is not None else None, "deleted": freed, "problem": None}
 
     async def op_agents_restart(self, args: dict[str, Any], emit: Emit) -> Any:
         name = _text(args, "name")

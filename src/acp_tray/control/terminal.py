@@ -24,6 +24,7 @@ from acp_tray.control.instance import lock_held
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, terminal_text
+from acp_tray.registry.progress import megabytes
 
 EXIT_FAILED = 1
 EXIT_NO_DAEMON = 3
@@ -177,10 +178,19 @@ def cmd_agents(args: argparse.Namespace) -> int:
         if not code:
             _out(f"added {args.name} to {result['preferences']}; it is starting")
         return code
-    code, _ = _run(args, f"agents.{args.action}", {"name": args.name})
-    if not code:
-        _out(f"{args.name}: {'removed (stopped)' if args.action == 'remove' else 'restarting'}")
-    return code
+    code, result = _run(args, f"agents.{args.action}", {"name": args.name})
+    if code:
+        return code
+    if args.action != "remove":
+        _out(f"{args.name}: restarting")
+        return 0
+    files = ""
+    if result.get("problem"):
+        files = f"; its installed files are left in {result['files']} ({result['problem']})"
+    elif result.get("deleted") is not None:
+        files = f"; deleted its installed files ({megabytes(result['deleted'])}, {result['files']})"
+    _out(f"{args.name}: removed (stopped){files}")
+    return EXIT_FAILED if result.get("problem") else 0
 
 
 def cmd_login(args: argparse.Namespace) -> int:

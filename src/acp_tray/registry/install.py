@@ -170,6 +170,17 @@ def recall(agent_id: str, root: Path) -> Installed | None:
         return None
 
 
+def uninstall(agent_id: str, root: Path) -> int | None:
+    """Delete what `agents add ID` installed for `agent_id` (`ROOT/ID`: its versions, its record,
+    its icon); the bytes freed, or None when nothing was installed. OSError when it cannot be."""
+    home = agent_dir(root, agent_id)
+    if home.is_symlink() or not home.is_dir():
+        return None
+    size = sum(path.lstat().st_size for path in home.rglob("*") if not path.is_dir() or path.is_symlink())
+    shutil.rmtree(home)
+    return size
+
+
 def forget_version(installed: Installed) -> None:
     """Remove a binary version's directory (after an upgrade connected, or a failed one)."""
     if installed.directory is not None:

@@ -189,3 +189,12 @@ def daemons() -> Iterator[list[Any]]:
             for group in groups - {os.getpgrp(), daemon.proc.pid}:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(group, signal.SIGKILL)
+
+
+@pytest.fixture
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """websockets honours *_proxy variables (the SDK cannot turn that off); tests of remote agents
+    talk to 127.0.0.1."""
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy"):
+            monkeypatch.delenv(name)

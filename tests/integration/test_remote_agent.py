@@ -30,19 +30,13 @@ from acp_tray.protocol.initialize import initialize_params_v1, new_session_param
 TIMEOUT = 15.0
 DEMO_SEVERITIES = ["info", "warning", "error", "_demo.tip"]
 
+pytestmark = pytest.mark.usefixtures("no_proxies")
+
 
 def notice_frame(title: str, session_id: str = "s1") -> str:
     update = {"sessionUpdate": "notice", "severity": "info", "title": title}
     message = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}}
     return json.dumps(message)
-
-
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """websockets honours *_proxy variables (the SDK cannot turn that off); these tests talk to 127.0.0.1."""
-    for name in list(os.environ):
-        if name.lower().endswith("_proxy"):
-            monkeypatch.delenv(name)
 
 
 class Drops:

@@ -34,6 +34,28 @@ def test_initialize_advertises_terminal_sign_in_and_validates(version: ProtocolV
     broken = initialize_params(version)
     (broken["capabilities"] if version is V2 else broken["clientCapabilities"])["auth"]["terminal"] = "yes"
     assert not validator.is_valid(broken)
+    remote = initialize_params(version, terminal_auth=False)  # a remote agent: its command is not ours to run
+    assert not list(validator.iter_errors(remote))
+    assert not (remote["capabilities"] if version is V2 else remote["clientCapabilities"])["auth"].get("terminal")
+
+
+def test_a_remote_agent_that_offers_a_terminal_sign_in_anyway_gets_no_button_and_a_clear_answer() -> None:
+    from acp_tray.agents.signin import SignIn, SignInError
+
+    methods = parse_auth_methods(
+        [{"id": "token", "name": "Token"}, {"id": "tui", "name": "Terminal login", "type": "terminal"}]
+    )
+    for remote in (False, True):
+        signin = SignIn("far", lambda event: None, lambda state, detail: None, remote=remote)
+        signin.offered(methods, can_log_out=False)
+        assert [m.method_id for m in methods if signin.doable(m)] == (["token"] if remote else ["token", "tui"])
+        if remote:
+            said = "Terminal login runs the agent's own command in a terminal, and far is a remote agent: "
+            with pytest.raises(SignInError, match=said + "sign in where it runs, then `acp-tray agents restart far`"):
+                signin.choose("tui")
+            assert signin.choose(None).method_id == "token"  # the only one acp-tray can do
+        else:
+            assert signin.choose("tui").method_id == "tui"
 
 
 @pytest.mark.parametrize(

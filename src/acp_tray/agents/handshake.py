@@ -71,12 +71,16 @@ async def negotiate(
     *,
     notices: bool,
     speaks_v1: Callable[[], None],
+    terminal_auth: bool = True,
 ) -> tuple[ProtocolVersion, Any]:
     """`initialize` offering `offer`: the version agreed and the agent's answer. `speaks_v1` is
-    called when the agent turned out to speak ACP 1 only (to be remembered)."""
+    called when the agent turned out to speak ACP 1 only (to be remembered). `terminal_auth`:
+    terminal sign-in is offered (a local agent, whose command acp-tray can run)."""
     auto = preference == "auto"
     try:
-        init = await connection.send_request("initialize", initialize_params(offer, notices=notices))
+        init = await connection.send_request(
+            "initialize", initialize_params(offer, notices=notices, terminal_auth=terminal_auth)
+        )
     except RequestError as exc:
         if exc.code == UNSUPPORTED_VERSION and offer is ProtocolVersion.V2 and auto:
             speaks_v1()

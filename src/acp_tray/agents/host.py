@@ -104,7 +104,7 @@ class AgentHost:
         self.last_detail = ""  # of the last status reported
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
         self._secrets = secrets  # the agent's secrets from the OS keyring, by agent name (blocking)
-        self.signin = SignIn(name, sink, self._status)
+        self.signin = SignIn(name, sink, self._status, remote=spec.remote)
         self.signin.on_signed_in = self._signed_in
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
         self.peer = AgentPeer(name, sink, self.sessions, self._approvals, lambda: self.policy, self._request_id)
@@ -337,7 +337,13 @@ class AgentHost:
             self._versions.remember(self.name, self.spec.describe(), 1)
 
         self.version, init = await negotiate(
-            connection, self.offer(), self.protocol, self.name, notices=self._advertise_notices, speaks_v1=speaks_v1
+            connection,
+            self.offer(),
+            self.protocol,
+            self.name,
+            notices=self._advertise_notices,
+            speaks_v1=speaks_v1,
+            terminal_auth=not self.spec.remote,
         )
         assert self._handler is not None
         self._handler.version = self.version

@@ -70,8 +70,11 @@ def terminal_plan(command: list[str], cwd: Path, env: dict[str, str], method: Au
 class SignIn:
     """The sign-in state of one agent, kept across its connections (restarts) by its host."""
 
-    def __init__(self, agent: str, sink: EventSink, status: Callable[[AgentState, str], None]) -> None:
+    def __init__(
+        self, agent: str, sink: EventSink, status: Callable[[AgentState, str], None], *, remote: bool = False
+    ) -> None:
         self.agent = agent
+        self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
         self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote)
@@ -148,8 +151,10 @@ class SignIn:
     def doable(self, method: AuthMethod) -> bool:
         """Whether acp-tray can do `method` now: an agent or terminal method, or an env_var one whose
         variables the agent has (from its env, the person's, or the keyring: `agents secret`)."""
-        if method.through_agent or method.runs_in_terminal:
+        if method.through_agent:
             return True
+        if method.runs_in_terminal:
+            return not self.remote
         names = self.env_names
         return method.from_environment and names is not None and all(v in names for v in method.vars)
 
@@ -176,6 +181,11 @@ class SignIn:
                 f"{method.name} needs {', '.join(missing)} in {where}: keep it in the OS keyring with "
                 f"`{pasteable('agents', 'secret', self.agent, missing[0])}` (the agent restarts with it), "
                 f"then `{pasteable('login', self.agent, method.method_id)}`"
+            )
+        if method.runs_in_terminal and self.remote:
+            raise SignInError(
+                f"{method.name} runs the agent's own command in a terminal, and {self.agent} is a remote agent: "
+                f"sign in where it runs, then `{pasteable('agents', 'restart', self.agent)}`"
             )
         if not self.doable(method):
             what = f": {method.description}" if method.description else ""

@@ -322,8 +322,6 @@ class Commands:
         try:
             method = host.signin.choose(_text(args, "method", required=False))
             if method.runs_in_terminal:
-                if host.spec.remote:
-                    raise SignInError(f"{method.name} runs the agent's own command, and {name} is a remote agent")
                 plan = terminal_plan(host.spec.command, host.spec.cwd, host.spec.env, method)
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip

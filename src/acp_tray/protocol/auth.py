@@ -111,9 +111,13 @@ def can_log_out(initialize_result: object, version: ProtocolVersion) -> bool:
     return isinstance(auth, dict) and isinstance(auth.get("logout"), dict)
 
 
-def client_auth_capabilities(version: ProtocolVersion) -> dict[str, Any]:
-    """acp-tray can run the agent's own command in a terminal: v1 `terminal: true`, v2 `terminal: {}`."""
-    return {"terminal": {}} if version is ProtocolVersion.V2 else {"terminal": True}
+def client_auth_capabilities(version: ProtocolVersion, *, terminal: bool = True) -> dict[str, Any]:
+    """Whether acp-tray can run the agent's own command in a terminal: v1 `terminal: true`, v2
+    `terminal: {}`. Only for a local agent: the schema asks for it only where the client "can
+    reproduce the configured agent invocation", and a remote agent's is not acp-tray's to run."""
+    if version is ProtocolVersion.V2:
+        return {"terminal": {}} if terminal else {}
+    return {"terminal": terminal}
 
 
 def login_method(version: ProtocolVersion) -> str:

@@ -21,40 +21,41 @@ def client_info() -> dict[str, str]:
     return {"name": CLIENT_NAME, "title": "acp-tray", "version": __version__}
 
 
-def client_capabilities_v1(*, notices: bool = True) -> dict[str, Any]:
+def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, and
     terminal sign-in (acp-tray runs the agent's own command in a terminal).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
-    auth = client_auth_capabilities(ProtocolVersion.V1)
+    auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
     return {"session": {"notices": {}}, "auth": auth} if notices else {"auth": auth}
 
 
-def initialize_params_v1(*, notices: bool = True) -> dict[str, Any]:
+def initialize_params_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     return {
         "protocolVersion": int(ProtocolVersion.V1),
         "clientInfo": client_info(),
-        "clientCapabilities": client_capabilities_v1(notices=notices),
+        "clientCapabilities": client_capabilities_v1(notices=notices, terminal_auth=terminal_auth),
     }
 
 
-def initialize_params_v2(*, notices: bool = True) -> dict[str, Any]:
+def initialize_params_v2(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v2 needs no notice capability; `capabilities` holds only what v2 defines that we implement
     (terminal sign-in)."""
     return {
         "protocolVersion": int(ProtocolVersion.V2),
         "info": client_info(),
-        "capabilities": {"auth": client_auth_capabilities(ProtocolVersion.V2)},
+        "capabilities": {"auth": client_auth_capabilities(ProtocolVersion.V2, terminal=terminal_auth)},
         "clientInfo": client_info(),
-        "clientCapabilities": client_capabilities_v1(notices=notices),
+        "clientCapabilities": client_capabilities_v1(notices=notices, terminal_auth=terminal_auth),
     }
 
 
-def initialize_params(version: ProtocolVersion, *, notices: bool = True) -> dict[str, Any]:
+def initialize_params(version: ProtocolVersion, *, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
+    """`terminal_auth`: acp-tray can run the agent's command for a terminal sign-in (a local agent)."""
     if version is ProtocolVersion.V2:
-        return initialize_params_v2(notices=notices)
-    return initialize_params_v1(notices=notices)
+        return initialize_params_v2(notices=notices, terminal_auth=terminal_auth)
+    return initialize_params_v1(notices=notices, terminal_auth=terminal_auth)
 
 
 def new_session_params(cwd: str) -> dict[str, Any]:

@@ -39,3 +39,32 @@ def test_add_takes_the_url_in_either_order_and_refuses_an_option_as_command(
         refused = cli("agents", "add", *args)
         assert refused.returncode == 2 and "cannot start with" in refused.stderr, refused
     assert config.read_text() == before  # nothing saved
+
+
+def test_a_program_given_by_a_relative_path_is_found_where_it_was_typed(daemons: list[Daemon], tmp_path: Path) -> None:
+    """`cd ~/work/agent && acp-tray agents add mine -- ./bin/agent --flag`: the program is saved as
+    the path the shell would have run (the agent itself runs in its own working directory, the
+    home directory by default), and it starts and connects; arguments are left as written."""
+    import subprocess
+
+    from tests.conftest import ROOT, cli_env
+
+    config = write_config(agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    project = tmp_path / "project"
+    (project / "bin").mkdir(parents=True)
+    program = project / "bin" / "agent"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} -m acp_tray demo-agent\n", encoding="utf-8")
+    program.chmod(0o755)
+    added = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "agents", "add", "mine", "--", "./bin/agent", "./relative-arg"],
+        cwd=project,
+        env=cli_env(PYTHONPATH=str(ROOT / "src")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    assert agents(config)["mine"]["command"] == [str(program), "./relative-arg"]
+    waited = cli("prompt", "mine", "hello")  # waits for it to connect: it started from the saved path
+    assert waited.returncode == 0 and "Hello from the acp-tray demo agent" in waited.stdout, waited.stderr

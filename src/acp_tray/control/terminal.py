@@ -146,7 +146,19 @@ def _add_target(rest: list[str], url: str | None) -> tuple[list[str] | None, str
                 "write acp-tray's options before NAME and the command after `--`"
             ),
         )
-    return rest or None, url, None
+    return _program_from_here(rest) or None, url, None
+
+
+def _program_from_here(command: list[str]) -> list[str]:
+    """`./my-agent ARGS`: a program given by a relative path is found where the person typed it,
+    as their shell would, not in the agent's working directory (their home by default)."""
+    if not command:
+        return command
+    program = command[0]
+    separators = [sep for sep in (os.sep, os.altsep) if sep]
+    if any(sep in program for sep in separators) and not os.path.isabs(program):
+        return [os.path.abspath(program), *command[1:]]
+    return command
 
 
 def cmd_agents(args: argparse.Namespace) -> int:

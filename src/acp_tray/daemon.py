@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -128,7 +129,7 @@ class Daemon:
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
         self._settle_timer: asyncio.TimerHandle | None = None
-        self._applied: tuple[int, int] | None = None  # the file's (size, mtime) when last applied
+        self._applied: bytes | None = None  # a digest of the file's text when it was last applied
         self._background: set[asyncio.Future[None]] = set()
         self.agent_states: dict[str, AgentStatus] = {}
         self._publishers: list[Publisher] = []
@@ -208,9 +209,8 @@ class Daemon:
         if self._signature() != before:  # still being written
             self.prefs_changed()
             return
-        if before is not None and before == self._applied:
-            return  # already applied (acp-tray's own write, or `apply_prefs_now`)
-        self.reload_prefs()
+        if not self._already_applied():  # acp-tray's own write, or `apply_prefs_now`, came first
+            self.reload_prefs()
 
     def apply_prefs_now(self) -> None:
         """The CLI has just written the file (`acp-tray dnd on`): apply it at once, so that what the
@@ -218,7 +218,20 @@ class Daemon:
         if self._settle_timer is not None:
             self._settle_timer.cancel()
             self._settle_timer = None
-        self.reload_prefs()
+        if not self._already_applied():  # the watcher came first
+            self.reload_prefs()
+
+    def _digest(self) -> bytes | None:
+        assert self._prefs_path is not None
+        try:
+            return hashlib.sha256(self._prefs_path.read_bytes()).digest()
+        except OSError:
+            return None
+
+    def _already_applied(self) -> bool:
+        """The file says what was last applied (by content: a save within the same timestamp tick
+        is still seen). Not after an error: applying it again says that all is well again."""
+        return self._last_prefs_error is None and self._applied is not None and self._digest() == self._applied
 
     def reload_prefs(self) -> None:
         """The file changed: apply it if valid, else report and keep the last good settings."""
@@ -230,13 +243,14 @@ class Daemon:
                 "(to go back to the defaults, leave a comment in it, or delete it and restart acp-tray)"
             )
             return
+        digest = self._digest()  # before it is read: a change meanwhile is applied again, never missed
         try:
             prefs = read_preferences(self._prefs_path)
         except PreferencesError as exc:
             self._report_prefs_error(str(exc))
             return
         self._last_prefs_error = None
-        self._applied = signature
+        self._applied = digest
         remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         log.info("preferences reloaded from %s; do not disturb: %s", self._prefs_path, self.router.dnd().describe())
@@ -606,7 +620,7 @@ class Daemon:
         if self._prefs_path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
         prefs = change(self._prefs_path)
-        self._applied = self._signature()
+        self._applied = self._digest()
         remember_configured_secrets(prefs)
         self.router.update_prefs(prefs)
         self._sync_agents(prefs)

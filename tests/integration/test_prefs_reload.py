@@ -67,6 +67,43 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
     assert [r["agent"] for r in records] == ["acp-tray"] * 4
 
 
+async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_the_same_size_and_time(
+    tmp_path: Path,
+) -> None:
+    """acp-tray writes the file (the tray's DND) and applies it; a save of the same size in the same
+    timestamp tick (a coarse clock, or a filesystem that keeps seconds) is still a change: what
+    was applied is known by content, not by size and time."""
+    import os
+
+    from acp_tray.prefs.write import set_dnd
+
+    path = tmp_path / "config.toml"
+    path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
+    daemon = Daemon(
+        read_preferences(path),
+        history=HistoryWriter(tmp_path / "history.jsonl"),
+        surfaces=[],
+        status=lambda status: None,
+        prefs_path=path,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.sleep(0.5)  # let the watcher start
+        daemon.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
+        assert daemon.router.dnd().active
+        written = path.stat()
+        edited = path.read_text(encoding="utf-8").replace('route = "both"', 'route = "tray"')
+        assert len(edited) == written.st_size  # the same size ...
+        path.write_text(edited, encoding="utf-8")
+        os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))  # ... and the same time
+        await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
+        assert daemon.router.dnd().active
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)
+
+
 def test_editing_the_file_changes_the_routing_of_the_next_notice(tmp_path: Path) -> None:
     go1, go2 = tmp_path / "go1", tmp_path / "go2"
     steps = [

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from acp_tray.daemon import Daemon
-from acp_tray.events import AgentStatus
 from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
@@ -26,22 +27,31 @@ async def wait_until(predicate: Any, timeout: float = 20.0) -> None:
     await asyncio.wait_for(loop(), timeout)
 
 
-async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
-    shown: list[Presentation] = []
-    statuses: list[AgentStatus] = []
+@contextlib.asynccontextmanager
+async def running(path: Path, tmp_path: Path, shown: list[Presentation]) -> AsyncIterator[Daemon]:
+    """A daemon in this process on the preferences file `path`, its watcher started."""
     daemon = Daemon(
         read_preferences(path),
         history=HistoryWriter(tmp_path / "history.jsonl"),
         surfaces=[shown.append],
-        status=statuses.append,
+        status=lambda status: None,
         prefs_path=path,
     )
     stop = asyncio.Event()
     task = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.sleep(0.5)  # let the watcher start
+        yield daemon
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)
+
+
+async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
+    shown: list[Presentation] = []
+    async with running(path, tmp_path, shown) as daemon:
         path.write_text('# edited\n[severity.info]\nroute = "tray"\n', encoding="utf-8")
         await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
 
@@ -60,9 +70,6 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
         count = len(shown)
         await wait_until(lambda: len(shown) > count)
         assert "no such file" in (shown[-1].description or "") and daemon.prefs == good
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 20)
     records = [r for r in read_history(tmp_path / "history.jsonl") if isinstance(r, dict)]
     assert [r["agent"] for r in records] == ["acp-tray"] * 4
 
@@ -79,17 +86,7 @@ async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_
 
     path = tmp_path / "config.toml"
     path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
-    daemon = Daemon(
-        read_preferences(path),
-        history=HistoryWriter(tmp_path / "history.jsonl"),
-        surfaces=[],
-        status=lambda status: None,
-        prefs_path=path,
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.sleep(0.5)  # let the watcher start
+    async with running(path, tmp_path, []) as daemon:
         daemon.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
         assert daemon.router.dnd().active
         written = path.stat()
@@ -99,9 +96,6 @@ async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_
         os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))  # ... and the same time
         await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
         assert daemon.router.dnd().active
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 20)
 
 
 def test_editing_the_file_changes_the_routing_of_the_next_notice(tmp_path: Path) -> None:

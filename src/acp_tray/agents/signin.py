@@ -77,7 +77,7 @@ class SignIn:
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
-        self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote)
+        self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote, or not yet)
         self.needed: str | None = None  # why, while the agent waits for a sign-in
         self.on_signed_in: Callable[[], None] = lambda: None  # set by the host: its state goes back
         self._sink = sink
@@ -175,7 +175,7 @@ class SignIn:
         if method is None:
             raise SignInError(f"{self.agent} offers no sign-in method {method_id!r}; it offers: {listing}")
         if method.from_environment and not self.doable(method):
-            where = "a remote agent's environment" if self.env_names is None else f"{self.agent}'s environment"
+            where = "a remote agent's environment" if self.remote else f"{self.agent}'s environment"
             missing = [v for v in method.vars if self.env_names is None or v not in self.env_names]
             raise SignInError(
                 f"{method.name} needs {', '.join(missing)} in {where}: keep it in the OS keyring with "

@@ -248,9 +248,10 @@ class Commands:
         self._host_config(name)
         self._change(lambda path: remove_agent(path, name))
         await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
-        files = agent_dir(paths.registry_agents_dir(), name)
+        root = paths.registry_agents_dir()
+        files = agent_dir(root, name)
         try:
-            freed = uninstall(name, paths.registry_agents_dir())
+            freed = uninstall(name, root)
         except OSError as exc:
             return {"name": name, "files": str(files), "deleted": None, "problem": str(exc)}
         return {"name": name, "files": str(files) if freed is not None else None, "deleted": freed, "problem": None}

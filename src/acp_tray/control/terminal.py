@@ -155,8 +155,7 @@ def _program_from_here(command: list[str]) -> list[str]:
     if not command:
         return command
     program = command[0]
-    separators = [sep for sep in (os.sep, os.altsep) if sep]
-    if any(sep in program for sep in separators) and not os.path.isabs(program):
+    if os.path.dirname(program) and not os.path.isabs(program):
         return [os.path.abspath(program), *command[1:]]
     return command
 

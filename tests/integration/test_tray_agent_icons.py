@@ -38,13 +38,19 @@ def inspect():
     app.stop()
     return False
 
+def drawn():
+    menu = app.icon._menu_handle
+    agents = next(i for i in menu.get_children() if i.get_label() == "Agents").get_submenu()
+    return any(hasattr(i, "get_image") and i.get_image() is not None for i in agents.get_children())
+
 def later():
     time.sleep(1.0)
     app.show(TraySnapshot(agents=(AgentRow("codex-acp", AgentState.CONNECTED, icon=sys.argv[1]),
                                   AgentRow("plain", AgentState.STOPPED),
                                   AgentRow("broken", AgentState.STOPPED, icon=sys.argv[2]))))
-    time.sleep(1.0)
     from gi.repository import GLib
+    while not drawn():  # icons are drawn off GTK's loop, then the menu is built again with them
+        time.sleep(0.1)
     GLib.idle_add(inspect)
 
 app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_signal=app.stop)
@@ -91,3 +97,82 @@ async def test_the_daemon_hands_the_tray_the_icon_agents_add_kept(tmp_path: Path
     finally:
         stop.set()
         await task
+
+
+BOMB_SCRIPT = """
+import json, logging, sys, threading, time
+from acp_tray.events import AgentState
+from acp_tray.tray.app import TrayApp, load_pystray
+from acp_tray.tray.snapshot import AgentRow, TraySnapshot
+
+logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
+pystray, backend = load_pystray()
+app = TrayApp(pystray, lambda action: None)
+
+def menu_ready():
+    ready = []
+    def look():
+        menu = app.icon._menu_handle
+        agents = next(i for i in menu.get_children() if i.get_label() == "Agents").get_submenu()
+        ready.append(sorted(item.get_label() for item in agents.get_children()))
+        return False
+    from gi.repository import GLib
+    GLib.idle_add(look)
+    while not ready:
+        time.sleep(0.05)
+    return ready[0]
+
+def later():
+    labels = []
+    # five menus in a row, each naming the bomb: each is built at once, without its icon
+    states = (AgentState.STARTING, AgentState.CONNECTED, AgentState.STOPPED) * 2
+    for state in states[:5]:
+        app.show(TraySnapshot(agents=(AgentRow("bomb", state, icon=sys.argv[1]), AgentRow("plain", state))))
+        labels.append(menu_ready())
+    print(json.dumps({"labels": labels}), flush=True)
+    app.stop()  # while the bomb may still be drawing: it is ended, the tray stops
+
+app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_signal=app.stop)
+"""
+
+
+def _drawing_processes() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"acp_tray.tray.icon_raster" in cmdline:
+                found.append(entry.name)
+    return found
+
+
+def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """A 1.5 KB SVG (`<use>` fan-out 2^19 with a blur) takes librsvg half a minute or more: the
+    menu is built at once without it, five times in a row, it is tried once (the failure is
+    remembered), and the tray stops at once even while it is being drawn; no drawing process is left."""
+    bomb = tmp_path / "bomb.svg"
+    defs = ['<filter id="b"><feGaussianBlur stdDeviation="5"/></filter>']
+    defs.append('<g id="a0"><rect width="16" height="16" filter="url(#b)" fill="currentColor"/></g>')
+    defs += [f'<g id="a{i}"><use xlink:href="#a{i - 1}"/><use xlink:href="#a{i - 1}"/></g>' for i in range(1, 20)]
+    bomb.write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16">'
+        f'<defs>{"".join(defs)}</defs><use xlink:href="#a19"/></svg>'
+    )
+    app = subprocess.run(
+        [sys.executable, "-c", BOMB_SCRIPT, str(bomb)], env=tray_host, capture_output=True, text=True, timeout=60
+    )
+    assert app.returncode == 0, app.stderr
+    report = json.loads(app.stdout.strip().splitlines()[-1])
+    assert [labels[0] for labels in report["labels"]] == [
+        "bomb — starting",
+        "bomb — connected",
+        "bomb — stopped",
+        "bomb — starting",
+        "bomb — connected",
+    ], report
+    assert app.stderr.count(f"no menu icon from {bomb}") <= 1, app.stderr  # tried once, not at every menu
+    assert "Traceback" not in app.stderr
+    assert _drawing_processes() == []

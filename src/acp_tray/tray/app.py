@@ -126,7 +126,7 @@ class TrayApp:
         if not self.gtk:
             return None
         try:
-            return MenuIcons(self.icon)
+            return MenuIcons(self.icon, on_ready=self._icon_drawn)
         except (ImportError, ValueError) as exc:  # no GdkPixbuf typelib
             log.info("no agent icons in the menu: %s", exc)
             return None
@@ -147,8 +147,21 @@ class TrayApp:
         if entries == self._entries:
             return  # building a menu costs GTK time and memory: only when it changed
         self._entries = entries
+        self._rebuild()
+
+    def _icon_drawn(self) -> None:
+        """An agent's icon is ready (on the drawing thread): the menu is built again on GTK's loop."""
+        from gi.repository import GLib
+
+        def once() -> bool:
+            self._rebuild()
+            return False
+
+        GLib.idle_add(once)
+
+    def _rebuild(self) -> None:
         old = getattr(self.icon, "_menu_handle", None) if self.gtk else None
-        self.icon.menu = self._menu(entries)  # the setter rebuilds it
+        self.icon.menu = self._menu(self._entries)  # the setter rebuilds it
         if old is not None:  # pystray does not free the menu it replaces
             from gi.repository import GLib
 
@@ -216,6 +229,8 @@ class TrayApp:
         self.icon.run(setup=started)
 
     def stop(self) -> None:
+        if self._icons is not None:
+            self._icons.close()
         elsewhere = threading.current_thread() is not threading.main_thread()
         if self._xorg is not None and elsewhere and self._xorg.stop():
             return

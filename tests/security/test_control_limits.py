@@ -3,10 +3,14 @@ whatever a client sends or fails to read, against a real daemon."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import sys
+import threading
 from pathlib import Path
+
+import pytest
 
 from acp_tray import paths
 from acp_tray.agents.approvals import MAX_PENDING_PER_AGENT
@@ -191,3 +195,39 @@ def test_out_of_descriptors_one_warning_and_the_daemon_recovers(isolated_dirs: P
     assert daemon.stop() == 0
     assert log_text().count("cannot accept control connections for now") == 1
     assert "out of system resource" not in daemon.stderr_text()
+
+
+def test_a_daemon_that_does_not_answer_in_time_gets_a_clear_error_not_a_traceback(
+    isolated_dirs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Something listens on the control socket and never answers (a daemon stuck on a request):
+    each command says so in one line and exits 1 when the wait runs out (30 s; 0.5 s here)."""
+    from acp_tray import cli
+    from acp_tray.control import client
+    from acp_tray.private import make_dir
+
+    monkeypatch.setitem(client.request.__kwdefaults__, "timeout", 0.5)
+    path = socket_path()
+    make_dir(path.parent)
+    connections: list[socket.socket] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.bind(str(path))
+        silent.listen(8)
+
+        def accept() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    connections.append(silent.accept()[0])  # read nothing, answer nothing
+
+        threading.Thread(target=accept, daemon=True).start()
+        for command in (["status"], ["agents", "list"], ["sessions"]):
+            assert cli.main(command) == 1, command
+            err = capsys.readouterr().err
+            assert f"acp-tray did not answer `{client_op(command)}` within 0.5 s" in err, err
+            assert "Traceback" not in err and "TimeoutError" not in err
+    for connection in connections:
+        connection.close()
+
+
+def client_op(command: list[str]) -> str:
+    return {"status": "status", "agents": "agents.list", "sessions": "sessions"}[command[0]]

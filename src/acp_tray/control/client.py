@@ -91,15 +91,26 @@ def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
         yield stream
 
 
+def _no_answer(op: str, timeout: float | None) -> ReplyError:
+    within = f" within {timeout:g} s" if timeout else ""
+    return ReplyError(
+        f"acp-tray did not answer `{op}`{within}; it may still be doing it: see `acp-tray status` or its log",
+        "timeout",
+    )
+
+
 class Call:
     """One request on its own connection; read its events and final reply with `next()`."""
 
-    def __init__(self, stream: io.BufferedIOBase) -> None:
-        self._stream = stream
+    def __init__(self, stream: io.BufferedIOBase, op: str, timeout: float | None) -> None:
+        self._stream, self._op, self._timeout = stream, op, timeout
 
     def next(self) -> dict[str, Any]:
         """The next message: an event ({"event": ...}) or the final reply ({"ok": ...})."""
-        line = self._stream.readline()
+        try:
+            line = self._stream.readline()
+        except TimeoutError:
+            raise _no_answer(self._op, self._timeout) from None
         if not line:
             raise ReplyError("the daemon closed the connection without an answer (did it stop?)", "closed")
         try:
@@ -127,7 +138,9 @@ def call(op: str, args: dict[str, Any] | None = None, *, timeout: float | None =
             stream.flush()
         except (BrokenPipeError, ConnectionResetError):
             raise ReplyError("the daemon closed the connection before the request was sent", "closed") from None
-        yield Call(stream)
+        except TimeoutError:
+            raise _no_answer(op, timeout) from None
+        yield Call(stream, op, timeout)
 
 
 def request(

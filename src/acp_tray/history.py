@@ -16,7 +16,7 @@ from typing import Any
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
 from acp_tray.presentation.router import Decision
-from acp_tray.private import make_dir
+from acp_tray.private import make_dir, open_read
 from acp_tray.rotating import RotatingFile
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -144,9 +144,10 @@ def history_files(path: Path, backups: int = BACKUPS) -> list[Path]:
 
 
 def read_history(path: Path) -> Iterator[dict[str, Any] | str]:
-    """Records oldest first; a line that is not a record is yielded as the raw string."""
+    """Records oldest first; a line that is not a record is yielded as the raw string. A history
+    file that is not a regular file (a directory, a named pipe) is an OSError saying so."""
     for file in history_files(path):
-        with file.open(encoding="utf-8", errors="replace") as handle:
+        with open_read(file) as handle:
             for line in handle:
                 line = line.strip()
                 if not line:

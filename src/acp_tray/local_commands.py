@@ -301,7 +301,11 @@ def _history_line(record: dict[str, Any]) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    records = list(read_history(paths.history_file()))
+    try:
+        records = list(read_history(paths.history_file()))
+    except OSError as exc:
+        print(f"acp-tray: cannot read the history: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     if args.limit is not None:
         records = records[len(records) - args.limit :] if args.limit else []
     for record in records:

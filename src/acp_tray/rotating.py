@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from acp_tray.private import open_append
+from acp_tray.private import open_append, open_regular
 
 Report = Callable[[str], None]
 
@@ -40,7 +40,7 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
     @staticmethod
     def _ends_with_newline(path: Path) -> bool:
         try:
-            with path.open("rb") as handle:
+            with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
                 handle.seek(-1, 2)
                 return handle.read(1) == b"\n"
         except OSError:  # empty (seek before the start) or unreadable: nothing to terminate

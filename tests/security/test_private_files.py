@@ -54,7 +54,7 @@ def test_an_existing_preferences_file_keeps_its_mode_on_rewrite(isolated_dirs: P
     assert _mode(config) == 0o640 and "enabled = true" in config.read_text()
 
 
-@pytest.mark.parametrize("blocker", ["directory", "symlink"])
+@pytest.mark.parametrize("blocker", ["directory", "fifo", "symlink"])
 def test_run_goes_on_when_the_history_cannot_be_opened(
     isolated_dirs: Path, daemons: list[Daemon], blocker: str
 ) -> None:
@@ -63,6 +63,8 @@ def test_run_goes_on_when_the_history_cannot_be_opened(
     elsewhere = isolated_dirs / "elsewhere.jsonl"
     if blocker == "directory":
         history.mkdir()
+    elif blocker == "fifo":
+        os.mkfifo(history)  # opening it would wait for ever for a reader
     else:
         history.symlink_to(elsewhere)  # O_NOFOLLOW: a planted link is not written through
     daemon = Daemon("run", "--headless")
@@ -74,6 +76,21 @@ def test_run_goes_on_when_the_history_cannot_be_opened(
     said = [line for line in err.splitlines() if "cannot open the history file" in line]
     assert len(said) == 1 and "not recorded" in said[0], err
     assert not elsewhere.exists()
+
+
+@pytest.mark.parametrize("blocker", ["directory", "fifo"])
+def test_history_that_is_not_a_file_is_said_in_one_line(isolated_dirs: Path, blocker: str) -> None:
+    """`acp-tray history` with a directory or a named pipe where the history file belongs: one
+    line saying what is there, exit 1 (it was a traceback, and a pipe made it wait for ever)."""
+    history = isolated_dirs / "xdg_state_home" / "acp-tray" / "history.jsonl"
+    history.parent.mkdir(mode=0o700)
+    history.mkdir() if blocker == "directory" else os.mkfifo(history)
+    for args in (["history"], ["history", "--json"]):
+        done = cli(*args, timeout=30)
+        assert done.returncode == 1, done
+        what = "a directory" if blocker == "directory" else "a named pipe"
+        assert done.stderr.strip() == f"acp-tray: cannot read the history: {history}: it is {what}, not a file"
+        assert done.stdout == ""
 
 
 def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[Daemon]) -> None:

@@ -79,3 +79,41 @@ def test_an_emptied_or_half_written_file_is_not_applied(isolated_dirs: Path, dae
     assert daemon.children() == [agent], "an agent whose settings did not change keeps running"
     assert daemon.stop() == 0
     assert sum("demo  connected" in line for line in daemon.seen) == 1
+
+
+DEEP = ("x = " + "[" * 5000 + "]" * 5000, "y = " + "{a = " * 5000 + "1" + "}" * 5000)
+
+
+def test_a_file_nested_thousands_deep_is_one_line_everywhere_and_never_applied(
+    isolated_dirs: Path, daemons: list[Daemon]
+) -> None:
+    """Arrays or inline tables 5000 deep exhausted the TOML parser's recursion: a traceback at
+    `run`, `prefs show`, `prefs validate`, `doctor` and `dnd`. Now each says file:line and why; a
+    running daemon keeps its last good settings; the file is left exactly as it was."""
+    config = paths.config_file()
+    config.parent.mkdir(parents=True)
+    good = 'notifier = "console"\n[dnd]\nenabled = true\n'
+    config.write_text(good)
+    daemon = Daemon("run", "--headless")
+    daemons.append(daemon)
+    daemon.wait_for_line("control:")
+    until(lambda: dnd().startswith("on"), what="DND on")
+    for number, deep in enumerate(DEEP):
+        text = f'notifier = "console"\n# line 2\n{deep}\n'
+        config.write_text(text)
+        said = f"{config}:3: arrays or tables are nested more than 100 deep; acp-tray does not read such a file"
+        until(lambda said=said: said in "\n".join(daemon.err_lines), what="the reload's error")
+        assert dnd().startswith("on"), "the last good settings stay in force"
+        for command in (["prefs", "validate"], ["prefs", "show"], ["doctor"], ["dnd", "off"]):
+            done = cli(*command)
+            output = done.stdout + done.stderr
+            assert done.returncode != 0, (command, output)
+            assert f"{config}:3:" in output and "nested" in output, (command, output)
+            assert "Traceback" not in output and "RecursionError" not in output, (command, output)
+        assert config.read_text() == text, "never rewritten"
+        assert daemon.proc.poll() is None, f"the daemon is still running after deep file {number}"
+    assert daemon.stop() == 0
+    assert "Traceback" not in daemon.stderr_text()
+    config.write_text(f'notifier = "console"\n{DEEP[0]}\n')
+    start = cli("run", "--headless", timeout=30)
+    assert start.returncode != 0 and f"{config}:2:" in start.stderr and "Traceback" not in start.stderr, start

@@ -173,3 +173,15 @@ def test_write_back_refuses_a_change_that_would_not_validate(tmp_path: Path) -> 
     with pytest.raises(PreferencesError, match="bogus"):
         set_dnd(path, enabled=True, until=datetime.now().astimezone() + timedelta(hours=1))
     assert path.read_bytes() == before
+
+
+def test_nesting_is_counted_outside_strings_and_comments_only() -> None:
+    """Brackets in strings and comments are text: a title of 500 `[` is a fine value; the line
+    given is the one where the nesting passes the limit."""
+    from acp_tray.prefs.load import MAX_NESTING, too_deep
+
+    assert too_deep('a = "' + "[" * 500 + "\"\nb = '" + "{" * 500 + "'\n# " + "[" * 500 + "\n") is None
+    assert too_deep('a = """\n' + "[" * 500 + '\n"""\nb = "\\"[[["\n') is None
+    assert too_deep("a = " + "[" * MAX_NESTING + "]" * MAX_NESTING) is None
+    assert too_deep('a = "unclosed\n\n' + "b = " + "[" * (MAX_NESTING + 1)) == 3
+    assert too_deep("[dnd]\n[[agents]]\nx = [\n" + "[" * MAX_NESTING + "\n") == 4

@@ -64,9 +64,65 @@ def _key_line(text: str, loc: tuple[str | int, ...]) -> int | None:
     return best_line
 
 
+MAX_NESTING = 100  # arrays and inline tables inside each other; acp-tray's own settings need 3
+
+
+def _skip_string(text: str, start: int) -> tuple[int, int]:
+    """The index after the TOML string that starts at `start`, and the newlines it spans."""
+    quote = text[start] * 3 if text.startswith(text[start] * 3, start) else text[start]
+    index, lines = start + len(quote), 0
+    while index < len(text) and not text.startswith(quote, index):
+        if text[index] == "\\" and quote[0] == '"':  # an escape in a basic string: skip what it escapes
+            index += 1
+        if index < len(text) and text[index] == "\n":
+            if len(quote) == 1:
+                return index, lines  # a one-line string not closed: tomllib says so
+            lines += 1
+        index += 1
+    return index + len(quote), lines
+
+
+def too_deep(text: str) -> int | None:
+    """The line where arrays and inline tables nest more than MAX_NESTING deep, or None. Checked
+    before parsing: the standard library's parser recurses, and a deep enough file exhausts it."""
+    depth, line, index = 0, 1, 0
+    while index < len(text):
+        char = text[index]
+        if char in "\"'":
+            index, lines = _skip_string(text, index)
+            line += lines
+            continue
+        if char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        if char == "\n":
+            line += 1
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        index += 1
+    return None
+
+
+def _nested_too_deeply(source: Path, line: int | None) -> PreferencesError:
+    where = f"{source}:{line}" if line else str(source)
+    return PreferencesError(
+        f"{where}: arrays or tables are nested more than {MAX_NESTING} deep; acp-tray does not read such a file"
+    )
+
+
 def parse_preferences(text: str, source: Path) -> Preferences:
+    deep = too_deep(text)
+    if deep is not None:
+        raise _nested_too_deeply(source, deep)
     try:
         data: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:  # dotted keys or tables deep enough
+        raise _nested_too_deeply(source, None) from None
     except tomllib.TOMLDecodeError as exc:
         position = _TOML_POSITION.search(str(exc))
         where = f"{source}:{position.group(1)}" if position else str(source)
@@ -74,6 +130,8 @@ def parse_preferences(text: str, source: Path) -> Preferences:
         raise PreferencesError(f"{where}: TOML syntax error: {reason}") from None
     try:
         return Preferences.model_validate(data)
+    except RecursionError:
+        raise _nested_too_deeply(source, None) from None
     except ValidationError as exc:
         problems = []
         for error in exc.errors():

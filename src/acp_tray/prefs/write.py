@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray.atomic import write_atomically
-from acp_tray.prefs.load import PreferencesError, parse_preferences
+from acp_tray.prefs.load import PreferencesError, parse_preferences, too_deep
 from acp_tray.prefs.model import Preferences
 
 if TYPE_CHECKING:
@@ -50,9 +50,12 @@ def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> P
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         original = ""
+    deep = too_deep(original)
+    if deep is not None:
+        raise PreferencesError(f"{path}:{deep}: not changed, its values are nested too deeply to read") from None
     try:
         document = tomlkit.parse(original)
-    except TOMLKitError as exc:
+    except (TOMLKitError, RecursionError) as exc:
         raise PreferencesError(f"{path}: not changed, the file is not valid TOML ({exc})") from None
     change(document)
     text = tomlkit.dumps(document)

@@ -1,6 +1,7 @@
 """Secrets kept out of everything shown or logged: a URL's password, `Authorization` values
-(`Bearer …`, `Basic …`), secret-looking query parameters and header lines, and the values the
-preferences hold as secrets (headers, env). Standard library only: the CLI imports this.
+(`Bearer …`, `Basic …`), secret-looking query parameters and header lines, the values the
+preferences hold as secrets (headers, env, a URL's) and the keyring values given to agents. Applied
+to every log line and every line of an agent's stderr. Standard library only: the CLI imports this.
 """
 
 from __future__ import annotations

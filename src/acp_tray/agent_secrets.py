@@ -3,7 +3,9 @@
 Values live only in the keyring (`keyring`: Secret Service, macOS Keychain, Windows Credential
 Locker) under the service "acp-tray", user "AGENT/VAR". The *names* of each agent's secrets are
 kept in a small file in the state dir (0600), so an agent without secrets never touches the
-keyring (no unlock prompt, no D-Bus call). A value is never logged, shown or written elsewhere.
+keyring (no unlock prompt, no D-Bus call). A value is never logged, shown or written elsewhere:
+once read for an agent, it is redacted (`redact.remember_secrets`) from every log line and from
+the agent's stderr wherever that is quoted.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.atomic import write_atomically
+from acp_tray.redact import remember_secrets
 
 log = logging.getLogger(__name__)
 
@@ -105,4 +108,5 @@ class SecretNames:
                     found[var] = value
         except Exception as exc:
             log.warning("%s: secrets not injected: %s", agent, _keyring_failed(exc))
+        remember_secrets(found.values())  # before the agent can print one
         return found

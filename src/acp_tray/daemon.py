@@ -14,7 +14,6 @@ import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from acp_tray.agent_secrets import SecretNames
 from acp_tray.agents.approvals import ApprovalError, Approvals
@@ -48,7 +47,7 @@ from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
-from acp_tray.redact import looks_secret, remember_secrets
+from acp_tray.redact import looks_secret, remember_secrets, url_secrets
 from acp_tray.terminal_window import NoTerminalError, cli_command, open_in_terminal
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
@@ -71,14 +70,13 @@ def spec_of(config: AgentConfig) -> AgentSpec:
 
 
 def remember_configured_secrets(prefs: Preferences) -> None:
-    """Header values, secret-looking env values and URL passwords: redacted from every log line."""
+    """Header values, secret-looking env values and a URL's password and query secrets: redacted
+    from every log line and quoted stderr."""
     values: list[str] = []
     for config in prefs.agents.values():
         values += config.headers.values()
         values += [value for name, value in config.env.items() if looks_secret(name)]
-        if config.url:
-            with contextlib.suppress(ValueError):
-                values += [urlsplit(config.url).password or ""]
+        values += url_secrets(config.url or "")
     remember_secrets(values)
 
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from acp_tray.redact import shown_url
 from acp_tray.session_bus import session_bus_available
 
 Status = Literal["ok", "problem", "note"]
@@ -247,7 +248,7 @@ def _prefs_checks(path: Path) -> list[Check]:
     checks.append(Check("preferences file", "ok", f"{path} is valid"))
     for name, agent in prefs.agents.items():
         if agent.url is not None:
-            checks.append(Check(f"agent {name}", "note", f"remote, {agent.url.split('?')[0]} (not contacted here)"))
+            checks.append(Check(f"agent {name}", "note", f"remote, {shown_url(agent.url)} (not contacted here)"))
             continue
         command, cwd, _ = agent.launch()
         program = shutil.which(command[0])

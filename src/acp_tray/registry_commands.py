@@ -19,6 +19,7 @@ from typing import Any
 
 from acp_tray import paths
 from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line, terminal_text
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
 from acp_tray.registry.install import Installed, fetch_icon, forget_version, install, recall, remember
@@ -141,7 +142,7 @@ def _add(args: argparse.Namespace) -> int:
     rows = _daemon("agents.list", {})  # the daemon first: nothing is downloaded for nothing
     if any(row["name"] == agent_id for row in rows):
         raise _FailedError(
-            f"an agent called {agent_id!r} is already configured; `acp-tray agents upgrade {agent_id}` "
+            f"an agent called {agent_id!r} is already configured; `{pasteable('agents', 'upgrade', agent_id)}` "
             "moves it to the registry's current version"
         )
     entry = _registry(args).find(agent_id)
@@ -159,7 +160,7 @@ def _add(args: argparse.Namespace) -> int:
     if not state["connected"]:
         raise _FailedError(
             f"{entry.id} is configured but has not connected ({state['state']}{_detail(state)}); "
-            f"`acp-tray status` shows it, `acp-tray agents remove {entry.id}` removes it"
+            f"`acp-tray status` shows it, `{pasteable('agents', 'remove', entry.id)}` removes it"
         )
     _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s){_not_ready(state)}")
     return 0

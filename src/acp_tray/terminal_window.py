@@ -12,6 +12,8 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
+from acp_tray.prefs.names import shell_line
+
 # how each emulator takes a command to run (the first word of $TERMINAL is looked up here too)
 RUN_FLAG = {
     "gnome-terminal": ["--"],
@@ -62,7 +64,7 @@ def terminal_command(argv: list[str], env: Mapping[str, str] | None = None) -> l
     """The command that runs `argv` in a new terminal window here, or None when none is found."""
     env = os.environ if env is None else env
     if sys.platform == "darwin":
-        script = f'tell application "Terminal" to do script {_applescript(shlex.join(argv))}'
+        script = f'tell application "Terminal" to do script {_applescript(shell_line(argv))}'
         return ["osascript", "-e", script, "-e", 'tell application "Terminal" to activate']
     path = env.get("PATH")
     chosen = env.get("TERMINAL", "").strip()

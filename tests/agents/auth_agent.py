@@ -15,6 +15,10 @@ Terminal methods are offered only to a client that advertised `auth.terminal` (t
 `logout` / `auth/logout` removes the token. A prompt "env VAR" answers VAR's value (or "unset");
 anything else is echoed. AUTH_AGENT_PROTOCOL=2 makes it a v2 agent; AUTH_AGENT_LOG=PATH appends
 every message it receives as a JSON line.
+
+For the hostile-text tests: AUTH_AGENT_OFFER=token,key,... offers only those methods;
+AUTH_AGENT_ID_SUFFIX is appended to every method id (and given to the terminal methods as one more
+argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ PROTOCOL = int(os.environ.get("AUTH_AGENT_PROTOCOL", "1"))
 AT = os.environ.get("AUTH_AGENT_AT", "new")
 TOKEN = Path(os.environ.get("AUTH_AGENT_TOKEN", "auth-agent.token"))
 LOG = os.environ.get("AUTH_AGENT_LOG")
+OFFER = os.environ.get("AUTH_AGENT_OFFER")
+SUFFIX = os.environ.get("AUTH_AGENT_ID_SUFFIX", "")
+TUI_PATH = os.environ.get("AUTH_AGENT_TUI_PATH")
 
 
 class RefusedError(Exception):
@@ -52,18 +59,29 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
     refuse: dict[str, Any] = {key: "refuse", "name": "Always refused"}
     if PROTOCOL == 2:
         token["type"] = refuse["type"] = "agent"
-    env: Any = [{"name": "AUTH_AGENT_MODE", "value": "ok"}] if PROTOCOL == 2 else {"AUTH_AGENT_MODE": "ok"}
+    tui_env = {"AUTH_AGENT_MODE": "ok", **({"PATH": TUI_PATH} if TUI_PATH else {})}
+    env: Any = [{"name": k, "value": v} for k, v in tui_env.items()] if PROTOCOL == 2 else tui_env
+    extra = [SUFFIX] if SUFFIX else []
     offered = [token, refuse]
     if terminal:
         offered += [
-            {key: "tui", "name": "Sign in in a terminal", "type": "terminal", "args": ["--login"], "env": env},
-            {key: "broken-tui", "name": "Broken terminal sign-in", "type": "terminal", "args": ["--login-fail"]},
+            {key: "tui", "name": "Sign in in a terminal", "type": "terminal", "args": ["--login", *extra], "env": env},
+            {
+                key: "broken-tui",
+                "name": "Broken terminal sign-in",
+                "type": "terminal",
+                "args": ["--login-fail", *extra],
+            },
         ]
     offered.append(
         {key: "key", "name": "API key", "type": "env_var", "description": "set AUTH_AGENT_KEY",
          "vars": [{"name": "AUTH_AGENT_KEY"}]}
     )  # fmt: skip
     offered.append({key: "sso", "name": "Company SSO", "type": "_acme.sso", "description": "ask IT"})
+    if OFFER is not None:
+        offered = [m for m in offered if m[key] in OFFER.split(",")]
+    for m in offered:
+        m[key] += SUFFIX
     return offered
 
 
@@ -113,6 +131,9 @@ class Agent:
             agent_caps = {"loadSession": True, "auth": {"logout": {}}}
             return {"protocolVersion": 1, "agentCapabilities": agent_caps, "authMethods": methods(terminal)}
         if method in ("authenticate", "auth/login"):
+            method_id = params.get("methodId")
+            if SUFFIX and isinstance(method_id, str) and method_id.endswith(SUFFIX):
+                params = {**params, "methodId": method_id[: -len(SUFFIX)]}
             if params.get("methodId") == "token":
                 TOKEN.write_text("signed in\n", encoding="utf-8")
                 return {}

@@ -61,7 +61,7 @@ def cases() -> list[Any]:
                 "claude",
                 npm_bin("claude-agent-acp"),
                 1,
-                refusal="claude needs you to sign in: acp-tray login claude",
+                refusal="claude needs you to sign in: `acp-tray login claude`",
                 env=root,
             ),
             id="claude-agent-acp",

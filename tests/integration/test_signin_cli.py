@@ -75,7 +75,7 @@ def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
     assert "locked         needs sign-in" in cli("status").stdout
     waited = cli("prompt", "locked", "hello")
     assert waited.returncode == 1
-    assert "locked needs you to sign in: acp-tray login locked" in waited.stderr
+    assert "locked needs you to sign in: `acp-tray login locked`" in waited.stderr
 
     which = cli("login", "locked")
     assert which.returncode == 1 and "choose one with `acp-tray login locked METHOD`" in which.stderr
@@ -142,7 +142,7 @@ def test_needed_at_prompt_time_one_notice_then_an_agent_method_sends_the_queue(
     until(lambda: any(r["title"] == "Sign in to claudeish" for r in history()), what="the sign-in notice")
     assert agent_row("claudeish")["state"] == "needs sign-in"
     waited = cli("prompt", "claudeish", "not queued: someone waits on it")
-    assert waited.returncode == 1 and "claudeish needs you to sign in: acp-tray login claudeish" in waited.stderr
+    assert waited.returncode == 1 and "claudeish needs you to sign in: `acp-tray login claudeish`" in waited.stderr
     signed = cli("login", "claudeish", "token")
     assert signed.returncode == 0, signed.stderr
     assert signed.stdout.strip().startswith("claudeish: signed in with Use a token · connected")

@@ -208,7 +208,7 @@ async def test_a_prompt_someone_waits_on_fails_with_how_to_sign_in(
     job = PromptJob(session.key, "hi", stream=lambda event: None)
     session.submit(job)
     outcome = await asyncio.wait_for(job.result, 30)
-    assert outcome.error == "claude-like needs you to sign in: acp-tray login claude-like"
+    assert outcome.error == "claude-like needs you to sign in: `acp-tray login claude-like`"
     assert host.signin.needed is not None and len(log.of(SignInNeeded)) == 1
 
 

@@ -114,7 +114,7 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     daemon.wait_for_line("claude  connected", timeout=60)
     waited = cli("prompt", "claude", "hello", timeout=180)
     assert waited.returncode == 1
-    assert "claude needs you to sign in: acp-tray login claude" in waited.stderr
+    assert "claude needs you to sign in: `acp-tray login claude`" in waited.stderr
     for n in range(2):  # more prompts, queued: no notice each, they wait for the sign-in
         assert cli("prompt", "--no-wait", "claude", f"queued {n}").returncode == 0
     row = json.loads(cli("agents", "list", "--json").stdout)[0]
@@ -123,7 +123,7 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     assert row["queued"] == 2
     until(lambda: any(r["title"] == "Sign in to claude" for r in history()), what="the sign-in notice")
     notice = next(r for r in history() if r["title"] == "Sign in to claude")
-    assert str(notice["description"]).startswith("Choose below, or run: acp-tray login claude claude-login")
+    assert str(notice["description"]).startswith("Choose below, or run `acp-tray login claude claude-login`")
     titles = [r["title"] for r in history()]
     assert titles.count("Sign in to claude") == 1 and "Prompt failed" not in titles
     stop_all(daemon)

@@ -98,7 +98,7 @@ class SignIn:
         reason = error_text(exc)
         self.needed = reason
         self._open.clear()
-        self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: {pasteable('login', self.agent)}")
+        self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: `{pasteable('login', self.agent)}`")
         if not self._announced:
             log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
                      "; ".join(m.describe() for m in self.methods) or "no method")  # fmt: skip
@@ -191,7 +191,7 @@ class SignIn:
             what = f": {method.description}" if method.description else ""
             raise SignInError(
                 f"{method.name}{what}. acp-tray cannot do this kind of sign-in ({method.kind}) for you; "
-                f"sign in as the agent's documentation says, then `acp-tray agents restart {self.agent}`"
+                f"sign in as the agent's documentation says, then `{pasteable('agents', 'restart', self.agent)}`"
             )
         return method
 

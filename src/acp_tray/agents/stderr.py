@@ -1,6 +1,8 @@
 """Drain an agent's stderr so a chatty agent never blocks for long, keeping a bounded tail for diagnostics
 at a bounded cost.
 
+Every line is redacted as it is read (`redact`: the configured secrets, the keyring values injected
+into agents, credential-looking text), so no surface that quotes stderr shows a secret.
 What a person is shown (`hint()`, the crash notice) are the last few *meaningful* lines: terminal
 sequences (colours such as `ESC[2m`) stripped, lines without a word (the `}` ending a JSON dump)
 left out. The full tail, every line, goes to the log when the agent fails or exits (`log_tail()`).
@@ -12,6 +14,8 @@ import asyncio
 import logging
 import re
 from collections import deque
+
+from acp_tray.redact import redact
 
 DEFAULT_TAIL_LINES = 50
 MAX_LOGGED_LINE = 500
@@ -109,7 +113,7 @@ class StderrTail:
                 await asyncio.sleep(PAUSE)
 
     def _keep(self, raw: bytes) -> None:
-        line = plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace")).rstrip()
+        line = redact(plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace"))).rstrip()
         if line.strip():
             self._all.append(line)
             if meaningful(line):

@@ -265,7 +265,7 @@ class HostedSession:
         if job.stream is None and not job.cancelled:
             self._queue.appendleft(job)
             return
-        job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: {pasteable('login', self.key.agent)}"))
+        job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: `{pasteable('login', self.key.agent)}`"))
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
         job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})

@@ -310,7 +310,7 @@ class Commands:
 
     @staticmethod
     def _needs_signin(name: str) -> str:
-        return f"{name} needs you to sign in: acp-tray login {name} (prompts sent with --no-wait wait for it)"
+        return f"{name} needs you to sign in: `{pasteable('login', name)}` (prompts sent with --no-wait wait for it)"
 
     # sign-in -------------------------------------------------------------------------------
 

@@ -224,17 +224,22 @@ def _state_of(result: dict[str, Any]) -> str:
 
 
 def _terminal_login(args: argparse.Namespace, plan: dict[str, Any]) -> int:
-    import shlex
     import subprocess
 
     from acp_tray import paths
     from acp_tray.agent_secrets import SecretNames
+    from acp_tray.control.signin_command import find_program, shown_command
 
-    env = {**os.environ, **SecretNames(paths.secret_names_file()).values(args.name), **plan["env"]}
+    sets = {str(name): str(value) for name, value in plan["env"].items()}
+    env = {**os.environ, **SecretNames(paths.secret_names_file()).values(args.name), **sets}
     argv = [str(part) for part in plan["argv"]]
-    _out(f"Signing in to {_field(args.name)} with {_field(plan['method_name'])}: {_field(shlex.join(argv), 500)}")
+    program = find_program(argv[0], plan["cwd"], env)  # run by its full path: what runs is what is shown
+    shown = _field(shown_command([program or argv[0], *argv[1:]], sets), DESCRIPTION_LIMIT)
+    _out(f"Signing in to {_field(args.name)} with {_field(plan['method_name'])}: {shown}")
     try:
-        exit_code = subprocess.run(argv, cwd=plan["cwd"], env=env, check=False).returncode
+        if program is None:
+            raise FileNotFoundError(f"not found in the PATH it runs with ({env.get('PATH', '')})")
+        exit_code = subprocess.run([program, *argv[1:]], cwd=plan["cwd"], env=env, check=False).returncode
     except OSError as exc:
         _say(f"cannot run {argv[0]}: {exc.strerror or exc}")
         exit_code = 127

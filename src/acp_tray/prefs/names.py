@@ -1,17 +1,23 @@
 """Agent names: which are allowed (they appear in commands a person pastes, in TOML keys and in
-menus), and the commands acp-tray prints for pasting, quoted. Standard library only: the CLI
-client checks a name before it asks the daemon."""
+menus), and the commands acp-tray prints for pasting, every word quoted. Standard library only:
+the CLI client checks a name before it asks the daemon."""
 
 from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import sys
+from collections.abc import Sequence
 
 NAME_MAX = 64
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ALLOWED = "letters A-Z and a-z, digits, '-', '_' and '.', starting with a letter or digit"
+
+# Windows: a word of these is the same to cmd.exe and PowerShell unquoted; inside double quotes
+# neither expands anything but these (cmd.exe: %VAR%; PowerShell: $x, `, and its other quotes)
+_WINDOWS_PLAIN = re.compile(r"[A-Za-z0-9_+=:./\\-]+")  # not @ or , (PowerShell splats, makes arrays)
+_WINDOWS_UNQUOTABLE = re.compile('["%$`\u201c\u201d\u201e\x00-\x1f\x7f-\x9f]')
+WINDOWS_UNSAFE_WORD = "(not safe to paste: see above)"
 
 
 def agent_name_problem(name: str) -> str | None:
@@ -25,7 +31,22 @@ def agent_name_problem(name: str) -> str | None:
     return None
 
 
+def _windows_word(word: str) -> str:
+    if _WINDOWS_PLAIN.fullmatch(word):
+        return word
+    # a word neither shell can take literally is not printed: pasted, it would run something else
+    return f'"{WINDOWS_UNSAFE_WORD if _WINDOWS_UNQUOTABLE.search(word) else word}"'
+
+
+def shell_line(argv: Sequence[str], *, windows: bool | None = None) -> str:
+    """`argv` as one command a person can paste into their shell, each word quoted so that the
+    shell passes it on as it is and runs nothing else: POSIX shell quoting (`shlex.join`), or on
+    Windows quoting that cmd.exe and PowerShell both take literally."""
+    if windows if windows is not None else sys.platform == "win32":
+        return " ".join(_windows_word(word) for word in argv)
+    return shlex.join(argv)
+
+
 def pasteable(*args: str) -> str:
-    """`acp-tray ARGS...` as a person would paste it into their shell: each argument quoted as needed."""
-    words = ["acp-tray", *args]
-    return subprocess.list2cmdline(words) if sys.platform == "win32" else shlex.join(words)
+    """`acp-tray ARGS...` as a person would paste it into their shell (see `shell_line`)."""
+    return shell_line(["acp-tray", *args])

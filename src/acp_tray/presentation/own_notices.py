@@ -137,16 +137,15 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     doable = [m for m in event.methods if m.doable]
     if doable:
         choice = doable[0].method_id if len(doable) == 1 else "METHOD"
-        how = f"Choose below, or run: {pasteable('login', agent)} {choice}"
+        how = f"Choose below, or run `{pasteable('login', agent, choice)}`"
     else:
         how = f"acp-tray cannot sign in for you yet: see `{pasteable('login', agent)} METHOD`."
     lines = [how]
     for m in event.methods:
         line = f"• {m.name} ({m.method_id})" + (f": {m.description}" if m.description else "")
         if m.needs and not m.doable:
-            line += (
-                f" — {pasteable('agents', 'secret', agent, m.needs[0])}, then {pasteable('login', agent, m.method_id)}"
-            )
+            secret, login = pasteable("agents", "secret", agent, m.needs[0]), pasteable("login", agent, m.method_id)
+            line += f" — `{secret}`, then `{login}`"
         elif m.kind not in DOABLE_KINDS and not m.doable:
             line += f" [{m.kind}]"
         lines.append(line)

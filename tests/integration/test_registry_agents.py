@@ -259,6 +259,7 @@ def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, dae
     start(daemons)
     unknown = cli("agents", "add", "demo")
     assert unknown.returncode == 1 and "no agent 'demo' in the registry" in unknown.stderr
+    assert "Traceback" not in unknown.stderr  # said in one line
     assert "did you mean demo-acp" in unknown.stderr
     assert cli("agents", "add", "demo-acp").returncode == 0
     again = cli("agents", "add", "demo-acp")

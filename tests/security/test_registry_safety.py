@@ -176,13 +176,14 @@ def test_a_registry_nested_too_deeply_is_a_clear_error_and_a_cached_copy_still_s
 def test_an_archive_that_drips_is_stopped_at_the_download_deadline(
     server: RegistryServer, daemons: list[Daemon]
 ) -> None:
-    """A byte every 0.1 s never trips the timeout for each read (60 s); the download's own
-    deadline (an hour; 2 s here, set by short_deadline_acp_tray.py) stops it, in plain words, and
-    nothing is installed or configured."""
+    """A byte every 0.5 s (the archive would take minutes) never trips the timeout for each read
+    (60 s); the download's own deadline (an hour; 2 s here, set by short_deadline_acp_tray.py)
+    stops it, in plain words, and nothing is installed or configured."""
     published = demo_binary(server, "1.0.0")
     config = write_config(server.publish(published))
     before = config.read_text()
-    server.drips["/dl/demo-1.0.0.tar.gz"] = Drip(0.1)
+    assert len(server.files["/dl/demo-1.0.0.tar.gz"]) > 200
+    server.drips["/dl/demo-1.0.0.tar.gz"] = Drip(0.5)
     start(daemons)
     result = subprocess.run(
         [sys.executable, str(HERE / "short_deadline_acp_tray.py"), "agents", "add", "demo-acp"],

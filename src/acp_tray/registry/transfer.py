@@ -42,7 +42,6 @@ class _Deadline:
     """Ends a transfer's connections when its time is up: a read waiting on one returns at once."""
 
     def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
         self.passed = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()

@@ -12,7 +12,7 @@ import threading
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 import referencing
@@ -43,13 +43,23 @@ def validate(document: dict[str, Any]) -> None:
         jsonschema.Draft7Validator(agent).validate(entry)
 
 
+class Drip(NamedTuple):
+    """A slow server: one byte of the body every `every` seconds (the status line and headers too, with `headers`)."""
+
+    every: float
+    headers: bool = False
+
+
 class RegistryServer:
-    """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests."""
+    """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests;
+    `drips` makes a path's answer come slowly."""
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
         self.redirects: dict[str, str] = {}  # path -> Location
+        self.drips: dict[str, Drip] = {}
         self.hits: dict[str, int] = {}
+        self._closing = threading.Event()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -65,10 +75,26 @@ class RegistryServer:
                 if body is None:
                     self.send_error(404)
                     return
+                if self.path in outer.drips:
+                    self._drip(outer.drips[self.path], body)
+                    return
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _drip(self, drip: Drip, body: bytes) -> None:
+                self.close_connection = True
+                head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                try:
+                    if not drip.headers:
+                        self.wfile.write(head)
+                    for byte in head + body if drip.headers else body:
+                        if outer._closing.wait(drip.every):
+                            return
+                        self.wfile.write(bytes([byte]))
+                except OSError:  # the client went away
+                    return
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -89,6 +115,7 @@ class RegistryServer:
         return self.url("/registry.json")
 
     def close(self) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 

@@ -16,6 +16,8 @@ from acp_tray.log_setup import install
 
 log = logging.getLogger("acp_tray")
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command Ctrl+C ended
+
 TERMINAL = "acp_tray.control.terminal"  # the commands that talk to a running daemon
 
 
@@ -266,8 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # here, where a closed pipe can still be reported in one line
         return code
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # Ctrl+C while any command waits (on the daemon, a download, a prompt)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `acp-tray status | head -1`: the reader is gone
         return _output_closed()
 

@@ -102,6 +102,9 @@ def _guarded(run: Any, args: argparse.Namespace) -> int:
     except _FailedError as exc:
         _say(str(exc))
         return exc.code
+    except RegistryError as exc:  # e.g. no such agent in the registry, or its entry was refused
+        _say(str(exc))
+        return EXIT_FAILED
 
 
 def cmd_search(args: argparse.Namespace) -> int:

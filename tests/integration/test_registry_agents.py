@@ -177,8 +177,8 @@ def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
 @pytest.mark.parametrize(
     ("runner", "package", "pinned", "needs"),
     [
-        ("npx", "@example/runner-agent", ["-y", "@example/runner-agent@3.1.4", "--acp"], "install Node.js"),
-        ("uvx", "runner-agent", ["runner-agent@3.1.4", "--acp"], "install uv"),
+        ("npx", "@example/runner-agent", ["-y", "--", "@example/runner-agent@3.1.4", "--acp"], "install Node.js"),
+        ("uvx", "runner-agent", ["--", "runner-agent@3.1.4", "--acp"], "install uv"),
     ],
 )
 def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_what_to_install(
@@ -259,6 +259,7 @@ def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, dae
     start(daemons)
     unknown = cli("agents", "add", "demo")
     assert unknown.returncode == 1 and "no agent 'demo' in the registry" in unknown.stderr
+    assert "Traceback" not in unknown.stderr  # said in one line
     assert "did you mean demo-acp" in unknown.stderr
     assert cli("agents", "add", "demo-acp").returncode == 0
     again = cli("agents", "add", "demo-acp")
@@ -350,8 +351,8 @@ def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_conn
     assert added.returncode == 0, added.stderr
     assert "codex-acp connected" in added.stdout
     assert "not ready yet" in added.stdout and "sign in" in added.stdout  # no account here: said, not a failure
-    assert f'command = ["npx", "-y", "@zed-industries/codex-acp@{version}"]' in config.read_text()
-    assert agents()["codex-acp"]["target"] == f"npx -y @zed-industries/codex-acp@{version}"
+    assert f'command = ["npx", "-y", "--", "@zed-industries/codex-acp@{version}"]' in config.read_text()
+    assert agents()["codex-acp"]["target"] == f"npx -y -- @zed-industries/codex-acp@{version}"
     print(added.stdout.strip().splitlines()[-1])  # the time from `agents add` to connected (README, closing note)
 
 

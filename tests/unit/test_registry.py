@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from acp_tray.registry.extract import ArchiveError, unpack
+from acp_tray.registry.fields import pinned
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
-from acp_tray.registry.install import pinned, platform_id, uninstall
+from acp_tray.registry.install import platform_id, uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
 from tests.platforms import posix_only
-from tests.registry_server import RegistryServer, entry, script, tar_gz, tree, validate, zip_file
+from tests.registry_server import Drip, RegistryServer, entry, script, tar_gz, tree, validate, zip_file
 
 CODEX = entry("codex-acp", "0.16.0", {"npx": {"package": "@zed-industries/codex-acp@0.16.0"}}, name="Codex CLI")
 
@@ -39,7 +40,7 @@ def test_a_malformed_entry_is_skipped_and_said_the_rest_is_kept() -> None:
     broken = {"id": "broken", "name": "B", "version": "1.0.0", "description": "d", "distribution": {"npx": {}}}
     entries, skipped = parse_document({"version": "1.0.0", "agents": [CODEX, broken]}, "https://x/r.json")
     assert [e.id for e in entries] == ["codex-acp"]
-    assert skipped == ("agent broken: 'package' must be a non-empty string",)
+    assert [str(s) for s in skipped] == ["agent broken: 'package' must be a non-empty string"]
     with pytest.raises(RegistryError, match="not a registry document"):
         parse_document(["not", "a", "registry"], "https://x/r.json")
 
@@ -76,16 +77,92 @@ def test_search_matches_every_word_in_id_name_or_description() -> None:
 
 
 @pytest.mark.parametrize(
-    ("package", "expected"),
+    ("kind", "package", "expected"),
     [
-        ("@zed-industries/codex-acp", "@zed-industries/codex-acp@0.16.0"),
-        ("@zed-industries/codex-acp@0.16.0", "@zed-industries/codex-acp@0.16.0"),
-        ("codex", "codex@0.16.0"),
-        ("mistral-vibe==0.16.0", "mistral-vibe==0.16.0"),
+        ("npx", "@zed-industries/codex-acp", "@zed-industries/codex-acp@0.16.0"),
+        ("npx", "@zed-industries/codex-acp@0.16.0", "@zed-industries/codex-acp@0.16.0"),
+        ("npx", "codex", "codex@0.16.0"),
+        ("uvx", "mistral-vibe==0.16.0", "mistral-vibe==0.16.0"),
+        ("uvx", "mistral-vibe", "mistral-vibe@0.16.0"),
     ],
 )
-def test_packages_are_pinned_to_the_registry_version(package: str, expected: str) -> None:
-    assert pinned(package, "0.16.0") == expected
+def test_packages_are_pinned_to_the_registry_version(kind: str, package: str, expected: str) -> None:
+    assert pinned(kind, package, "0.16.0") == expected
+
+
+# the packages of the registry's own entries (github.com/agentclientprotocol/registry, 3de1678), and
+# what uv and npm also take as a pinned package
+REAL_PACKAGES = [
+    ("npx", "@jetbrains/junie-cli@704.1.0"),
+    ("npx", "@augmentcode/auggie@0.15.0"),
+    ("npx", "@zed-industries/claude-code-acp@0.16.0"),
+    ("npx", "@google/gemini-cli@0.27.3"),
+    ("npx", "@github/copilot-language-server@1.425.0"),
+    ("npx", "@qoder-ai/qodercli@0.1.26"),
+    ("npx", "@qwen-code/qwen-code@0.9.1"),
+    ("npx", "codex"),
+    ("npx", "pkg@>=1.0.0 <2"),
+    ("uvx", "mistral-vibe"),
+    ("uvx", "mistral-vibe==2.0.2"),
+    ("uvx", "mistral_vibe[acp]@2.0.2"),
+    ("uvx", "Some.Agent>=1.0,<2"),
+]
+HOSTILE_PACKAGES = [
+    ("npx", "--call=touch /tmp/x", "not an npm package name"),  # npx's own option: it ran the command
+    ("npx", "-y", "not an npm package name"),
+    ("npx", "x@file:/tmp/evil", "not an npm package name"),  # a path, a URL or an alias is not a version
+    ("npx", "x@git+https://example.org/evil.git", "not an npm package name"),
+    ("npx", "x@npm:other", "not an npm package name"),
+    ("npx", "owner/repo", "not an npm package name"),
+    ("npx", "x" * 215, "not an npm package name"),
+    ("uvx", "--from=evil", "not a PyPI package name"),
+    ("uvx", "-x", "not a PyPI package name"),
+    ("uvx", "agent @ https://example.org/evil.whl", "not a PyPI package name"),
+    ("uvx", "agent; os_name == 'posix'", "not a PyPI package name"),
+]
+
+
+def test_a_package_is_a_name_of_its_runners_grammar_never_an_option_a_url_or_a_path() -> None:
+    """What the registry names as a package becomes an argument of npx or uvx: the registry's real
+    ones are read; one that would be an option of npx/uvx (or fetch from a URL or a path) is
+    refused with the entry's name and why, and the rest of the document is kept."""
+    agents = [entry(f"a{n}", "1.0.0", {kind: {"package": package}}) for n, (kind, package) in enumerate(REAL_PACKAGES)]
+    hostile = [
+        entry(f"h{n}", "1.0.0", {kind: {"package": package}}) for n, (kind, package, _) in enumerate(HOSTILE_PACKAGES)
+    ]
+    entries, skipped = parse_document({"agents": [*agents, *hostile]}, "https://x/r.json")
+    assert [e.id for e in entries] == [a["id"] for a in agents]
+    assert [s.id for s in skipped] == [h["id"] for h in hostile]
+    for problem, (kind, _, reason) in zip(skipped, HOSTILE_PACKAGES, strict=True):
+        assert f"{kind} package" in str(problem) and reason in str(problem), problem
+        assert len(str(problem)) < 300  # the refused value is shown bounded
+    registry = Registry("https://x/r.json", entries, time.time(), skipped=skipped)
+    with pytest.raises(RegistryError, match=r"the registry's entry for agent h0: npx package '--call=touch /tmp/x'"):
+        registry.find("h0")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("id", "a" * 65, "is longer than 64 characters"),
+        ("id", "a" * 300, "is longer than 64 characters"),
+        ("version", "1.0.0" + "0" * 5000, "is not a version acp-tray can use as a directory"),
+        ("version", "1.0.0/../../x", "is not a version acp-tray can use as a directory"),
+        ("cmd", "./" + "x" * 300, "is not a file name acp-tray can use"),
+        ("cmd", "../../bin/sh", "is outside its own directory"),
+    ],
+    ids=["id-65", "id-300", "version-5000", "version-path", "cmd-300", "cmd-outside"],
+)
+def test_an_id_version_or_cmd_that_cannot_be_a_path_is_refused_when_read(field: str, value: str, reason: str) -> None:
+    """The id and version become directories (and the id a preferences key), the cmd a file in
+    them: each is checked as the document is read, before anything is downloaded or written."""
+    target = {"archive": "https://h/a.tar.gz", "cmd": value if field == "cmd" else "./agent"}
+    data = entry("ok", "1.0.0", {"binary": {"linux-x86_64": target}})
+    if field != "cmd":
+        data[field] = value
+    entries, skipped = parse_document({"agents": [data, CODEX]}, "https://x/r.json")
+    assert [e.id for e in entries] == ["codex-acp"]
+    assert len(skipped) == 1 and reason in str(skipped[0]) and len(str(skipped[0])) < 300, skipped
 
 
 def test_this_platform_has_a_registry_name() -> None:
@@ -134,16 +211,62 @@ def test_downloads_are_size_bounded_and_redirects_stay_on_https(tmp_path: Path) 
         server.files["/big"] = b"x" * 5000
         sink = io.BytesIO()
         with pytest.raises(TransferError, match="5000 bytes is over the limit of 1000 bytes; not downloaded"):
-            fetch(server.url("/big"), timeout=5, limit=1000, sink=sink)
+            fetch(server.url("/big"), timeout=5, deadline=30, limit=1000, sink=sink)
         assert sink.getvalue() == b""  # refused on its announced size, before reading it
         seen: list[tuple[int, int | None]] = []
-        assert fetch(server.url("/big"), timeout=5, limit=5000, sink=sink, progress=lambda *a: seen.append(a)) == 5000
+        got = fetch(
+            server.url("/big"),
+            timeout=5,
+            deadline=30,
+            limit=5000,
+            sink=sink,
+            progress=lambda *a: seen.append(a),
+        )
+        assert got == 5000
         assert seen[-1] == (5000, 5000)
         server.redirects["/moved"] = "http://downloads.example.org/agent.tar.gz"
         with pytest.raises(TransferError, match=r"redirected to .*only https://"):
-            fetch(server.url("/moved"), timeout=5, limit=1000, sink=io.BytesIO())
+            fetch(server.url("/moved"), timeout=5, deadline=30, limit=1000, sink=io.BytesIO())
         server.redirects["/here"] = server.url("/big")  # loopback to loopback: followed
-        assert fetch(server.url("/here"), timeout=5, limit=5000, sink=io.BytesIO()) == 5000
+        assert fetch(server.url("/here"), timeout=5, deadline=30, limit=5000, sink=io.BytesIO()) == 5000
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("headers", [False, True], ids=["body", "status-and-headers"])
+def test_a_download_that_drips_is_stopped_at_its_deadline(headers: bool) -> None:
+    """A server that sends a byte now and then never trips the timeout for each read: the whole
+    transfer has a deadline too, while its headers come and while its body does."""
+    server = RegistryServer()
+    try:
+        server.files["/slow.tar.gz"] = b"x" * 10_000
+        server.drips["/slow.tar.gz"] = Drip(0.05, headers=headers)  # 500 s for all of it
+        sink = io.BytesIO()
+        with pytest.raises(TransferError, match=r"/slow.tar.gz: not done within 1.5 s; download stopped"):
+            fetch(server.url("/slow.tar.gz"), timeout=5, deadline=1.5, limit=100_000, sink=sink)
+        assert len(sink.getvalue()) < 10_000
+    finally:
+        server.close()
+
+
+def test_a_registry_nested_too_deeply_is_a_clear_error_and_the_cached_copy_still_serves(tmp_path: Path) -> None:
+    """Python's JSON parser gives up (RecursionError) on a deep enough document: said in plain
+    words, and the cached copy is used as when the registry cannot be reached."""
+    server = RegistryServer()
+    deep = b"[" * 200_000 + b"]" * 200_000
+    try:
+        server.files["/deep.json"] = deep
+        with pytest.raises(RegistryError, match="the registry document is nested too deeply to be read"):
+            load(server.url("/deep.json"), tmp_path)
+        url = server.publish(CODEX)
+        load(url, tmp_path)
+        server.files["/registry.json"] = deep
+        offline = load(url, tmp_path)
+        assert [e.id for e in offline.entries] == ["codex-acp"]
+        assert offline.offline is not None and "nested too deeply" in offline.offline
+        cache_file(tmp_path, url).write_bytes(b'{"url": ' + deep + b"}")  # a damaged cache: not a copy, no traceback
+        with pytest.raises(RegistryError, match=r"nested too deeply .*no copy is cached"):
+            load(url, tmp_path)
     finally:
         server.close()
 

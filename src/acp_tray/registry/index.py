@@ -9,7 +9,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,11 +16,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 from acp_tray.atomic import write_atomically
+from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.registry.fields import cmd_parts, id_problem, package_problem, version_problem
 from acp_tray.registry.transfer import TransferError, fetch
 
-FETCH_TIMEOUT = 15.0
+FETCH_TIMEOUT = 15.0  # per read
+FETCH_DEADLINE = 120.0  # the whole document
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
-_ID = re.compile(r"^[a-z][a-z0-9-]*$")  # agent.schema.json's pattern: also a directory and a preferences key
 PLATFORMS = ("darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64", "windows-aarch64", "windows-x86_64")
 
 
@@ -63,17 +64,32 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A malformed entry, left out of the registry: its id (when it has one) and why."""
+
+    id: str | None
+    number: int  # its place in the document, from 1
+    reason: str
+
+    def __str__(self) -> str:
+        return f"agent {plain_line(self.id, NAME_LIMIT) if self.id else f'#{self.number}'}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Registry:
     url: str
     entries: tuple[Entry, ...]
     fetched: float  # when the document was fetched (epoch seconds)
     offline: str | None = None  # why the cached copy is used; None: fetched just now
-    skipped: tuple[str, ...] = ()  # malformed entries, each with its reason
+    skipped: tuple[Skipped, ...] = ()  # malformed entries, each with its reason
 
     def find(self, agent_id: str) -> Entry:
         for entry in self.entries:
             if entry.id == agent_id:
                 return entry
+        for skipped in self.skipped:
+            if skipped.id == agent_id:
+                raise RegistryError(f"the registry's entry for {skipped}; not installed")
         near = [e.id for e in self.search(agent_id.replace("-", " ").split())][:5]
         hint = f"; did you mean {', '.join(near)}?" if near else "; `acp-tray agents search` lists them"
         raise RegistryError(f"no agent {agent_id!r} in the registry at {self.url}{hint}")
@@ -125,10 +141,17 @@ def _text(data: dict[str, Any], key: str) -> str:
     return value
 
 
+def _checked(problem: str | None) -> None:
+    if problem is not None:
+        raise ValueError(problem)
+
+
 def _package(data: object, kind: str) -> Package:
     if not isinstance(data, dict):
         raise ValueError(f"distribution.{kind} must be a table")
-    return Package(_text(data, "package"), _strings(data.get("args"), f"{kind}.args"), _env(data.get("env"), kind))
+    package = _text(data, "package")
+    _checked(package_problem(kind, package))
+    return Package(package, _strings(data.get("args"), f"{kind}.args"), _env(data.get("env"), kind))
 
 
 def _binary(data: object) -> dict[str, BinaryTarget]:
@@ -138,9 +161,11 @@ def _binary(data: object) -> dict[str, BinaryTarget]:
     for platform, target in data.items():
         if platform not in PLATFORMS or not isinstance(target, dict):
             continue  # a platform added after this acp-tray: not ours anyway
+        cmd = _text(target, "cmd")
+        cmd_parts(cmd)  # ValueError: not a file inside its own directory
         targets[platform] = BinaryTarget(
             _text(target, "archive"),
-            _text(target, "cmd"),
+            cmd,
             _strings(target.get("args"), f"binary.{platform}.args"),
             _env(target.get("env"), f"binary.{platform}.env"),
         )
@@ -154,34 +179,35 @@ def parse_entry(data: object, base_url: str) -> Entry:
     distribution = data.get("distribution")
     if not isinstance(distribution, dict):
         raise ValueError("'distribution' must be a table")
+    agent_id, version = _text(data, "id"), _text(data, "version")
+    _checked(id_problem(agent_id))
+    _checked(version_problem(version))
     icon = data.get("icon")
     entry = Entry(
-        id=_text(data, "id"),
+        id=agent_id,
         name=_text(data, "name"),
-        version=_text(data, "version"),
+        version=version,
         description=_text(data, "description"),
         icon=urljoin(base_url, icon) if isinstance(icon, str) and icon else None,
         npx=_package(distribution["npx"], "npx") if "npx" in distribution else None,
         uvx=_package(distribution["uvx"], "uvx") if "uvx" in distribution else None,
         binary=_binary(distribution["binary"]) if "binary" in distribution else {},
     )
-    if not _ID.match(entry.id):
-        raise ValueError(f"id {entry.id!r} is not lowercase letters, digits and hyphens")
     if not entry.kinds:
         raise ValueError("no distribution acp-tray knows (binary, npx, uvx)")
     return entry
 
 
-def parse_document(data: object, url: str) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+def parse_document(data: object, url: str) -> tuple[tuple[Entry, ...], tuple[Skipped, ...]]:
     if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
         raise RegistryError(f"{url}: not a registry document (no 'agents' list)")
     entries, skipped = [], []
-    for number, item in enumerate(data["agents"]):
+    for number, item in enumerate(data["agents"], start=1):
         try:
             entries.append(parse_entry(item, url))
         except ValueError as exc:
             name = item.get("id") if isinstance(item, dict) else None
-            skipped.append(f"agent {name or f'#{number + 1}'}: {exc}")
+            skipped.append(Skipped(name if isinstance(name, str) and name else None, number, str(exc)))
     return tuple(entries), tuple(skipped)
 
 
@@ -201,9 +227,19 @@ def _store(path: Path, url: str, document: object, fetched: float) -> None:
     write_atomically(path, json.dumps(record), mode=0o600)
 
 
+def _decoded(data: bytes) -> object:
+    """JSON; ValueError says why not (also for nesting deeper than Python's parser goes)."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("the registry document is nested too deeply to be read") from None
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+
+
 def _cached(path: Path, url: str) -> tuple[object, float] | None:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = _decoded(path.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("url") != url or not isinstance(record.get("fetched"), int | float):
@@ -216,10 +252,10 @@ def load(url: str, cache_dir: Path, *, timeout: float = FETCH_TIMEOUT) -> Regist
     path = cache_file(cache_dir, url)
     buffer = io.BytesIO()
     try:
-        fetch(url, timeout=timeout, limit=MAX_DOCUMENT_BYTES, sink=buffer)
-        document = json.loads(buffer.getvalue().decode("utf-8"))
+        fetch(url, timeout=timeout, deadline=FETCH_DEADLINE, limit=MAX_DOCUMENT_BYTES, sink=buffer)
+        document = _decoded(buffer.getvalue())
     except (TransferError, ValueError) as exc:
-        reason = str(exc) if isinstance(exc, TransferError) else f"{url}: not JSON ({exc})"
+        reason = str(exc) if isinstance(exc, TransferError) else f"{url}: {exc}"
         cached = _cached(path, url)
         if cached is None:
             raise RegistryError(f"cannot read the registry: {reason} (and no copy is cached)") from None

@@ -1,6 +1,7 @@
 """From a registry entry to the command that runs the agent.
 
-`npx`/`uvx` entries become a pinned command (`npx -y PKG@VERSION ARGS…`, `uvx PKG@VERSION ARGS…`);
+`npx`/`uvx` entries become a pinned command (`npx -y -- PKG@VERSION ARGS…`, `uvx -- PKG@VERSION ARGS…`:
+after `--` neither the package nor its arguments can be options of npx or uvx themselves);
 `binary` entries are downloaded for this platform, unpacked into `ROOT/ID/VERSION/` and run from
 there. What was installed is remembered in `ROOT/ID/install.json` (for `agents upgrade`).
 Preference when an entry offers several: a binary for this platform, then npx, then uvx.
@@ -11,25 +12,26 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import shutil
 import stat
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from acp_tray.atomic import write_atomically
 from acp_tray.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
+from acp_tray.registry.fields import cmd_parts, pinned
 from acp_tray.registry.index import Entry, Package, RegistryError
 from acp_tray.registry.transfer import Progress, TransferError, fetch
 
 MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 MAX_ICON_BYTES = 256 * 1024
-DOWNLOAD_TIMEOUT = 60.0  # per read, not for the whole download
+DOWNLOAD_TIMEOUT = 60.0  # per read
+DOWNLOAD_DEADLINE = 3600.0  # the whole archive (at most MAX_ARCHIVE_BYTES)
+ICON_DEADLINE = 30.0
 RECORD = "install.json"
-_VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]*$")
 
 RUNNERS = {
     "npx": "npx comes with Node.js: install Node.js (https://nodejs.org, or your system's `nodejs`/`npm` package)",
@@ -57,19 +59,11 @@ def platform_id() -> str | None:
     return f"{system}-{arch}" if system and arch else None
 
 
-def pinned(package: str, version: str) -> str:
-    """`PKG@VERSION`, unless the registry's package already names a version (`@scope/pkg@1.2.3`, `pkg==1.2`)."""
-    bare = package[1:] if package.startswith("@") else package
-    if "@" in bare or re.search(r"[=<>~!]", bare):
-        return package
-    return f"{package}@{version}"
-
-
 def _runner(kind: str, package: Package, version: str) -> Installed | None:
     if shutil.which(kind) is None:
         return None
-    spec = pinned(package.package, version)
-    command = [kind, "-y", spec, *package.args] if kind == "npx" else [kind, spec, *package.args]
+    options = ["-y"] if kind == "npx" else []  # npx: install without asking (there is no one to ask)
+    command = [kind, *options, "--", pinned(kind, package.package, version), *package.args]
     return Installed("", version, kind, command, dict(package.env))
 
 
@@ -86,9 +80,8 @@ def _private_home(root: Path, agent_id: str) -> Path:
 
 
 def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> Installed:
-    """Make `entry` runnable here; RegistryError says why it cannot be, and what to install."""
-    if not _VERSION.match(entry.version):
-        raise RegistryError(f"{entry.id}: version {entry.version!r} is not a version acp-tray can use as a directory")
+    """Make `entry` (as `parse_entry` read it) runnable here; RegistryError says why it cannot be,
+    and what to install."""
     here = platform_id()
     if here is not None and here in entry.binary:
         installed = _install_binary(entry, here, root, progress)
@@ -113,12 +106,10 @@ def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> In
 
 def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | None) -> Installed:
     target = entry.binary[here]
-    relative = PurePosixPath(target.cmd.replace("\\", "/"))
-    if relative.is_absolute() or ".." in relative.parts:
-        raise RegistryError(f"{entry.id}: its cmd {target.cmd!r} is outside its own directory; not installed")
+    relative = cmd_parts(target.cmd)  # checked when the registry was read
     home = agent_dir(root, entry.id)
     directory = home / entry.version
-    program = directory.joinpath(*relative.parts)
+    program = directory.joinpath(*relative)
     if not program.is_file():  # not there yet (a directory without it is an earlier, broken attempt)
         _private_home(root, entry.id)
         shutil.rmtree(directory, ignore_errors=True)
@@ -126,13 +117,19 @@ def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | No
             archive = Path(work) / "archive"
             try:
                 with archive.open("wb") as sink:
-                    limit = MAX_ARCHIVE_BYTES
-                    fetch(target.archive, timeout=DOWNLOAD_TIMEOUT, limit=limit, progress=progress, sink=sink)
+                    fetch(
+                        target.archive,
+                        timeout=DOWNLOAD_TIMEOUT,
+                        deadline=DOWNLOAD_DEADLINE,
+                        limit=MAX_ARCHIVE_BYTES,
+                        progress=progress,
+                        sink=sink,
+                    )
                 staged = Path(work) / "unpacked"
                 unpack(archive, staged, url=target.archive)
             except (TransferError, ArchiveError) as exc:
                 raise RegistryError(f"{entry.id} {entry.version}: {exc}") from None
-            if not staged.joinpath(*relative.parts).is_file():
+            if not staged.joinpath(*relative).is_file():
                 raise RegistryError(f"{entry.id} {entry.version}: the archive has no {target.cmd!r}; not installed")
             os.replace(staged, directory)
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
@@ -147,7 +144,7 @@ def fetch_icon(entry: Entry, root: Path) -> Path | None:
     partial = path.with_name(f".{AGENT_ICON}.partial")
     try:
         with partial.open("wb") as sink:
-            fetch(entry.icon, timeout=DOWNLOAD_TIMEOUT, limit=MAX_ICON_BYTES, sink=sink)
+            fetch(entry.icon, timeout=DOWNLOAD_TIMEOUT, deadline=ICON_DEADLINE, limit=MAX_ICON_BYTES, sink=sink)
         os.chmod(partial, 0o600)
         os.replace(partial, path)
     except (TransferError, OSError):

@@ -119,10 +119,10 @@ def _symlink_inside(path: PurePosixPath, entry: Entry, symlinks: set[str]) -> No
     """Walk the target from the link's directory: never above the top, and every step but the
     last a real directory (the last may be another link: each link is checked the same way)."""
     what = f"link {shown(entry.name)} -> {shown(entry.link)}"
-    target = PurePosixPath(entry.link.replace("\\", "/"))
-    if not target.parts:
+    if not entry.link:
         raise refused(f"{what} points nowhere")
-    if target.is_absolute() or ":" in target.parts[0]:
+    target = PurePosixPath(entry.link.replace("\\", "/"))  # "." has no parts: the link's own directory
+    if target.is_absolute() or (target.parts and ":" in target.parts[0]):
         raise refused(f"{what} points outside the directory")
     at = list(path.parts[:-1])
     for step, part in enumerate(target.parts, start=1):

@@ -91,7 +91,7 @@ def _check_zip(zipped: zipfile.ZipFile) -> None:
         inside(info.filename)
         if stat.S_ISLNK(info.external_attr >> 16):
             raise refused(f"member {shown(info.filename)} is a link (not unpacked from zip archives)")
-        if info.flag_bits & 0x1:
+        if info.flag_bits & 0x1:  # general purpose bit 0: encrypted (it needs a password)
             raise refused(f"member {shown(info.filename)} is encrypted")
         budget.take(info.file_size)
 

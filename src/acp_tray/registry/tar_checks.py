@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import tarfile
 
-from acp_tray.registry.archive_rules import Budget, Entry, Kind, check_tree, refused, shown
+from acp_tray.registry.archive_rules import ArchiveError, Budget, Entry, Kind, check_tree, refused, shown
 
 MAX_HEADER_BYTES = 1024 * 1024  # one extended header (a long name is a few kB)
 MAX_HEADER_BYTES_IN_ALL = 32 * 1024 * 1024
@@ -91,7 +91,7 @@ def scan(stream: io.BufferedIOBase) -> None:
             raise _unusual(header.name)
 
 
-def _unusual(name: str) -> Exception:
+def _unusual(name: str) -> ArchiveError:
     return refused(f"member {shown(name)} is not a file, directory or link (a device, pipe or sparse file)")
 
 

@@ -10,8 +10,10 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import pytest
 from acp_tray import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, carrying, cli
+from tests.hostile.archives import path_max_chain, pax_header_bomb, zip_directory_bomb
 from tests.registry_server import (
     ICON,
     RegistryServer,
@@ -229,6 +232,76 @@ def test_a_hostile_archive_is_refused_and_nothing_is_installed_or_configured(
     assert "[agents.hostile]" not in config.read_text()
     assert [p for p in tree(paths.data_dir()) if not p.endswith(("agents", "agents/hostile"))] == []
     assert not (paths.data_dir().parent / "evil").exists()
+
+
+def publish_hostile(server: RegistryServer, name: str, archive: bytes) -> Path:
+    """The registry offers `hostile` 1.0.0 as the archive `name`; the preferences file."""
+    server.files[f"/dl/{name}"] = archive
+    return write_config(
+        server.publish(entry("hostile", "1.0.0", binary_distribution(server, f"/dl/{name}", "./demo/bin/demo-acp")))
+    )
+
+
+def assert_nothing_kept(config: Path) -> None:
+    """Not configured, and nothing of the archive under the data dir (its two folders at most)."""
+    assert "[agents.hostile]" not in config.read_text()
+    assert [p for p in tree(paths.data_dir()) if not p.endswith(("agents", "agents/hostile"))] == []
+
+
+def test_links_chained_past_path_max_write_nothing_outside_the_agents_folder(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+) -> None:
+    """CVE-2025-4517's shape, aimed at a file of this test's own: links through long directory
+    names take the path past PATH_MAX (where realpath, and with it the stdlib's data filter, stops
+    resolving), then a link climbs to the root and a file is written at an absolute path."""
+    planted = tmp_path / "outside" / "planted"
+    planted.parent.mkdir()
+    unpacked = paths.registry_agents_dir() / "hostile" / ".download-abcdefgh" / "unpacked"  # as long as acp-tray's
+    config = publish_hostile(server, "hostile.tar.gz", path_max_chain(unpacked, planted))
+    start(daemons)
+    result = cli("agents", "add", "hostile")
+    assert tree(planted.parent) == [], result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "is inside the link 'a'; archive refused" in result.stderr
+    assert_nothing_kept(config)
+
+
+def add_measured(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], int]:
+    """`acp-tray agents add hostile`, run to its end, and its peak resident memory in MB (the CLI
+    downloads and unpacks; the daemon never does)."""
+    report = tmp_path / "peak-kb"
+    peak = ROOT / "tests" / "peak_memory.py"
+    result = subprocess.run(
+        [sys.executable, str(peak), str(report), "acp_tray", "agents", "add", "hostile"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=120,
+    )
+    return result, int(report.read_text()) // 1024
+
+
+@pytest.mark.parametrize(
+    ("name", "archive", "reason"),
+    [
+        ("bomb.tar.gz", pax_header_bomb, "an extended header of 3221225472 bytes"),
+        ("bomb.zip", zip_directory_bomb, "its list of members is 94000000 bytes"),
+    ],
+    ids=["a 3 GiB pax header in 3 MB of tar.gz", "two million members in a zip's list"],
+)
+def test_an_archive_made_to_fill_memory_is_refused_in_bounded_memory(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, name: str, archive: Callable[[], bytes], reason: str
+) -> None:
+    """A header that tarfile would read whole, or a member list ZipFile would turn into millions
+    of objects: refused from what they declare, before they are read, in bounded memory."""
+    config = publish_hostile(server, name, archive())
+    start(daemons)
+    result, peak_mb = add_measured(tmp_path)
+    assert peak_mb < 300, f"acp-tray agents add peaked at {peak_mb} MB: {result.stderr}"
+    assert result.returncode == 1 and "archive refused" in result.stderr and reason in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert_nothing_kept(config)
 
 
 def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, daemons: list[Daemon]) -> None:

@@ -3,6 +3,7 @@ rule, the cache, and real archives unpacked safely (hostile ones refused, nothin
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -19,6 +20,7 @@ from acp_tray.registry.index import Registry, RegistryError, cache_file, load, p
 from acp_tray.registry.install import platform_id, uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
+from tests.hostile.archives import late_link, path_max_chain, plain_link_chain
 from tests.platforms import posix_only
 from tests.registry_server import Drip, RegistryServer, entry, script, tar_gz, tree, validate, zip_file
 
@@ -293,6 +295,14 @@ def test_a_real_archive_is_unpacked_private_and_executable(tmp_path: Path, kind:
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
 
 
+def _encrypted_zip() -> bytes:
+    """A member marked encrypted (general purpose flag bit 0), in its local and central headers."""
+    data = bytearray(zip_file({"agent": b"x" * 12 + b"ciphertext"}))
+    for flags in (6, data.rfind(b"PK\x01\x02") + 8):
+        data[flags] |= 0x1
+    return bytes(data)
+
+
 def _with_absolute_member() -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -324,13 +334,112 @@ def test_hostile_archives_are_refused_and_leave_nothing(tmp_path: Path, name: st
 
 @posix_only("symlinks")
 def test_a_link_inside_the_archive_is_kept(tmp_path: Path) -> None:
+    """Links that resolve inside are unpacked as links: one beside its file, one to another
+    directory (an agent's `bin/agent -> ../lib/agent`), and a chain of links to links."""
+    links = {
+        "lib/alias": "real",
+        "bin/agent": "../lib/agent",
+        "lib/x.so": "x.so.1",
+        "lib/x.so.1": "x.so.1.2",
+        "lib/here": ".",
+    }
+    files = {"lib/real": b"x", "lib/agent": script("echo agent"), "lib/x.so.1.2": b"elf"}
     target = tmp_path / "out"
-    unpack(
-        _write(tmp_path, "a.tar.gz", tar_gz({"lib/real": b"x"}, links={"lib/alias": "real"})),
-        target,
-        url="https://h/a.tar.gz",
-    )
+    unpack(_write(tmp_path, "a.tar.gz", tar_gz(files, links=links)), target, url="https://h/a.tar.gz")
     assert (target / "lib" / "alias").read_bytes() == b"x"
+    assert (target / "bin" / "agent").is_symlink() and os.access(target / "bin" / "agent", os.X_OK)
+    assert (target / "lib" / "x.so").read_bytes() == b"elf"
+    assert (target / "lib" / "here" / "real").read_bytes() == b"x"
+
+
+@posix_only("symlinks")
+@pytest.mark.parametrize("stdlib_filter", [True, False], ids=["with the data filter", "our checks alone"])
+@pytest.mark.parametrize("shape", ["plain chain", "PATH_MAX chain"])
+def test_a_member_is_never_written_through_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str, stdlib_filter: bool
+) -> None:
+    """Links that are each lexically inside, chained so that a member written through them lands
+    outside: above the target directory (`x/l -> ..`, `x/l/m -> ../..`), or at an absolute path
+    (CVE-2025-4517: past PATH_MAX, where os.path.realpath, and so the stdlib's data filter, stops
+    resolving). Refused whole, with or without the stdlib filter (Python before 3.11.4 has none)."""
+    if not stdlib_filter:
+        monkeypatch.delattr(tarfile, "data_filter")
+    work = tmp_path / "work"
+    (work / "deep").mkdir(parents=True)
+    target = work / "deep" / "out"
+    planted = tmp_path / "outside" / "planted"
+    planted.parent.mkdir()
+    data = plain_link_chain("planted") if shape == "plain chain" else path_max_chain(target, planted)
+    with pytest.raises(ArchiveError, match=r"is inside the link '(x/l|a)'; archive refused"):
+        unpack(_write(work, "a.tar.gz", data), target, url="https://h/a.tar.gz")
+    assert tree(work) == ["a.tar.gz", "deep"] and tree(planted.parent) == []
+
+
+@posix_only("symlinks")
+def test_a_link_is_checked_against_links_later_in_the_archive(tmp_path: Path) -> None:
+    """`up -> p/q/../..` resolves inside while `p` does not exist; a later `p -> .` would make it
+    the directory above. Every link is checked against the whole archive first."""
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(ArchiveError, match=r"link 'up' -> 'p/q/../..' passes through the link 'p'; archive refused"):
+        unpack(_write(work, "a.tar.gz", late_link()), work / "out", url="https://h/a.tar.gz")
+    assert tree(work) == ["a.tar.gz"]
+
+
+def _pax_headers(count: int, size: int) -> bytes:
+    """`count` pax headers of `size` bytes in a row (records of zeros), then a file."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for _ in range(count):
+            header = tarfile.TarInfo("././@PaxHeader")
+            header.type, header.size = tarfile.XHDTYPE, size
+            archive.addfile(header, io.BytesIO(bytes(size)))
+        archive.addfile(tarfile.TarInfo("agent"), io.BytesIO(b""))
+    return buffer.getvalue()
+
+
+def _declared(size: int) -> bytes:
+    """A file header that declares `size` bytes, the archive ending right after it."""
+    info = tarfile.TarInfo("agent")
+    info.size = size
+    return gzip.compress(info.tobuf(tarfile.GNU_FORMAT))
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (_pax_headers(1, 2 * 1024 * 1024), r"an extended header of 2097152 bytes \(more than 1048576\)"),
+        (_pax_headers(2000, 0), "more than 4 extended headers in a row"),
+        (_declared(5 * 1024**3), "unpacks to more than 4294967296 bytes"),
+    ],
+    ids=["a big extended header", "extended headers in a row", "a member declaring 5 GiB"],
+)
+def test_tar_headers_are_bounded_before_they_are_read(tmp_path: Path, data: bytes, reason: str) -> None:
+    """Refused from the header itself: not read into memory (a pax header), not followed down
+    the stack (headers in a row), not decompressed through to find what comes next (5 GiB)."""
+    with pytest.raises(ArchiveError, match=f"{reason}; archive refused"):
+        unpack(_write(tmp_path, "a.tar.gz", data), tmp_path / "out", url="https://h/a.tar.gz")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        pytest.param(
+            "long.tar.gz",
+            tar_gz({"n" * 300: b"x"}),
+            r"could not be unpacked \(File name too long\)",
+            marks=posix_only("ENAMETOOLONG's wording"),
+        ),
+        ("secret.zip", _encrypted_zip(), r"member 'agent' is encrypted; archive refused"),
+    ],
+)
+def test_an_archive_that_cannot_be_unpacked_is_a_clear_error(
+    tmp_path: Path, name: str, data: bytes, reason: str
+) -> None:
+    with pytest.raises(ArchiveError, match=reason):
+        unpack(_write(tmp_path, name, data), tmp_path / "out", url=f"https://h/{name}")
+    assert not (tmp_path / "out").exists()
 
 
 def test_not_an_archive_is_a_clear_error(tmp_path: Path) -> None:

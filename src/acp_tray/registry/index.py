@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from acp_tray.atomic import write_atomically
+from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.registry.transfer import TransferError, fetch
 
 FETCH_TIMEOUT = 15.0
@@ -107,6 +108,8 @@ def _strings(value: object, what: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{what} must be a list of strings")
+    if problem := command_problem(value, args_only=True):  # the rule the preferences keep
+        raise ValueError(f"{what}: {problem}")
     return tuple(value)
 
 
@@ -115,6 +118,8 @@ def _env(value: object, what: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise ValueError(f"{what} must be a table of strings")
+    if problem := env_problem(value):
+        raise ValueError(f"{what}: {problem}")
     return dict(value)
 
 
@@ -122,6 +127,8 @@ def _text(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{key!r} must be a non-empty string")
+    if problem := text_problem(value):
+        raise ValueError(f"{key!r}: {problem}")
     return value
 
 

@@ -74,11 +74,13 @@ def _read_mark(mark_file: Path) -> str:
     except OSError as exc:
         log.warning("%s cannot be read (%s); %s", mark_file, exc.strerror or exc, NOT_ENDED)
         return ""
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             log.warning("%s is not a regular file; ignored: %s", mark_file, NOT_ENDED)
             return ""
-        mark = handle.read(MARK_BYTES).decode("ascii", "replace").strip()
+        mark = os.read(fd, MARK_BYTES).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
     return mark if _MARK.fullmatch(mark) else ""  # only what `mark_this_run` writes
 
 

@@ -101,6 +101,9 @@ def _guarded(run: Any, args: argparse.Namespace) -> int:
     except _FailedError as exc:
         _say(str(exc))
         return exc.code
+    except RegistryError as exc:  # no such agent in it (`Registry.find`): said, not a traceback
+        _say(str(exc))
+        return EXIT_FAILED
 
 
 def cmd_search(args: argparse.Namespace) -> int:

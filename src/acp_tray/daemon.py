@@ -284,9 +284,14 @@ class Daemon:
                 host.policy = policy_of(prefs.agents[name])
         if changed:
             self._in_background(self._restart(changed, wanted))
-        new = [name for name in wanted if name not in self.hosts and name not in self._stopped_by_user]
-        if new:
-            self._in_background(self._restart(new, wanted, stop=False))
+        for name, spec in wanted.items():
+            if name in self.hosts or name in self._stopped_by_user:
+                continue
+            lock = self._lifecycle.get(name)
+            if lock is not None and lock.locked():  # being stopped or restarted: started after that
+                self._in_background(self._restart([name], wanted, stop=False))
+            else:
+                self._start(name, spec)
 
     def report(self, event: Event) -> None:
         """An event from outside the agents (the command API): presented like theirs."""
@@ -301,16 +306,19 @@ class Daemon:
         task.add_done_callback(self._background.discard)
 
     async def _restart(self, names: list[str], wanted: dict[str, AgentSpec], *, stop: bool = True) -> None:
-        """Stop `names` (unless `stop` is False), then start those in `wanted` that are not running;
-        after any other start, stop or restart of the same agents is done (they queue, in order)."""
+        """Stop `names` (unless `stop` is False), then start those in `wanted` that are not running,
+        as configured by then; after any other start, stop or restart of the same agents is done
+        (they queue, in order), and not once the daemon is stopping."""
         async with contextlib.AsyncExitStack() as held:
             for name in sorted(set(names)):  # one order for every caller: no two wait on each other
                 await held.enter_async_context(self._lifecycle.setdefault(name, asyncio.Lock()))
             if stop:
                 await self._stop_agents(names)
             for name in names:
-                if name in wanted and name not in self._agent_tasks:
-                    self._start(name, wanted[name])
+                config = self.prefs.agents.get(name)  # removed or changed while this waited: not undone
+                stopping = self._stop is not None and self._stop.is_set()
+                if name in wanted and config is not None and name not in self._agent_tasks and not stopping:
+                    self._start(name, spec_of(config))
 
     def _start(self, name: str, spec: AgentSpec) -> None:
         config = self.prefs.agents.get(name)

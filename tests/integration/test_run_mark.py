@@ -81,8 +81,8 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
         until(lambda: state("tui", env) == "connected", 30, "the sign-in in the xterm")
         in_window = children_of(xterms[0])  # `acp-tray login`, waiting for Enter
         assert in_window and all(alive(p) for p in in_window)
+        until(lambda: len(living(pids)) == 2, what="the v1 fallback's first tree to go")
         tree = sorted(living(pids))
-        assert len(tree) == 2
 
         killed(first)
         second = Daemon("run", "--config", str(config), env=env)

@@ -314,10 +314,11 @@ class Daemon:
                 await held.enter_async_context(self._lifecycle.setdefault(name, asyncio.Lock()))
             if stop:
                 await self._stop_agents(names)
+            if self._stop is not None and self._stop.is_set():
+                return  # the daemon is going: nothing new starts
             for name in names:
                 config = self.prefs.agents.get(name)  # removed or changed while this waited: not undone
-                stopping = self._stop is not None and self._stop.is_set()
-                if name in wanted and config is not None and name not in self._agent_tasks and not stopping:
+                if name in wanted and config is not None and name not in self._agent_tasks:
                     self._start(name, spec_of(config))
 
     def _start(self, name: str, spec: AgentSpec) -> None:

@@ -103,6 +103,7 @@ class Daemon:
         backoff: BackoffPolicy | None = None,
         versions: VersionMemory | None = None,
         secrets: SecretNames | None = None,
+        run_mark: str | None = None,
     ) -> None:
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self.approvals = Approvals(self._queue.put_nowait)
@@ -110,6 +111,7 @@ class Daemon:
         self._backoff = backoff or BackoffPolicy()
         self._versions = versions or VersionMemory(None)
         self._secrets = secrets
+        self._run_mark = run_mark  # given to each agent (agents/leftovers.py); None: not `acp-tray run`
         self._history = history
         self._surfaces = surfaces
         self._withdrawers: list[Withdraw] = []  # surfaces that can take a notification back
@@ -124,6 +126,7 @@ class Daemon:
         self.hosts: dict[str, AgentHost] = {}
         self._icons: dict[str, str] = {}  # agents from the ACP Registry: their SVG icon
         self._agent_tasks: dict[str, asyncio.Task[None]] = {}
+        self._lifecycle: dict[str, asyncio.Lock] = {}  # one start/stop/restart/remove of an agent at a time
         self._summary_timer: asyncio.TimerHandle | None = None
         self._last_prefs_error: str | None = None
         self._settle_timer: asyncio.TimerHandle | None = None
@@ -280,7 +283,12 @@ class Daemon:
         if changed:
             self._in_background(self._restart(changed, wanted))
         for name, spec in wanted.items():
-            if name not in self.hosts and name not in self._stopped_by_user:
+            if name in self.hosts or name in self._stopped_by_user:
+                continue
+            lock = self._lifecycle.get(name)
+            if lock is not None and lock.locked():  # being stopped or restarted: started after that
+                self._in_background(self._restart([name], wanted, stop=False))
+            else:
                 self._start(name, spec)
 
     def report(self, event: Event) -> None:
@@ -295,11 +303,21 @@ class Daemon:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _restart(self, names: list[str], wanted: dict[str, AgentSpec]) -> None:
-        await self._stop_agents(names)
-        for name in names:
-            if name in wanted and name not in self.hosts:
-                self._start(name, wanted[name])
+    async def _restart(self, names: list[str], wanted: dict[str, AgentSpec], *, stop: bool = True) -> None:
+        """Stop `names` (unless `stop` is False), then start those in `wanted` that are not running,
+        as configured by then; after any other start, stop or restart of the same agents is done
+        (they queue, in order), and not once the daemon is stopping."""
+        async with contextlib.AsyncExitStack() as held:
+            for name in sorted(set(names)):  # one order for every caller: no two wait on each other
+                await held.enter_async_context(self._lifecycle.setdefault(name, asyncio.Lock()))
+            if stop:
+                await self._stop_agents(names)
+            if self._stop is not None and self._stop.is_set():
+                return  # the daemon is going: nothing new starts
+            for name in names:
+                config = self.prefs.agents.get(name)  # removed or changed while this waited: not undone
+                if name in wanted and config is not None and name not in self._agent_tasks:
+                    self._start(name, spec_of(config))
 
     def _start(self, name: str, spec: AgentSpec) -> None:
         config = self.prefs.agents.get(name)
@@ -314,6 +332,7 @@ class Daemon:
             versions=self._versions,
             advertise_notices=self._advertise_notices,
             secrets=self._secrets.values if self._secrets is not None else None,
+            run_mark=self._run_mark,
         )
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._queue.put_nowait, self._backoff), name=f"agent:{name}")
@@ -328,7 +347,7 @@ class Daemon:
     async def stop_agent(self, name: str) -> None:
         """Stop `name` (its whole process tree) and return once it has stopped: after `agents
         remove`, before its installed files go."""
-        await self._stop_agents([name])
+        await self._restart([name], {})
 
     async def _stop_agents(self, names: list[str]) -> None:
         tasks = [self._agent_tasks.pop(name) for name in names if name in self._agent_tasks]
@@ -633,8 +652,8 @@ class Daemon:
             self._stopped_by_user.discard(name)
         if verb in ("stop", "restart"):
             self._in_background(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
-        elif verb == "start" and name not in self._agent_tasks:
-            self._start(name, spec_of(config))
+        elif verb == "start":
+            self._in_background(self._restart([name], {name: spec_of(config)}, stop=False))
 
     def retry_agent(self, name: str) -> None:
         """Start `name` again after the person acted on why it would not work (it refused, or

@@ -144,15 +144,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             log.warning("%s", took_over)
         mark_file = paths.agents_run_file()
         leftovers.end_left_behind(mark_file)
-        leftovers.mark_this_run(mark_file)
-        code = _run_daemon(args, log_file)
+        code = _run_daemon(args, log_file, leftovers.mark_this_run(mark_file))
         leftovers.clean_stop(mark_file)  # not after an exception: its agents may be left for the next start
         return code
     finally:
         lock.release()
 
 
-def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
+def _run_daemon(args: argparse.Namespace, log_file: Path | None, run_mark: str) -> int:
+    """`run_mark`: carried by each agent this daemon starts (agents/leftovers.py)."""
     path, explicit = _config_path(args)
     try:
         loaded = load_preferences(path, explicit=explicit)
@@ -174,24 +174,24 @@ def _run_daemon(args: argparse.Namespace, log_file: Path | None) -> int:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
     if headless:
-        daemon, _ = _build(loaded, console, native=False)
+        daemon, _ = _build(loaded, console, run_mark, native=False)
         asyncio.run(_serve(daemon, None, asyncio.Event(), own_signals=True))
         return 0
     pystray, backend = load_pystray()
     if pystray is None:
         print(f"tray: none ({backend}); running without one", flush=True)
-        daemon, chain = _build(loaded, console, native=True)
+        daemon, chain = _build(loaded, console, run_mark, native=True)
         asyncio.run(_serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
     print(f"tray: pystray, {backend}", flush=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
     app = TrayApp(pystray, lambda action: None)
-    _run_with_tray(app, lambda: _build(loaded, console, native=True, glib=app.gtk))
+    _run_with_tray(app, lambda: _build(loaded, console, run_mark, native=True, glib=app.gtk))
     return 0
 
 
 def _build(
-    loaded: Loaded, console: ConsoleNotifier, *, native: bool, glib: bool = False
+    loaded: Loaded, console: ConsoleNotifier, run_mark: str, *, native: bool, glib: bool = False
 ) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import). `glib`: the tray runs
     GTK's loop, through which notifications can go (GLib's D-Bus) without loading dbus-fast."""
@@ -214,6 +214,7 @@ def _build(
         sessions=SessionStore(paths.sessions_file()),
         versions=VersionMemory(paths.versions_file()),
         secrets=SecretNames(paths.secret_names_file()),
+        run_mark=run_mark,
     )
     if not native:
         daemon.add_surface(console.present)

@@ -74,6 +74,7 @@ class AgentHost:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         secrets: Callable[[str], Mapping[str, str]] | None = None,
+        run_mark: str | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
@@ -104,6 +105,7 @@ class AgentHost:
         self.last_detail = ""  # of the last status reported
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
         self._secrets = secrets  # the agent's secrets from the OS keyring, by agent name (blocking)
+        self._run_mark = run_mark  # this daemon's (agents/leftovers.py): the agent's environment carries it
         self.signin = SignIn(name, sink, self._status, remote=spec.remote)
         self.signin.on_signed_in = self._signed_in
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
@@ -162,18 +164,17 @@ class AgentHost:
             self._status(AgentState.FAILED, f"working directory {self.spec.cwd} does not exist")
             return RunEnd.CANNOT_START
         secrets = await asyncio.to_thread(self._secrets, self.name) if self._secrets is not None else {}
-        env = agent_environment({**self.spec.env, **secrets})
+        env = agent_environment({**self.spec.env, **secrets}, run_mark=self._run_mark)
         self.signin.env_names = frozenset(env)  # names only: which env_var sign-ins can work
         try:
             agent = await AgentProcess.start(self.spec.command, env=env, cwd=self.spec.cwd, limit=self._max_line_bytes)
-        except OSError as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
-            if exc.errno in TEMPORARY_ERRNOS:  # not the agent's fault, and it passes
-                self._status(
-                    AgentState.STARTING,
-                    f"cannot start {self.spec.command[0]!r} now: {exc.strerror or exc}; trying again",
-                )
+        except Exception as exc:  # only the spawn itself: a broken pipe later is the agent going, not this
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+            if isinstance(exc, OSError) and exc.errno in TEMPORARY_ERRNOS:  # not the agent's fault, and it passes
+                self._status(AgentState.STARTING, f"cannot start {self.spec.command[0]!r} now: {reason}; trying again")
                 return RunEnd.SHORT_OF_RESOURCES
-            self._status(AgentState.FAILED, f"cannot start {self.spec.command[0]!r}: {exc.strerror or exc}")
+            # OSError: no such program, not executable; ValueError: what no process can be given (a NUL)
+            self._status(AgentState.FAILED, f"cannot start {self.spec.command[0]!r}: {reason}")
             return RunEnd.CANNOT_START
         self._log.info("running as pid %d, in a process group of its own", agent.pid)
         drain = asyncio.create_task(self.stderr.drain(agent.stderr), name=f"stderr:{self.name}")

@@ -8,6 +8,10 @@ token, inherited by the agent's own children) and the mark is kept in the state 
 daemon runs. A daemon that finds a mark there at start ends the processes of this user that still
 carry it: nothing else (a recycled pid, another program) carries the token. Linux reads `/proc`;
 elsewhere nothing is done (Windows: the job object ends the tree when the daemon's handle goes).
+
+The mark is laid over an agent's environment last (`agents/environment.py`: its configured `env`
+cannot replace it) and is never in the daemon's own environment: what else the daemon starts (the
+terminal of a sign-in, the editor of the preferences) is the person's, and outlives any daemon.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import secrets
 import signal
+import stat
 import time
 from pathlib import Path
 
@@ -27,6 +33,9 @@ log = logging.getLogger(__name__)
 VARIABLE = "ACP_TRAY_RUN"
 TERM_GRACE = 2.0  # s for SIGTERM before SIGKILL
 POLL = 0.05
+MARK_BYTES = 256  # far more than a mark: what is read of the file at most
+_MARK = re.compile(r"[0-9a-f]{32}")  # secrets.token_hex(16)
+NOT_ENDED = "agents a killed daemon left running, if any, are not ended"
 
 
 def carrying(mark: str, proc: Path = Path("/proc")) -> list[int]:
@@ -54,12 +63,30 @@ def _signal(pids: list[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
+def _read_mark(mark_file: Path) -> str:
+    """The mark a previous daemon left, or "" (none; or the file is not one acp-tray wrote: a
+    FIFO would hang the start, a directory or a link is nobody's mark). Never blocks."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(mark_file, flags)
+    except FileNotFoundError:
+        return ""  # the last daemon stopped cleanly (or none ran)
+    except OSError as exc:
+        log.warning("%s cannot be read (%s); %s", mark_file, exc.strerror or exc, NOT_ENDED)
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            log.warning("%s is not a regular file; ignored: %s", mark_file, NOT_ENDED)
+            return ""
+        mark = os.read(fd, MARK_BYTES).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+    return mark if _MARK.fullmatch(mark) else ""  # only what `mark_this_run` writes
+
+
 def end_left_behind(mark_file: Path) -> list[int]:
     """End what the previous daemon's agents left running (see the module's note); their pids."""
-    try:
-        mark = mark_file.read_text(encoding="utf-8").strip()
-    except OSError:
-        return []  # the last daemon stopped cleanly (or none ran)
+    mark = _read_mark(mark_file)
     if not mark or not Path("/proc/self/environ").exists():
         return []
     left = carrying(mark)
@@ -75,14 +102,24 @@ def end_left_behind(mark_file: Path) -> list[int]:
     return left
 
 
-def mark_this_run(mark_file: Path) -> None:
-    """A new mark for this daemon's agents: in the state directory, and in the environment they inherit."""
+def mark_this_run(mark_file: Path) -> str:
+    """A new mark for this daemon's agents, kept in the state directory; returned for the daemon
+    to give each agent it starts (and nothing else: see the module's note)."""
     mark = secrets.token_hex(16)
-    write_atomically(mark_file, mark + "\n")
-    os.environ[VARIABLE] = mark
+    try:
+        write_atomically(mark_file, mark + "\n")
+    except OSError as exc:  # a directory in its place, a full disk: the daemon runs all the same
+        log.warning(
+            "cannot keep this run's mark in %s (%s); if this daemon is killed, the next one cannot end "
+            "the agents it leaves running",
+            mark_file,
+            exc.strerror or exc,
+        )
+    return mark
 
 
 def clean_stop(mark_file: Path) -> None:
     """Every agent has been stopped: nothing for the next daemon to end."""
     with contextlib.suppress(FileNotFoundError):
-        mark_file.unlink()
+        if stat.S_ISREG(mark_file.lstat().st_mode):  # only the mark: never a directory or a link put there
+            mark_file.unlink()

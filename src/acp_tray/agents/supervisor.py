@@ -57,7 +57,12 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
     backoff = Backoff(dataclasses.replace(policy, give_up_after=None) if host.spec.remote else policy)
     while True:
         started = loop.time()
-        end = await host.run()
+        try:
+            end = await host.run()
+        except Exception as exc:  # acp-tray's own fault: said and logged, not a task nobody looks at
+            log.exception("%s: could not be run", host.name)
+            sink(AgentStatus(host.name, AgentState.FAILED, f"internal error: {type(exc).__name__}: {exc}"))
+            return
         current = asyncio.current_task()
         if current is not None and current.cancelling():  # stopped, but the host's cleanup swallowed the cancel
             return

@@ -18,6 +18,7 @@ from acp_tray.agents.signin import AuthRequiredError, SignInError, terminal_plan
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
 from acp_tray.events import AgentState, AgentStatus, TurnEnded
+from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.names import agent_name_problem, pasteable
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
@@ -68,6 +69,18 @@ def _env(args: dict[str, Any]) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise CommandError("'env' must be a table of strings", "bad_request")
     return value
+
+
+def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None) -> None:
+    """What no process can be started with, or the preferences file cannot keep, is refused here
+    in plain words (the file's own rule: `prefs/launch.py`)."""
+    for what, problem in (
+        ("the agent's command", command_problem(command) if command is not None else None),
+        ("its env", env_problem(env)),
+        ("the URL", text_problem(url) if url is not None else None),
+    ):
+        if problem is not None:
+            raise CommandError(f"{what}: {problem}", "bad_request")
 
 
 class Commands:
@@ -194,6 +207,7 @@ class Commands:
         if command is not None and (not command or command[0].startswith("-")):
             raise CommandError("the agent's command must start with a program, not an option", "bad_request")
         env = _env(args)
+        _launchable(command, env, url)
         self._change(lambda path: add_agent(path, name, command=command, url=url, env=env))
         return {"name": name, "preferences": str(self._daemon.prefs_path)}
 
@@ -204,6 +218,7 @@ class Commands:
         self._host_config(name)
         command = _strings(args, "command")
         env = _env(args)
+        _launchable(command, env)
         self._change(lambda path: set_agent_command(path, name, command, env))
         return {"name": name}
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from acp_tray.prefs.launch import command_problem, env_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.registry.urls import DEFAULT_URL as REGISTRY_URL
 from acp_tray.registry.urls import check_url
@@ -120,6 +121,17 @@ class AgentConfig(_Strict):
     def _program_not_empty(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and not value[0].strip():
             raise ValueError("the program (first item) must not be empty")
+        problem = command_problem(value) if value is not None else None
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env_can_be_given(cls, value: dict[str, str]) -> dict[str, str]:
+        problem = env_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("url")

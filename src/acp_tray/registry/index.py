@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from acp_tray.atomic import write_atomically
+from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.registry.fields import cmd_parts, id_problem, package_problem, version_problem
 from acp_tray.registry.transfer import TransferError, fetch
@@ -123,6 +124,8 @@ def _strings(value: object, what: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{what} must be a list of strings")
+    if problem := command_problem(value, args_only=True):  # the rule the preferences keep
+        raise ValueError(f"{what}: {problem}")
     return tuple(value)
 
 
@@ -131,6 +134,8 @@ def _env(value: object, what: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise ValueError(f"{what} must be a table of strings")
+    if problem := env_problem(value):
+        raise ValueError(f"{what}: {problem}")
     return dict(value)
 
 
@@ -138,6 +143,8 @@ def _text(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{key!r} must be a non-empty string")
+    if problem := text_problem(value):
+        raise ValueError(f"{key!r}: {problem}")
     return value
 
 

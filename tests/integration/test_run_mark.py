@@ -145,7 +145,8 @@ def test_an_agents_run_file_that_is_not_a_file_neither_hangs_nor_crashes_the_sta
     daemon = Daemon("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected", timeout=20)
-    daemon.wait_for_stderr(f"{run_file} is not a regular file; ignored")
+    what = "a named pipe" if kind == "fifo" else "a directory"
+    daemon.wait_for_stderr(f"{run_file} cannot be read (it is {what}, not a file)")
     assert daemon.stop() == 0
     stderr = daemon.stderr_text()
     assert "Traceback" not in stderr, stderr

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from acp_tray.atomic import write_atomically
+from acp_tray.private import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -66,18 +67,14 @@ def _signal(pids: list[int], sig: int) -> None:
 def _read_mark(mark_file: Path) -> str:
     """The mark a previous daemon left, or "" (none; or the file is not one acp-tray wrote: a
     FIFO would hang the start, a directory or a link is nobody's mark). Never blocks."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(mark_file, flags)
+        fd = open_regular(mark_file, os.O_RDONLY)
     except FileNotFoundError:
         return ""  # the last daemon stopped cleanly (or none ran)
     except OSError as exc:
         log.warning("%s cannot be read (%s); %s", mark_file, exc.strerror or exc, NOT_ENDED)
         return ""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            log.warning("%s is not a regular file; ignored: %s", mark_file, NOT_ENDED)
-            return ""
         mark = os.read(fd, MARK_BYTES).decode("ascii", "replace").strip()
     finally:
         os.close(fd)

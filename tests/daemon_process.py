@@ -159,3 +159,20 @@ def cli_started(*args: str) -> subprocess.Popen[str]:
         text=True,
         env=cli_env(),
     )
+
+
+def write_agent_config(name: str, command: list[str], cwd: Path, env: dict[str, str], extra: str = "") -> Path:
+    """The preferences file with one agent `name` (its command, cwd and env; `extra` TOML lines for it)."""
+    import json
+
+    from acp_tray import paths
+
+    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())  # JSON strings are TOML strings
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f"[agents.{name}]\ncommand = {json.dumps(command)}\ncwd = {json.dumps(str(cwd))}\n"
+        f"{extra}env = {{ {inline} }}\n",
+        encoding="utf-8",
+    )
+    return config

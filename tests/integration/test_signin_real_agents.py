@@ -16,7 +16,7 @@ import pytest
 
 from acp_tray import paths
 from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.daemon_process import Daemon, cli, until, write_agent_config
 from tests.integration.test_signin_cli import keyring_env  # noqa: F401  (a fixture)
 from tests.real_agents import npm_bin, root
 
@@ -45,14 +45,7 @@ def stop_all(daemon: Daemon) -> None:
 
 
 def write_config(name: str, command: list[str], cwd: Path, env: dict[str, str]) -> None:
-    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f"[agents.{name}]\ncommand = {json.dumps(command)}\ncwd = {json.dumps(str(cwd))}\n"
-        f"protocol = 1\nenv = {{ {inline} }}\n",
-        encoding="utf-8",
-    )
+    write_agent_config(name, command, cwd, env, extra="protocol = 1\n")
 
 
 def history() -> list[dict[str, object]]:

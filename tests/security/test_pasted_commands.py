@@ -26,7 +26,7 @@ import pytest
 from acp_tray import paths
 from acp_tray.cli import build_parser
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.daemon_process import Daemon, cli, until, write_agent_config
 
 AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 # "`acp-tray …`", or "…: acp-tray …" to the end of its line (the form a sign-in notice used)
@@ -112,14 +112,7 @@ def write_config(tmp_path: Path, suffix: str) -> None:
         "AUTH_AGENT_OFFER": "token,key,sso",  # one method acp-tray can do: the notice names it
         "AUTH_AGENT_ID_SUFFIX": suffix,
     }
-    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())  # JSON strings are TOML strings
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f"[agents.hostile]\ncommand = {json.dumps([sys.executable, str(AUTH_AGENT)])}\n"
-        f"cwd = {json.dumps(str(tmp_path))}\nenv = {{ {inline} }}\n",
-        encoding="utf-8",
-    )
+    write_agent_config("hostile", [sys.executable, str(AUTH_AGENT)], tmp_path, env)
 
 
 def test_every_printed_command_pastes_as_the_command_it_says(daemons: list[Daemon], tmp_path: Path) -> None:

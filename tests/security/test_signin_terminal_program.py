@@ -8,15 +8,13 @@ program found with the environment the sign-in runs in, and the variables the me
 
 from __future__ import annotations
 
-import json
 import shlex
 import stat
 import sys
 from pathlib import Path
 
-from acp_tray import paths
 from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
+from tests.daemon_process import Daemon, cli, write_agent_config
 
 AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 
@@ -30,14 +28,7 @@ def test_the_program_printed_is_the_program_run(daemons: list[Daemon], tmp_path:
     impostor.write_text(f'#!/bin/sh\necho "$0" > {shlex.quote(str(ran))}\nexec {shlex.quote(real)} "$@"\n')
     impostor.chmod(impostor.stat().st_mode | stat.S_IXUSR)
     env = {"AUTH_AGENT_AT": "new", "AUTH_AGENT_TOKEN": str(tmp_path / "token"), "AUTH_AGENT_TUI_PATH": str(other)}
-    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f'[agents.locked]\ncommand = ["python3", {json.dumps(str(AUTH_AGENT))}]\n'
-        f"cwd = {json.dumps(str(tmp_path))}\nenv = {{ {inline} }}\n",
-        encoding="utf-8",
-    )
+    write_agent_config("locked", ["python3", str(AUTH_AGENT)], tmp_path, env)
     daemon = Daemon("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")

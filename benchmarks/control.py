@@ -121,7 +121,7 @@ def isolated_environment() -> Iterator[dict[str, str]]:
         # bytecode cached, as an installed package has it, in a temp dir (nothing written to the checkout)
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        from acp_tray import paths
+        from acp_tray.files import paths
 
         config = paths.config_file()
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -315,8 +315,8 @@ def main() -> int:
     saved_env = dict(os.environ)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # clean up on the way out
     with isolated_environment() as env:
-        from acp_tray import paths
-        from acp_tray.history import read_history
+        from acp_tray.files import paths
+        from acp_tray.state.history import read_history
 
         daemon = DaemonProcess(env)
         try:

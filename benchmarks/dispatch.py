@@ -35,12 +35,12 @@ from acp.connection import Connection  # noqa: E402
 from acp_tray.agents.client_handler import ClientHandler  # noqa: E402
 from acp_tray.agents.transport import LineTransport  # noqa: E402
 from acp_tray.daemon import Daemon  # noqa: E402
-from acp_tray.history import HistoryWriter  # noqa: E402
 from acp_tray.notifiers.chain import NotifierChain  # noqa: E402
 from acp_tray.notifiers.content import Notification  # noqa: E402
 from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
+from acp_tray.state.history import HistoryWriter  # noqa: E402
 from tests.conftest import make_presentation  # noqa: E402
 from tests.desktop.session import HERE, DesktopSession  # noqa: E402
 

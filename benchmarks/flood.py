@@ -302,7 +302,7 @@ def isolated_environment() -> Iterator[Path]:
 
 
 def write_config(count: int, stats: Path) -> Path:
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -356,8 +356,8 @@ def daemon_run(
     """One `acp-tray run` (fresh XDG dirs), one flood of `count` during `acp-tray prompt flood go`.
     Without `tray` the daemon gets no DISPLAY: it runs without a tray icon (as it says) and still
     sends its native notifications to dunst on the session bus."""
-    from acp_tray import paths
-    from acp_tray.history import history_files, read_history
+    from acp_tray.files import paths
+    from acp_tray.state.history import history_files, read_history
 
     out: dict[str, Any] = {"count": count, "aborted": None}
     with xdg_dirs(base):

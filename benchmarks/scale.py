@@ -59,9 +59,9 @@ sys.path.insert(0, str(ROOT))
 
 from acp_tray.daemon import Daemon  # noqa: E402
 from acp_tray.events import AgentState, AgentStatus  # noqa: E402
-from acp_tray.history import HistoryWriter  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
+from acp_tray.state.history import HistoryWriter  # noqa: E402
 
 AGENT_SCRIPT = ROOT / "benchmarks" / "agents" / "stress_agent.py"
 PEER = "peer"

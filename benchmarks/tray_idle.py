@@ -48,7 +48,7 @@ TARGET_VISIBLE = 1.0  # s
 TARGET_CPU_PER_60 = 0.3  # CPU-s per 60 s idle
 TARGET_WAKEUPS_PER_60 = 60  # wake-ups per 60 s idle, at most
 TARGET_RSS = 75.0  # MB, at most
-NOTICES_PER_AGENT = 4  # acp_tray.demo_agent.DEMO_NOTICES
+NOTICES_PER_AGENT = 4  # acp_tray.demo.agent.DEMO_NOTICES
 TICKS = os.sysconf("SC_CLK_TCK")
 
 BARE = """

@@ -165,7 +165,7 @@ def write_agent_config(name: str, command: list[str], cwd: Path, env: dict[str, 
     """The preferences file with one agent `name` (its command, cwd and env; `extra` TOML lines for it)."""
     import json
 
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())  # JSON strings are TOML strings
     config = paths.config_file()

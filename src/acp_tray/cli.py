@@ -11,8 +11,9 @@ import os
 import sys
 from typing import Any
 
-from acp_tray import __version__, paths
-from acp_tray.log_setup import install
+from acp_tray import __version__
+from acp_tray.files import paths
+from acp_tray.logs.setup import install
 
 log = logging.getLogger("acp_tray")
 
@@ -255,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     _utf8_output()
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["demo-agent"]:
-        from acp_tray.demo_agent import main as demo_main
+        from acp_tray.demo.agent import main as demo_main
 
         return demo_main(arguments[1:])
     parser = build_parser()

@@ -15,13 +15,14 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from acp_tray.agent_secrets import SecretNames
 from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
+from acp_tray.desktop.opener import open_path
+from acp_tray.desktop.terminal_window import NoTerminalError, cli_command, open_in_terminal
 from acp_tray.events import (
     AgentState,
     AgentStatus,
@@ -32,9 +33,8 @@ from acp_tray.events import (
     PermissionSettled,
     SignInNeeded,
 )
-from acp_tray.history import HistoryWriter
-from acp_tray.opener import open_path
-from acp_tray.paths import agent_icon, config_file, history_file
+from acp_tray.files.paths import agent_icon, config_file, history_file
+from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.names import pasteable
@@ -47,8 +47,8 @@ from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
-from acp_tray.redact import looks_secret, remember_secrets, url_secrets
-from acp_tray.terminal_window import NoTerminalError, cli_command, open_in_terminal
+from acp_tray.state.history import HistoryWriter
+from acp_tray.state.secrets import SecretNames
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_tray.redact import shown_url
-from acp_tray.session_bus import session_bus_available
+from acp_tray.desktop.session_bus import session_bus_available
+from acp_tray.logs.redact import shown_url
 
 Status = Literal["ok", "problem", "note"]
 MARK = {"ok": "✔", "problem": "✖", "note": "·"}

@@ -21,21 +21,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tray import __version__, paths
+from acp_tray import __version__
 from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
-from acp_tray.history import HistoryWriter, read_history
-from acp_tray.log_setup import install
+from acp_tray.desktop.opener import default_opener
+from acp_tray.files import paths
+from acp_tray.files.private import make_dir
+from acp_tray.files.rotating import RotatingFile
+from acp_tray.logs.setup import install
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line
-from acp_tray.opener import default_opener
 from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
 from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.clock import SystemClock
 from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
-from acp_tray.private import make_dir
 from acp_tray.protocol.notice import severity_kind
-from acp_tray.rotating import RotatingFile
+from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.app import TrayApp, load_pystray
 
 if TYPE_CHECKING:
@@ -195,13 +196,13 @@ def _build(
 ) -> tuple[Daemon, NotifierChain | None]:
     """The daemon and its surfaces (imported here: the SDK is slow to import). `glib`: the tray runs
     GTK's loop, through which notifications can go (GLib's D-Bus) without loading dbus-fast."""
-    from acp_tray.agent_secrets import SecretNames
     from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
     from acp_tray.daemon import Daemon
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
+    from acp_tray.state.secrets import SecretNames
 
     quiet_agent_gone()
     history = HistoryWriter(paths.history_file())

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acp_tray import paths
 from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line, terminal_text
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load

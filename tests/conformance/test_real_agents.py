@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, carrying, cli, until
 from tests.real_agents import npm_bin, sdk_example
@@ -82,7 +82,7 @@ def status_row(name: str) -> dict[str, Any]:
 
 
 def history_titles(name: str) -> list[str]:
-    from acp_tray.history import read_history
+    from acp_tray.state.history import read_history
 
     return [r["title"] for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == name]
 

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray import paths
-from acp_tray.history import read_history
+from acp_tray.files import paths
+from acp_tray.state.history import read_history
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, alive, carrying
 from tests.daemon_process import until as until  # re-exported for the fault tests

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.daemon_process import Daemon, cli
 from tests.faults.faultkit import agent_table, start, until, write_config
 

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from acp_tray.daemon import Daemon as InProcessDaemon
-from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
+from acp_tray.state.history import HistoryWriter, read_history
 from tests.daemon_process import Daemon, cli
 from tests.faults.faultkit import agent_pid, agent_table, history, start, until, write_config
 

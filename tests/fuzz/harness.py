@@ -34,7 +34,6 @@ from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, jsonrpc_problem, without_meta
 from acp_tray.daemon import Daemon
-from acp_tray.history import META_LIMIT, META_NOT_RECORDED, RAW_LIMIT, TEXT_LIMIT, HistoryWriter, read_history
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line
 from acp_tray.notifiers.content import notification_of
 from acp_tray.prefs.model import (
@@ -50,6 +49,7 @@ from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
 from acp_tray.protocol.notice import SeverityKind, severity_kind
 from acp_tray.protocol.version import ProtocolVersion
+from acp_tray.state.history import META_LIMIT, META_NOT_RECORDED, RAW_LIMIT, TEXT_LIMIT, HistoryWriter, read_history
 from tests.conftest import FakeClock
 from tests.fuzz.strategies import AGENT, Deep, Expect, Item, encode, same
 

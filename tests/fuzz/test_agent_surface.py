@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, given, settings
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
 from acp_tray.daemon import Daemon
 from acp_tray.events import AgentState
-from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.protocol.version import ProtocolVersion
+from acp_tray.state.history import HistoryWriter, read_history
 from tests.conftest import scripted_command
 from tests.fuzz.harness import Run, check, decode_problems, run_stream
 from tests.fuzz.strategies import Config, Expect, Item, RandomSource, Stream, gen_items, streams

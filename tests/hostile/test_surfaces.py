@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived, PermissionAsked, PermissionOption
-from acp_tray.history import HistoryWriter, read_history
 from acp_tray.local_commands import _history_line
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line, status_line
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, notification_of
@@ -41,6 +40,7 @@ from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
 from acp_tray.protocol.notice import Notice, severity_kind
+from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.menu import MENU_TEXT_LIMIT, Entry, menu_of
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot, tooltip_of
 from tests.conftest import ROOT, cli_env
@@ -284,7 +284,7 @@ def write_hostile_history(path: Path, corpus: tuple[Hostile, ...]) -> None:
 
 
 def test_cli_history_prints_one_safe_line_per_record(tmp_path: Path) -> None:
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     write_hostile_history(paths.history_file(), CORPUS)
     shown = subprocess.run([sys.executable, "-m", "acp_tray", "history"], env=cli_env(), capture_output=True, cwd=ROOT)
@@ -297,7 +297,7 @@ def test_cli_history_prints_one_safe_line_per_record(tmp_path: Path) -> None:
 
 
 def test_cli_history_json_is_terminal_safe(tmp_path: Path) -> None:
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     write_hostile_history(paths.history_file(), SMALL)
     shown = subprocess.run(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
-from acp_tray.demo_agent import DEMO_NOTICES
+from acp_tray.demo.agent import DEMO_NOTICES
+from acp_tray.files import paths
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import severity_kind
 from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command

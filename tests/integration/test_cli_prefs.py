@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from acp_tray.prefs.template import DEFAULT_FILE
 from tests.conftest import cli_env
 

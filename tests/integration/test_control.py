@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
 from acp_tray.control.endpoint import socket_path
-from acp_tray.history import read_history
+from acp_tray.files import paths
+from acp_tray.state.history import read_history
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, cli_started, until
 

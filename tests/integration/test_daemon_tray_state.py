@@ -10,11 +10,11 @@ from typing import Any
 
 from acp_tray.daemon import Daemon
 from acp_tray.events import AgentState
-from acp_tray.history import HistoryWriter
 from acp_tray.prefs.load import read_preferences
 from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.router import Presentation
+from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.snapshot import TraySnapshot, badge_of
 from tests.conftest import scripted_command
 

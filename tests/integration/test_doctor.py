@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, until
 from tests.integration.test_tray import HOSTS, icon_centre, screenshot, trayer, xdotool

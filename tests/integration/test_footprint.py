@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.demo_agent import DEMO_NOTICES
+from acp_tray.demo.agent import DEMO_NOTICES
 from tests.daemon_process import Daemon, cli
 from tests.wakeups import switches, wakeups
 

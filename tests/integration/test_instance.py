@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from acp_tray import paths
 from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli
 

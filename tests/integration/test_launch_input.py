@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentState, AgentStatus
+from acp_tray.files import paths
 from tests.conftest import EventLog, cli_env
 from tests.daemon_process import Daemon, cli
 from tests.integration.test_registry_agents import server, start, whole_groups, write_config  # noqa: F401

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT
 from tests.daemon_process import Daemon, cli, until
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, until
 from tests.integration.test_process_tree import kill_left, living, tree_table

@@ -216,8 +216,8 @@ def _wait_for(desktop: Any, mark: int, summary: str, timeout: float = 30.0) -> l
 
 
 def _wait_for_history_title(title: str, timeout: float = 30.0) -> None:
-    from acp_tray import paths
-    from acp_tray.history import read_history
+    from acp_tray.files import paths
+    from acp_tray.state.history import read_history
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -26,7 +26,7 @@ from typing import IO
 import pytest
 
 from acp_tray import __version__
-from acp_tray.demo_agent import DEMO_NOTICES
+from acp_tray.demo.agent import DEMO_NOTICES
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.timeout(900)
@@ -331,8 +331,8 @@ def test_binary_bundles_icons_and_lazily_imported_modules(binary: Path, venv: Ve
         "acp_tray.local_commands",
         "acp_tray.control.terminal",
         "acp_tray.control.client",
-        "acp_tray.demo_agent",
-        "acp_tray.demo_ws",
+        "acp_tray.demo.agent",
+        "acp_tray.demo.ws",
         "acp.ws",
         "acp.stdio",
         "websockets.asyncio.server",

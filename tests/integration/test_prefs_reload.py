@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.daemon import Daemon
-from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
+from acp_tray.state.history import HistoryWriter, read_history
 from tests.conftest import cli_env, scripted_command
 from tests.daemon_process import Daemon as DaemonProcess
 
@@ -154,7 +154,7 @@ def test_editing_the_file_changes_the_routing_of_the_next_notice(tmp_path: Path)
 def _wait_for_history(predicate: Any, timeout: float = 10.0) -> list[dict[str, Any]]:
     import time
 
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     deadline = time.monotonic() + timeout
     records: list[dict[str, Any]] = []

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
+from acp_tray.files import paths
 from tests.conftest import ROOT, EventLog
 from tests.daemon_process import Daemon, alive, cli, until
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env, validator_for
 from tests.daemon_process import Daemon, cli
 from tests.integration.test_control import agent_table, history, received, start, titles, until, write_config

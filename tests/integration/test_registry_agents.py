@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, carrying, cli
 from tests.hostile.archives import path_max_chain, pax_header_bomb, zip_directory_bomb

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, alive, until
 from tests.integration.test_approval_actions import dmenu, pick  # noqa: F401  (dmenu: a fixture)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, until
 from tests.desktop.keyring import missing, secret_service

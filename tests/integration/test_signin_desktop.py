@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray import paths
 from acp_tray.daemon import Daemon as InProcessDaemon
 from acp_tray.events import AgentState
-from acp_tray.history import HistoryWriter
+from acp_tray.files import paths
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
+from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import TraySnapshot
 from tests.conftest import ROOT, cli_env

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, cli, until, write_agent_config
 from tests.integration.test_signin_cli import keyring_env  # noqa: F401  (a fixture)

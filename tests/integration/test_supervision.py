@@ -15,9 +15,9 @@ from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
 from acp_tray.daemon import Daemon
 from acp_tray.events import AgentState
-from acp_tray.history import HistoryWriter, read_history
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
+from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import TraySnapshot
 from tests.conftest import ROOT

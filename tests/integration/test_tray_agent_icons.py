@@ -83,8 +83,8 @@ def test_a_registry_agent_shows_its_icon_in_the_agents_menu(tray_host: dict[str,
 
 async def test_the_daemon_hands_the_tray_the_icon_agents_add_kept(tmp_path: Path) -> None:
     """`agents add ID` keeps the icon in the data dir; the daemon's snapshot names it for the tray."""
-    from acp_tray import paths
     from acp_tray.events import AgentState
+    from acp_tray.files import paths
     from tests.integration.test_daemon_tray_state import config_with_agent, start, until
 
     icon = paths.agent_icon("bot")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
 from acp_tray.agents.approvals import MAX_PENDING_PER_AGENT
 from acp_tray.control.endpoint import socket_path
 from acp_tray.control.server import MAX_CONNECTIONS, READ_TIMEOUT
+from acp_tray.files import paths
 from tests.conftest import ROOT, scripted_command
 from tests.daemon_process import Daemon, cli, until
 
@@ -204,7 +204,7 @@ def test_a_daemon_that_does_not_answer_in_time_gets_a_clear_error_not_a_tracebac
     each command says so in one line and exits 1 when the wait runs out (30 s; 0.5 s here)."""
     from acp_tray import cli
     from acp_tray.control import client
-    from acp_tray.private import make_dir
+    from acp_tray.files.private import make_dir
 
     monkeypatch.setitem(client.request.__kwdefaults__, "timeout", 0.5)
     path = socket_path()

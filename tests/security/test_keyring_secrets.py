@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, cli, until
 from tests.desktop.keyring import secret_service

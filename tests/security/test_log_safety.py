@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.log_setup import SafeRecords
-from acp_tray.redact import redact, shown_url
+from acp_tray.logs.redact import redact, shown_url
+from acp_tray.logs.setup import SafeRecords
 from tests.conftest import ROOT, cli_env, scripted_command
 from tests.daemon_process import Daemon, cli, until
 
@@ -158,7 +158,7 @@ def test_shown_url_masks_only_the_password() -> None:
 
 
 def test_secret_looking_names_are_the_ones_that_hold_secrets() -> None:
-    from acp_tray.redact import looks_secret
+    from acp_tray.logs.redact import looks_secret
 
     for name in ("OPENAI_API_KEY", "GH_TOKEN", "AWS_SESSION_TOKEN", "DB_PASSWORD", "X-Auth", "Cookie"):
         assert looks_secret(name), name

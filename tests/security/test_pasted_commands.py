@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
 from acp_tray.cli import build_parser
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, until, write_agent_config
 

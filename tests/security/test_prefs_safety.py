@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.daemon_process import Daemon, cli, until
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import ROOT, cli_env
 from tests.daemon_process import Daemon, cli, cli_started, until
 from tests.integration.test_registry_agents import (  # noqa: F401  (whole_groups: an autouse fixture)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import paths
+from acp_tray.files import paths
 from tests.conftest import cli_env
 from tests.daemon_process import Daemon, cli, until
 
@@ -78,7 +78,7 @@ def test_a_remote_urls_query_credentials_are_masked_everywhere(daemons: list[Dae
 )
 def test_which_query_values_are_masked(url: str, shown: str | None) -> None:
     """Pure: the rule is the name (`looks_secret`), whatever the value looks like."""
-    from acp_tray.redact import shown_url
+    from acp_tray.logs.redact import shown_url
 
     expected = shown or "wss://h/acp?X-Amz-Signature=***&X-Amz-Credential=***&X-Amz-Date=1"
     assert shown_url(url) == expected

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray import private
 from acp_tray.events import NoticeMalformed, NoticeReceived
-from acp_tray.history import HistoryWriter, history_files, read_history
+from acp_tray.files import private
 from acp_tray.presentation.router import Decision
 from acp_tray.protocol.notice import Notice
+from acp_tray.state.history import HistoryWriter, history_files, read_history
 from tests.platforms import posix_only
 
 
@@ -116,7 +116,7 @@ def _history_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_history_n_counts_from_the_end_and_refuses_a_negative_count() -> None:
-    from acp_tray import paths
+    from acp_tray.files import paths
 
     writer = HistoryWriter(paths.history_file())
     for title in ("one", "two", "three"):

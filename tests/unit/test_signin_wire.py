@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from acp_tray.desktop.terminal_window import NoTerminalError, open_in_terminal, terminal_command
 from acp_tray.events import AgentState, SignInChoice, SignInNeeded
 from acp_tray.presentation.own_notices import own_notice, parse_signin_action
 from acp_tray.protocol.auth import login_method, login_params, logout_method, logout_params, parse_auth_methods
 from acp_tray.protocol.initialize import initialize_params
 from acp_tray.protocol.session import agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
-from acp_tray.terminal_window import NoTerminalError, open_in_terminal, terminal_command
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import AgentRow, TraySnapshot
 from tests.conftest import validator_for

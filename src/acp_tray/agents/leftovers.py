@@ -26,8 +26,8 @@ import stat
 import time
 from pathlib import Path
 
-from acp_tray.atomic import write_atomically
-from acp_tray.private import open_regular
+from acp_tray.files.atomic import write_atomically
+from acp_tray.files.private import open_regular
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp_tray.atomic import write_atomically
+from acp_tray.files.atomic import write_atomically
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acp_tray.redact import shown_url
+from acp_tray.logs.redact import shown_url
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import logging
 import re
 from collections import deque
 
-from acp_tray.redact import redact
+from acp_tray.logs.redact import redact
 
 DEFAULT_TAIL_LINES = 50
 MAX_LOGGED_LINE = 500

@@ -11,7 +11,7 @@ import json
 import logging
 from pathlib import Path
 
-from acp_tray.atomic import write_atomically
+from acp_tray.files.atomic import write_atomically
 
 log = logging.getLogger(__name__)
 

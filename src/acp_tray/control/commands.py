@@ -11,18 +11,19 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tray import __version__, paths
+from acp_tray import __version__
 from acp_tray.agents.approvals import ApprovalError
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.signin import AuthRequiredError, SignInError, terminal_plan
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.control.server import CommandError, Emit
 from acp_tray.events import AgentState, AgentStatus, TurnEnded
+from acp_tray.files import paths
+from acp_tray.logs.redact import shown_url
 from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.names import agent_name_problem, pasteable
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
-from acp_tray.redact import shown_url
 from acp_tray.registry.install import agent_dir, uninstall
 
 if TYPE_CHECKING:

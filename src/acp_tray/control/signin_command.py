@@ -9,8 +9,8 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 
+from acp_tray.logs.redact import MASK, looks_secret, redact
 from acp_tray.prefs.names import shell_line
-from acp_tray.redact import MASK, looks_secret, redact
 
 
 def find_program(program: str, cwd: str, env: Mapping[str, str]) -> str | None:

@@ -226,9 +226,9 @@ def _state_of(result: dict[str, Any]) -> str:
 def _terminal_login(args: argparse.Namespace, plan: dict[str, Any]) -> int:
     import subprocess
 
-    from acp_tray import paths
-    from acp_tray.agent_secrets import SecretNames
     from acp_tray.control.signin_command import find_program, shown_command
+    from acp_tray.files import paths
+    from acp_tray.state.secrets import SecretNames
 
     sets = {str(name): str(value) for name, value in plan["env"].items()}
     env = {**os.environ, **SecretNames(paths.secret_names_file()).values(args.name), **sets}
@@ -264,8 +264,8 @@ def cmd_logout(args: argparse.Namespace) -> int:
 
 def cmd_secret(args: argparse.Namespace) -> int:
     """Keep VAR for the agent in the OS keyring (read without echo), or delete it; then restart it."""
-    from acp_tray import paths
-    from acp_tray.agent_secrets import SecretError, SecretNames
+    from acp_tray.files import paths
+    from acp_tray.state.secrets import SecretError, SecretNames
 
     if not VARIABLE.fullmatch(args.var):
         _say(f"{args.var!r} is not an environment variable name (letters, digits, _; not starting with a digit)")

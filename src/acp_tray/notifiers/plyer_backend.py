@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.assets import severity_icon
+from acp_tray.desktop.session_bus import session_bus_available
 from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.content import Notification
 from acp_tray.notifiers.ico import ico_for
-from acp_tray.session_bus import session_bus_available
 
 ZERO_WIDTH_SPACE = "\u200b"
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from acp_tray.files.private import FILE_MODE, make_dir
 from acp_tray.prefs.errors import plain_error
 from acp_tray.prefs.model import Preferences, builtin_defaults
 from acp_tray.prefs.template import DEFAULT_FILE
-from acp_tray.private import FILE_MODE, make_dir
 
 
 class PreferencesError(Exception):

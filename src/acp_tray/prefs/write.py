@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_tray.atomic import write_atomically
+from acp_tray.files.atomic import write_atomically
 from acp_tray.prefs.load import PreferencesError, parse_preferences, too_deep
 from acp_tray.prefs.model import Preferences
 

@@ -19,8 +19,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from acp_tray.atomic import write_atomically
-from acp_tray.paths import AGENT_ICON
+from acp_tray.files.atomic import write_atomically
+from acp_tray.files.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import cmd_parts, pinned
 from acp_tray.registry.index import Entry, Package, RegistryError

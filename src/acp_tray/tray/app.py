@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from acp_tray.session_bus import session_bus_available
+from acp_tray.desktop.session_bus import session_bus_available
 from acp_tray.tray.icon import render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
 from acp_tray.tray.menu_icons import MenuIcons, mark

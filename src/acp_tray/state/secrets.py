@@ -15,8 +15,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from acp_tray.atomic import write_atomically
-from acp_tray.redact import remember_secrets
+from acp_tray.files.atomic import write_atomically
+from acp_tray.logs.redact import remember_secrets
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ extension), but only if the client advertised `clientCapabilities.session.notice
 it falls back to `agent_message_chunk` text, as the notice spec describes. It answers
 `session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
 for permission first (so approvals can be tried: `acp-tray prompt demo "delete the build folder"`).
-Run it with `acp-tray demo-agent` or `python -m acp_tray.demo_agent`.
+Run it with `acp-tray demo-agent` or `python -m acp_tray.demo.agent`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from acp.connection import Connection
 from acp.stdio import stdio_streams
 
 from acp_tray import __version__
-from acp_tray.demo_ws import listen_address, serve_websocket
+from acp_tray.demo.ws import listen_address, serve_websocket
 
 INTERVAL_ENV = "ACP_TRAY_DEMO_INTERVAL"
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from acp_tray.private import open_append, open_regular
+from acp_tray.files.private import open_append, open_regular
 
 Report = Callable[[str], None]
 

@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from acp_tray.private import FILE_MODE, make_dir
+from acp_tray.files.private import FILE_MODE, make_dir
 
 
 def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:

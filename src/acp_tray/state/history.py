@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
+from acp_tray.files.private import make_dir, open_read
+from acp_tray.files.rotating import RotatingFile
 from acp_tray.presentation.router import Decision
-from acp_tray.private import make_dir, open_read
-from acp_tray.rotating import RotatingFile
 
 MAX_BYTES = 2 * 1024 * 1024
 BACKUPS = 3
@@ -125,7 +125,7 @@ class HistoryWriter:
                 too_big = True
             if too_big:
                 line = self._without_meta(record)
-        self._handler.emit(logging.LogRecord("acp_tray.history", logging.INFO, "", 0, line, None, None))
+        self._handler.emit(logging.LogRecord("acp_tray.state.history", logging.INFO, "", 0, line, None, None))
 
     @staticmethod
     def _without_meta(record: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ import logging
 import re
 from typing import Any
 
-from acp_tray.redact import redact
+from acp_tray.logs.redact import redact
 
 THIRD_PARTY_DEBUG = 3  # -vvv: other libraries' DEBUG records too (websockets, PIL, watchfiles, ...)
 OWN = "acp_tray"

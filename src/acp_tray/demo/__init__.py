@@ -1,0 +1,1 @@
+"""The bundled demo agent (stdio and WebSocket), so that notices flow on a fresh install."""

@@ -1,0 +1,1 @@
+"""What acp-tray keeps between runs: the history of notices, and agents' secrets in the OS keyring."""

@@ -34,7 +34,7 @@ from acp.connection import Connection  # noqa: E402
 
 from acp_tray.agents.client_handler import ClientHandler  # noqa: E402
 from acp_tray.agents.transport import LineTransport  # noqa: E402
-from acp_tray.daemon import Daemon  # noqa: E402
+from acp_tray.app.daemon import Daemon  # noqa: E402
 from acp_tray.notifiers.chain import NotifierChain  # noqa: E402
 from acp_tray.notifiers.content import Notification  # noqa: E402
 from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402

@@ -57,7 +57,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from acp_tray.daemon import Daemon  # noqa: E402
+from acp_tray.app.daemon import Daemon  # noqa: E402
 from acp_tray.events import AgentState, AgentStatus  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402

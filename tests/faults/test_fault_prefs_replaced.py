@@ -13,7 +13,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from acp_tray.daemon import Daemon as InProcessDaemon
+from acp_tray.app.daemon import Daemon as InProcessDaemon
 from acp_tray.prefs.load import read_preferences
 from acp_tray.state.history import HistoryWriter, read_history
 from tests.daemon_process import Daemon, cli

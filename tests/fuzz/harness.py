@@ -33,7 +33,7 @@ from acp import RequestError
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, jsonrpc_problem, without_meta
-from acp_tray.daemon import Daemon
+from acp_tray.app.daemon import Daemon
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line
 from acp_tray.notifiers.content import notification_of
 from acp_tray.prefs.model import (

@@ -30,7 +30,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
-from acp_tray.daemon import Daemon
+from acp_tray.app.daemon import Daemon
 from acp_tray.events import AgentState
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.router import Presentation

@@ -340,9 +340,9 @@ class Run:
 def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]]) -> Run:
     """An in-process daemon (as `acp-tray run --headless` builds it, plus a snapshot publisher)
     with one hostile agent, its control socket, and `acp-tray COMMAND` run as subprocesses."""
+    from acp_tray.app.daemon import PUBLISH_EVERY, Daemon
     from acp_tray.control.commands import Commands
     from acp_tray.control.server import ControlServer
-    from acp_tray.daemon import PUBLISH_EVERY, Daemon
     from acp_tray.prefs.load import read_preferences
 
     base.mkdir(parents=True)

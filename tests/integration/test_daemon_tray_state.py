@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from acp_tray.daemon import Daemon
+from acp_tray.app.daemon import Daemon
 from acp_tray.events import AgentState
 from acp_tray.prefs.load import read_preferences
 from acp_tray.prefs.template import DEFAULT_FILE

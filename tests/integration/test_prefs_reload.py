@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from acp_tray.daemon import Daemon
+from acp_tray.app.daemon import Daemon
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.state.history import HistoryWriter, read_history

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray.daemon import Daemon as InProcessDaemon
+from acp_tray.app.daemon import Daemon as InProcessDaemon
 from acp_tray.events import AgentState
 from acp_tray.files import paths
 from acp_tray.prefs.load import read_preferences

@@ -13,7 +13,7 @@ from typing import Any
 
 from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
-from acp_tray.daemon import Daemon
+from acp_tray.app.daemon import Daemon
 from acp_tray.events import AgentState
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation

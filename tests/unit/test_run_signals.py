@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from acp_tray.local_commands import stop_on_signals
+from acp_tray.app.compose import stop_on_signals
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

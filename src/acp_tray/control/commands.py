@@ -28,7 +28,7 @@ from acp_tray.registry.install import agent_dir, uninstall
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
-    from acp_tray.daemon import Daemon
+    from acp_tray.app.daemon import Daemon
 
 CONNECT_WAIT = 30.0  # how long a prompt waits for a starting agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray.protocol.update import json_type
+from acp_tray.protocol.notice import json_type
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "tests" / "fixtures" / "acp-schema" / "v2" / "schema.unstable.json"

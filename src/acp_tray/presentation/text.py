@@ -19,7 +19,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile("[\n\r\v\f\u0085\u2028\u2029]")
 
 
-def _bounded(text: str, limit: int) -> str:
+def bounded(text: str, limit: int) -> str:
+    """`text` cut to `limit` code points, an ellipsis marking the cut."""
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
@@ -28,14 +29,14 @@ def _bounded(text: str, limit: int) -> str:
 def plain_line(text: str, limit: int) -> str:
     """One line: every line break or tab becomes a space."""
     text = _SURROGATE.sub("\ufffd", text[: limit * 4])
-    return _bounded(_INVISIBLE.sub("", _WHITESPACE.sub(" ", text)).strip(), limit)
+    return bounded(_INVISIBLE.sub("", _WHITESPACE.sub(" ", text)).strip(), limit)
 
 
 def plain_text(text: str, limit: int) -> str:
     """Several lines allowed (\\n kept, other breaks normalised to it); everything else as `plain_line`."""
     text = _SURROGATE.sub("\ufffd", text[: limit * 4]).replace("\r\n", "\n")
     lines = [_INVISIBLE.sub("", part).strip() for part in _LINE_BREAK.split(text.replace("\t", " "))]
-    return _bounded("\n".join(lines).strip(), limit)
+    return bounded("\n".join(lines).strip(), limit)
 
 
 def terminal_text(text: str) -> str:

@@ -77,18 +77,20 @@ class Violation:
     reason: str
 
 
-def _type_name(value: object) -> str:
+def json_type(value: object) -> str:
+    """The JSON type name of a decoded value, as JSON Schema names it (`True` is a boolean, `1` an
+    integer, `1.5` a number)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
         return "number"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return "array" if isinstance(value, list) else "object"
 
 
 def parse_notice(payload: dict[str, Any]) -> Notice | Violation:
@@ -97,12 +99,12 @@ def parse_notice(payload: dict[str, Any]) -> Notice | Violation:
     if type(severity) is not str:
         if "severity" not in payload:
             return Violation("severity", "missing (required)")
-        return Violation("severity", f"must be a string, got {_type_name(severity)}")
+        return Violation("severity", f"must be a string, got {json_type(severity)}")
     title = payload.get("title")
     if type(title) is not str:
         if "title" not in payload:
             return Violation("title", "missing (required)")
-        return Violation("title", f"must be a string, got {_type_name(title)}")
+        return Violation("title", f"must be a string, got {json_type(title)}")
     if not title:
         return Violation("title", "must not be empty")
     description = payload.get("description")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from acp_tray.protocol.notice import Notice, Violation, parse_notice
+from acp_tray.protocol.notice import Notice, Violation, json_type, parse_notice
 from acp_tray.protocol.v2_variants import VARIANTS
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -141,18 +141,3 @@ def _reason(name: str, json_types: tuple[str, ...], update: dict[str, Any]) -> s
         return "missing (required)"
     expected = " or ".join(_ARTICLES[t] for t in json_types)
     return f"must be {expected}, got {json_type(update[name])}"
-
-
-def json_type(value: object) -> str:
-    """The JSON type name of a decoded value (`True` is a boolean, not an integer)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"

@@ -341,7 +341,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
     """An in-process daemon (as `acp-tray run --headless` builds it, plus a snapshot publisher)
     with one hostile agent, its control socket, and `acp-tray COMMAND` run as subprocesses."""
     from acp_tray.app.daemon import PUBLISH_EVERY, Daemon
-    from acp_tray.control.commands import Commands
+    from acp_tray.app.ops import dispatch_table
     from acp_tray.control.server import ControlServer
     from acp_tray.prefs.load import read_preferences
 
@@ -371,7 +371,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
             prefs_path=config,
         )
         daemon.add_publisher(run.snapshots.append)
-        control = ControlServer(Commands(daemon))
+        control = ControlServer(dispatch_table(daemon))
         await control.start()
         stop = asyncio.Event()
         task = asyncio.create_task(daemon.run(stop))

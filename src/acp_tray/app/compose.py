@@ -42,12 +42,12 @@ def stop_on_signals(stop: asyncio.Event) -> None:
 
 
 async def serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event, *, own_signals: bool) -> None:
-    from acp_tray.control.commands import Commands
+    from acp_tray.app.ops import dispatch_table
     from acp_tray.control.server import ControlServer
 
     if own_signals:  # headless: asyncio owns the main thread and the signals
         stop_on_signals(stop)
-    control = ControlServer(Commands(daemon))
+    control = ControlServer(dispatch_table(daemon))
     try:
         print(f"control: {await control.start()}", flush=True)
     except EndpointError as exc:  # lost a race with another instance, or the directory changed

@@ -1,5 +1,6 @@
-"""The daemon's end of the control endpoint: accepts local connections, one request each, and
-hands it to the command API; streams its events, then the final reply.
+"""The daemon's end of the control endpoint: accepts local connections, one request each, checks
+it against the declared API (control/api.py) and hands it to its op's handler in the dispatch
+table; streams its events, then the final reply.
 
 Unix: an asyncio Unix server on the private socket (mode 0600). A socket file left by a daemon
 that crashed is replaced; one that answers means acp-tray is already running, and is refused.
@@ -15,10 +16,12 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from acp_tray.control.api import OPS, Args, ErrorCode, Op, OpError
 from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, untrusted_peer
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
@@ -30,16 +33,53 @@ MAX_CONNECTIONS = 128  # at once; more are answered "busy" and closed
 STREAM_BUFFER = 1024 * 1024  # bytes of a streamed reply held for a client that does not read
 SAY_EVERY = 60.0  # seconds between two warnings of the same kind
 
-Emit = Callable[[dict[str, Any]], None]
-Handler = Callable[[str, dict[str, Any], Emit], Awaitable[Any]]
+Emit = Callable[[Mapping[str, Any]], None]  # an event streamed before the reply
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
 
 
-class CommandError(Exception):
-    """A request that cannot be done: the message is for the person, the code for scripts."""
+@dataclass(frozen=True)
+class Route(Generic[A, R]):
+    """An op and what answers it: `run` gets the checked arguments and the stream for events."""
 
-    def __init__(self, message: str, code: str = "failed") -> None:
-        super().__init__(message)
-        self.code = code
+    op: Op[A, R]
+    run: Callable[[A, Emit], Awaitable[R]]
+
+
+def streaming(op: Op[A, R], handler: Callable[[A, Emit], Awaitable[R]]) -> Route[A, R]:
+    """An op that streams events (a prompt's reply) before its result."""
+    return Route(op, handler)
+
+
+def answering(op: Op[A, R], handler: Callable[[A], Awaitable[R]]) -> Route[A, R]:
+    """An op answered from its arguments alone."""
+
+    async def run(args: A, _: Emit) -> R:
+        return await handler(args)
+
+    return Route(op, run)
+
+
+def reading(op: Op[Args, R], handler: Callable[[], Awaitable[R]]) -> Route[Args, R]:
+    """An op without arguments."""
+
+    async def run(_: Args, __: Emit) -> R:
+        return await handler()
+
+    return Route(op, run)
+
+
+Dispatch = Mapping[str, Route[Any, Any]]
+
+
+def dispatch(*routes: Route[Any, Any]) -> Dispatch:
+    """The table the server dispatches through: every declared op answered once, nothing else."""
+    table = {route.op.name: route for route in routes}
+    missing = [op.name for op in OPS if op.name not in table]
+    extra = [name for name in table if name not in {op.name for op in OPS}]
+    if missing or extra or len(table) != len(routes):
+        raise ValueError(f"the dispatch table must answer each declared op once (missing {missing}, extra {extra})")
+    return table
 
 
 def socket_answers(path: Path) -> bool:
@@ -54,8 +94,8 @@ def socket_answers(path: Path) -> bool:
 
 
 class ControlServer:
-    def __init__(self, handler: Handler) -> None:
-        self._handler = handler
+    def __init__(self, table: Dispatch) -> None:
+        self._table = table
         self._server: asyncio.AbstractServer | None = None
         self._pipe: Any = None
         self.path: Path | None = None
@@ -129,7 +169,7 @@ class ControlServer:
             return
         if len(self._connections) >= MAX_CONNECTIONS:  # answered at once, so the descriptor comes back
             self._say_once("busy", f"more than {MAX_CONNECTIONS} control connections at once: refusing more")
-            writer.write(encode({"ok": False, "error": "the daemon is busy (too many connections)", "code": "busy"}))
+            writer.write(encode(_refused("the daemon is busy (too many connections)", ErrorCode.BUSY)))
             writer.close()
             return
         self._connections.add(task)
@@ -160,19 +200,19 @@ class ControlServer:
                 line = await reader.readuntil(b"\n")
             request = decode(line)
         except TimeoutError:
-            return {"ok": False, "error": f"no complete request within {READ_TIMEOUT:g} s", "code": "timeout"}
+            return _refused(f"no complete request within {READ_TIMEOUT:g} s", ErrorCode.TIMEOUT)
         except asyncio.LimitOverrunError:
-            return {"ok": False, "error": f"request longer than {MAX_LINE} bytes", "code": "bad_request"}
+            return _refused(f"request longer than {MAX_LINE} bytes", ErrorCode.BAD_REQUEST)
         except ProtocolError as exc:
-            return {"ok": False, "error": str(exc), "code": "bad_request"}
+            return _refused(str(exc), ErrorCode.BAD_REQUEST)
         op, args = request.get("op"), request.get("args", {})
         if not isinstance(op, str) or not isinstance(args, dict):
-            return {"ok": False, "error": "a request needs an op (string) and args (object)", "code": "bad_request"}
+            return _refused("a request needs an op (string) and args (object)", ErrorCode.BAD_REQUEST)
         log.debug("control request %s", op)
 
         dropped = 0  # chunks not sent to a client that stopped reading
 
-        def emit(event: dict[str, Any]) -> None:
+        def emit(event: Mapping[str, Any]) -> None:
             nonlocal dropped
             if writer.is_closing():
                 raise ConnectionError("the client went away")
@@ -186,11 +226,18 @@ class ControlServer:
                 return
             writer.write(encode(event))
 
+        route = self._table.get(op)
+        if route is None:
+            return _refused(f"unknown request {op!r}", ErrorCode.UNKNOWN_OP)
         try:
-            result = await self._handler(op, args, emit)
-        except CommandError as exc:
-            return {"ok": False, "error": str(exc), "code": exc.code}
+            result = await route.run(route.op.parse(args), emit)
+        except OpError as exc:
+            return _refused(str(exc), exc.code)
         except Exception as exc:  # a bug must not take the daemon down: say so, keep serving
             log.exception("control request %r failed", op)
-            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}", "code": "internal"}
+            return _refused(f"internal error: {type(exc).__name__}: {exc}", ErrorCode.INTERNAL)
         return {"ok": True, "result": result}
+
+
+def _refused(message: str, code: ErrorCode) -> dict[str, Any]:
+    return {"ok": False, "error": message, "code": code.value}

@@ -9,6 +9,7 @@ Replies:  zero or more events {"v": 1, "event": "queued"|"started"|"chunk", ...}
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 VERSION = 1
@@ -19,7 +20,7 @@ class ProtocolError(Exception):
     """A line that is not a control message of our version."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, Any]) -> bytes:
     # ASCII: an agent's lone surrogate (valid in JSON escapes, not in UTF-8) cannot break a reply
     return json.dumps({"v": VERSION, **message}, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
 

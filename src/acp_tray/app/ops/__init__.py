@@ -1,0 +1,45 @@
+"""The control API's ops as the daemon answers them, one module per topic; `dispatch_table` puts
+them in the table the control server dispatches through (control/api.py declares them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acp_tray.app.ops.agents import AgentOps
+from acp_tray.app.ops.approvals import ApprovalOps
+from acp_tray.app.ops.hosts import Hosts
+from acp_tray.app.ops.prefs import PrefsOps
+from acp_tray.app.ops.prompts import PromptOps
+from acp_tray.app.ops.signin import SignInOps
+from acp_tray.app.ops.status import StatusOps
+from acp_tray.control import api
+from acp_tray.control.server import Dispatch, answering, dispatch, reading, streaming
+
+if TYPE_CHECKING:
+    from acp_tray.app.daemon import Daemon
+
+
+def dispatch_table(daemon: Daemon) -> Dispatch:
+    hosts = Hosts(daemon)
+    status, agents, signin = StatusOps(daemon), AgentOps(daemon, hosts), SignInOps(hosts)
+    prompts, approvals, prefs = PromptOps(daemon, hosts), ApprovalOps(daemon), PrefsOps(daemon)
+    return dispatch(
+        reading(api.STATUS, status.status),
+        reading(api.AGENTS_LIST, status.agents),
+        reading(api.APPROVALS, status.approvals),
+        reading(api.SESSIONS, status.sessions),
+        answering(api.AGENTS_ADD, agents.add),
+        answering(api.AGENTS_REPLACE, agents.replace),
+        answering(api.AGENTS_WAIT, agents.wait),
+        answering(api.AGENTS_REMOVE, agents.remove),
+        answering(api.AGENTS_RESTART, agents.restart),
+        answering(api.LOGIN, signin.login),
+        answering(api.LOGIN_FINISHED, signin.finished),
+        answering(api.LOGOUT, signin.logout),
+        streaming(api.PROMPT, prompts.prompt),
+        answering(api.CANCEL, prompts.cancel),
+        answering(api.APPROVE, approvals.approve),
+        answering(api.DENY, approvals.deny),
+        reading(api.PREFS_APPLY, prefs.apply),
+        reading(api.QUIT, status.quit),
+    )

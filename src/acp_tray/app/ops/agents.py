@@ -1,0 +1,132 @@
+"""The ops that change the agents: add, replace (a new command), wait (until connected), remove,
+restart. A change to an agent is a change to the preferences file, which the daemon applies."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acp_tray.app.ops.hosts import Hosts
+from acp_tray.control.api import (
+    AddArgs,
+    AddedReply,
+    ErrorCode,
+    NameArgs,
+    NameReply,
+    OpError,
+    RemovedReply,
+    ReplaceArgs,
+    WaitArgs,
+    WaitReply,
+)
+from acp_tray.events import AgentState, AgentStatus
+from acp_tray.files import paths
+from acp_tray.prefs.launch import command_problem, env_problem, text_problem
+from acp_tray.prefs.load import PreferencesError
+from acp_tray.prefs.model import Preferences
+from acp_tray.prefs.names import agent_name_problem
+from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
+from acp_tray.registry.install import agent_dir, uninstall
+
+if TYPE_CHECKING:
+    from acp_tray.app.daemon import Daemon
+
+WAIT_STEP = 0.1
+ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
+_ENDED = (AgentState.FAILED, AgentState.EXITED)
+
+
+def _detail(status: AgentStatus | None) -> str:
+    return status.detail if status is not None else ""
+
+
+def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None) -> None:
+    """What no process can be started with, or the preferences file cannot keep, is refused here
+    in plain words (the file's own rule: `prefs/launch.py`)."""
+    for what, problem in (
+        ("the agent's command", command_problem(command) if command is not None else None),
+        ("its env", env_problem(env)),
+        ("the URL", text_problem(url) if url is not None else None),
+    ):
+        if problem is not None:
+            raise OpError(f"{what}: {problem}", ErrorCode.BAD_REQUEST)
+
+
+class AgentOps:
+    def __init__(self, daemon: Daemon, hosts: Hosts) -> None:
+        self._daemon = daemon
+        self._hosts = hosts
+
+    def _change(self, change: Callable[[Path], Preferences]) -> None:
+        try:
+            self._daemon.change_prefs(change)
+        except PreferencesError as exc:
+            raise OpError(str(exc), ErrorCode.PREFERENCES) from None
+
+    async def add(self, args: AddArgs) -> AddedReply:
+        name, command, url, env = args.name, args.command, args.url, args.env
+        problem = agent_name_problem(name)
+        if problem is not None:
+            raise OpError(problem, ErrorCode.BAD_REQUEST)
+        if command is not None and command[0].startswith("-"):
+            raise OpError("the agent's command must start with a program, not an option", ErrorCode.BAD_REQUEST)
+        _launchable(command, env, url)
+        self._change(lambda path: add_agent(path, name, command=command, url=url, env=env))
+        return {"name": name, "preferences": str(self._daemon.prefs_path)}
+
+    async def replace(self, args: ReplaceArgs) -> NameReply:
+        """A new command for an agent (`agents upgrade`, and its way back); it restarts with it."""
+        self._hosts.configured(args.name)
+        _launchable(args.command, args.env)
+        self._change(lambda path: set_agent_command(path, args.name, args.command, args.env))
+        return {"name": args.name}
+
+    async def wait(self, args: WaitArgs) -> WaitReply:
+        """Wait until the agent, running `command` (when given), has connected: it answered the
+        ACP `initialize` (a sign-in it then needs is about the account, not the program: `ready`
+        says whether it also has its session). A run of that command that ends before it answered
+        (it failed to start, exited, or failed the handshake) ends the wait: it did not connect."""
+        name, command = args.name, args.command
+        self._hosts.configured(name)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + args.timeout
+        daemon = self._daemon
+        before = daemon.agent_states.get(name)  # a status from before this command's host runs
+        absent_until = loop.time() + ABSENT_GRACE
+        while True:  # bounded: only while a command waits (the host is replaced when prefs change)
+            host = daemon.hosts.get(name)
+            ours = host is not None and (command is None or list(host.spec.command) == command)
+            status = daemon.agent_states.get(name)
+            if not ours:
+                before = status
+            if host is None and not daemon.supervised(name) and loop.time() >= absent_until:
+                deadline = loop.time()  # not running (stopped from the tray): it will not connect now
+            settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
+            if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
+                state = status.state.value if status is not None else AgentState.CONNECTED.value
+                ready = host.connected.is_set()
+                return {"connected": True, "ready": ready, "state": state, "detail": "" if ready else _detail(status)}
+            if (settled and status is not None and status.state in _ENDED) or loop.time() >= deadline:
+                state = status.state.value if status else AgentState.STOPPED.value
+                return {"connected": False, "ready": False, "state": state, "detail": _detail(status)}
+            await asyncio.sleep(WAIT_STEP)
+
+    async def remove(self, args: NameArgs) -> RemovedReply:
+        name = args.name
+        self._hosts.configured(name)
+        self._change(lambda path: remove_agent(path, name))
+        await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
+        root = paths.registry_agents_dir()
+        files = agent_dir(root, name)
+        try:
+            freed = uninstall(name, root)
+        except OSError as exc:
+            return {"name": name, "files": str(files), "deleted": None, "problem": str(exc)}
+        return {"name": name, "files": str(files) if freed is not None else None, "deleted": freed, "problem": None}
+
+    async def restart(self, args: NameArgs) -> NameReply:
+        self._hosts.configured(args.name)
+        self._daemon.agent_action("restart", args.name)
+        return {"name": args.name}

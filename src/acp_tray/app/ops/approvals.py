@@ -1,0 +1,30 @@
+"""The approval ops: `approve` (with an option's id or kind) and `deny` a waiting permission request."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acp_tray.agents.approvals import ApprovalError
+from acp_tray.control.api import ApproveArgs, ApprovedReply, DeniedReply, DenyArgs, ErrorCode, OpError
+
+if TYPE_CHECKING:
+    from acp_tray.app.daemon import Daemon
+
+
+class ApprovalOps:
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    async def approve(self, args: ApproveArgs) -> ApprovedReply:
+        try:
+            option = self._daemon.approvals.approve(args.id, args.option)
+        except ApprovalError as exc:
+            raise OpError(str(exc), ErrorCode.NOT_FOUND) from None
+        return {"id": args.id, "option": option.option_id, "name": option.name, "kind": option.kind}
+
+    async def deny(self, args: DenyArgs) -> DeniedReply:
+        try:
+            option = self._daemon.approvals.deny(args.id)
+        except ApprovalError as exc:
+            raise OpError(str(exc), ErrorCode.NOT_FOUND) from None
+        return {"id": args.id, "option": option.option_id if option else None}

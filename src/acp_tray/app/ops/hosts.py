@@ -1,0 +1,83 @@
+"""The agents' hosts as the ops find them: configured, running, connected, signed in; each lookup
+that fails is an error reply saying why and what to do."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError, StateReply
+from acp_tray.events import AgentState
+from acp_tray.prefs.names import pasteable
+
+if TYPE_CHECKING:
+    from acp_tray.agents.host import AgentHost
+    from acp_tray.app.daemon import Daemon
+
+
+def needs_signin(name: str) -> str:
+    return f"{name} needs you to sign in: `{pasteable('login', name)}` (prompts sent with --no-wait wait for it)"
+
+
+class Hosts:
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    def configured(self, name: str) -> None:
+        if name not in self._daemon.prefs.agents:
+            known = ", ".join(self._daemon.prefs.agents) or "none"
+            raise OpError(f"no agent called {name!r} (configured: {known})", ErrorCode.NOT_FOUND)
+
+    def running(self, name: str) -> AgentHost:
+        self.configured(name)
+        host = self._daemon.hosts.get(name)
+        if host is None or not self._daemon.supervised(name):
+            status = self._daemon.agent_states.get(name)
+            why = f"{status.state.value}: {status.detail}" if status else "stopped"
+            raise OpError(
+                f"{name} is not running ({why}); try `{pasteable('agents', 'restart', name)}`", ErrorCode.NOT_RUNNING
+            )
+        return host
+
+    async def connected(self, name: str) -> AgentHost:
+        host = self.running(name)
+        try:
+            async with asyncio.timeout(CONNECT_WAIT):
+                await host.connected.wait()
+        except TimeoutError:
+            status = self._daemon.agent_states.get(name)
+            why = f"{status.state.value}: {status.detail}" if status else "starting"
+            raise OpError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", ErrorCode.NOT_RUNNING) from None
+        return host
+
+    async def signed_in(self, name: str, patient: bool) -> AgentHost:
+        """Connected, or: waiting for a sign-in (patient: until it happens, across restarts of the
+        agent; else a clear error at once)."""
+        while True:
+            host = self.running(name)
+            if host.signin.needed is not None and not patient:
+                raise OpError(needs_signin(name), ErrorCode.NEEDS_SIGN_IN)
+            if host.signin.needed is not None and not host.connected.is_set():
+                await host.signin.wait()
+                await asyncio.sleep(0)  # the handshake goes on first
+                continue
+            try:
+                return await self.connected(name)
+            except OpError:
+                if patient and host.signin.needed is not None:
+                    continue  # it came to need a sign-in while starting
+                raise
+
+    async def state_after_signin(self, name: str) -> StateReply:
+        """The agent's state once what waited on the sign-in had a moment to go on."""
+        host = self._daemon.hosts.get(name)
+        if host is not None and host.signin.needed is None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CONNECT_WAIT):
+                    await host.connected.wait()
+        if host is not None and (host.connected.is_set() or host.signin.needed is not None):
+            state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
+            return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)
+        status = self._daemon.agent_states.get(name)
+        return {"state": status.state.value if status else "stopped", "detail": status.detail if status else ""}

@@ -1,0 +1,97 @@
+"""The prompt ops: `prompt` (queued in its session, the reply streamed to the caller; or queued
+at once with `wait: false`) and `cancel` (one prompt, or a session's running turn)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
+from acp_tray.agents.signin import AuthRequiredError
+from acp_tray.agents.turns import HostedSession, PromptJob
+from acp_tray.app.ops.hosts import Hosts, needs_signin
+from acp_tray.control.api import (
+    CancelArgs,
+    CancelReply,
+    ErrorCode,
+    OpError,
+    PromptArgs,
+    PromptDone,
+    PromptQueued,
+    QueuedEvent,
+)
+from acp_tray.control.server import Emit
+from acp_tray.events import TurnEnded
+
+if TYPE_CHECKING:
+    from acp_tray.app.daemon import Daemon
+
+
+class PromptOps:
+    def __init__(self, daemon: Daemon, hosts: Hosts) -> None:
+        self._daemon = daemon
+        self._hosts = hosts
+
+    async def prompt(self, args: PromptArgs, emit: Emit) -> PromptDone | PromptQueued:
+        agent, cwd = args.agent, args.cwd
+        name = args.session or DEFAULT_SESSION
+        if cwd is not None and (not Path(cwd).is_absolute() or not Path(cwd).is_dir()):
+            raise OpError(f"--cwd {cwd}: not an existing absolute directory", ErrorCode.BAD_REQUEST)
+        if not args.wait:  # queued at once; the session opens behind it (an agent may be slow to answer)
+            self._hosts.running(agent)
+            job = PromptJob(SessionKey(agent, cwd or "", name), args.text)
+            self._daemon.in_background(self._submit_later(agent, name, cwd, job))
+            return {"job": job.job_id, "ahead": None, "session": name, "session_id": None}
+        session = await self._open(agent, name, cwd)
+        job = PromptJob(session.key, args.text, stream=emit)
+        queued: QueuedEvent = {"event": "queued", "job": job.job_id, "ahead": session.submit(job), "session": name,
+                               "session_id": session.session_id}  # fmt: skip
+        emit(queued)
+        outcome = await asyncio.shield(job.result)
+        return {"job": job.job_id, "stop_reason": outcome.stop_reason, "error": outcome.error}
+
+    async def _open(self, agent: str, name: str, cwd: str | None, *, patient: bool = False) -> HostedSession:
+        """The session, opened; `patient` (nobody waits on the answer): through a sign-in, however long."""
+        host = await self._hosts.signed_in(agent, patient)
+        try:
+            while True:
+                try:
+                    return await host.open_session(name, cwd)
+                except AuthRequiredError:
+                    if not patient:
+                        raise OpError(needs_signin(agent), ErrorCode.NEEDS_SIGN_IN) from None
+                    await host.signin.wait()
+        except ConnectionError as exc:
+            raise OpError(f"{agent}: {exc}", ErrorCode.NOT_RUNNING) from None
+        except Exception as exc:  # the agent refused or did not answer session/new, load or resume
+            raise OpError(f"{agent} could not open session {name!r}: {exc}", ErrorCode.FAILED) from None
+
+    async def _submit_later(self, agent: str, name: str, cwd: str | None, job: PromptJob) -> None:
+        try:
+            session = await self._open(agent, name, cwd, patient=True)
+        except OpError as exc:  # nobody is waiting: the person is told with acp-tray's own notice
+            self._daemon.report(TurnEnded(agent, "", name, None, str(exc)))
+            return
+        job.key = session.key
+        session.submit(job)
+
+    async def cancel(self, args: CancelArgs) -> CancelReply:
+        if args.job is not None:  # Ctrl+C on a waiting `prompt`: exactly that prompt
+            for host in self._daemon.hosts.values():
+                found = host.find_job(args.job)
+                if found is not None:
+                    session, job = found
+                    return {"cancelled": await session.cancel(job)}
+            return {"cancelled": False}
+        agent = args.agent
+        assert agent is not None  # CancelArgs holds a job or an agent
+        self._hosts.configured(agent)
+        name = args.session or DEFAULT_SESSION
+        running = self._daemon.hosts.get(agent)
+        if running is None:
+            return {"cancelled": False}
+        for key, session in running.sessions.items():
+            if key.name == name and (args.cwd is None or key.cwd == args.cwd):
+                return {"cancelled": await session.cancel()}
+        return {"cancelled": False}

@@ -1,0 +1,118 @@
+"""The ops that read the daemon's state (status, agents.list, approvals, sessions), and `quit`.
+Every reply is bounded whatever the agents send."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import TYPE_CHECKING
+
+from acp_tray import __version__
+from acp_tray.control.api import AgentRow, ApprovalRow, QuitReply, SessionRow, StatusReply
+from acp_tray.events import AgentState
+from acp_tray.logs.redact import shown_url
+from acp_tray.presentation.text import NAME_LIMIT, TITLE_LIMIT, bounded
+
+if TYPE_CHECKING:
+    from acp_tray.app.daemon import Daemon
+
+MAX_OPTIONS = 20  # of one approval request, in replies
+
+
+class StatusOps:
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+        self._started = time.time()
+
+    async def status(self) -> StatusReply:
+        daemon = self._daemon
+        snapshot = daemon.snapshot()
+        return {
+            "version": __version__,
+            "pid": os.getpid(),
+            "uptime": round(time.time() - self._started, 1),
+            "preferences": str(daemon.prefs_path) if daemon.prefs_path else None,
+            "dnd": snapshot.dnd.describe(),
+            "unread": snapshot.unread,
+            "agents": self._agents(),
+            "approvals": self._approvals(),
+        }
+
+    async def agents(self) -> list[AgentRow]:
+        return self._agents()
+
+    async def approvals(self) -> list[ApprovalRow]:
+        return self._approvals()
+
+    async def sessions(self) -> list[SessionRow]:
+        daemon = self._daemon
+        rows: dict[tuple[str, str, str], SessionRow] = {}
+        for key in daemon.session_store.known():
+            rows[(key.agent, key.cwd, key.name)] = {
+                "agent": key.agent,
+                "name": key.name,
+                "cwd": key.cwd,
+                "session_id": daemon.session_store.get(key),
+                "state": "detached",
+                "queued": 0,
+                "turns": 0,
+            }
+        for host in daemon.hosts.values():
+            for key, session in host.sessions.items():
+                rows[(key.agent, key.cwd, key.name)] = {
+                    "agent": key.agent,
+                    "name": key.name,
+                    "cwd": key.cwd,
+                    "session_id": session.session_id,
+                    "state": "running" if session.current is not None else "idle",
+                    "queued": session.queued,
+                    "turns": session.turns,
+                }
+        return [rows[k] for k in sorted(rows)]
+
+    async def quit(self) -> QuitReply:
+        asyncio.get_running_loop().call_soon(self._daemon.request_stop)
+        return {"stopping": True, "pid": os.getpid()}
+
+    def _agents(self) -> list[AgentRow]:
+        daemon = self._daemon
+        rows: list[AgentRow] = []
+        for name, config in daemon.prefs.agents.items():
+            status = daemon.agent_states.get(name)
+            host = daemon.hosts.get(name)
+            sessions = list(host.sessions.values()) if host is not None else []
+            rows.append(
+                {
+                    "name": name,
+                    "kind": "remote" if config.url else "local",
+                    "target": shown_url(config.url) if config.url else " ".join(config.command or []),
+                    "state": status.state.value if status else AgentState.STOPPED.value,
+                    "detail": status.detail if status else "",
+                    "sessions": len(sessions),
+                    "busy": sum(s.current is not None for s in sessions),
+                    "queued": sum(s.queued for s in sessions),
+                    "permission": config.permission,
+                    "sign_in_methods": [
+                        {"id": m.method_id, "name": m.name, "kind": m.kind, "description": m.description}
+                        for m in (host.signin.methods if host is not None else ())
+                    ],
+                }
+            )
+        return rows
+
+    def _approvals(self) -> list[ApprovalRow]:
+        """Bounded whatever the agents send: capped requests, titles, options and their names."""
+        return [
+            {
+                "id": p.approval_id,
+                "agent": p.agent,
+                "session_id": p.session_id,
+                "title": bounded(p.title, TITLE_LIMIT),
+                "options": [
+                    {"id": bounded(o.option_id, NAME_LIMIT), "name": bounded(o.name, NAME_LIMIT), "kind": o.kind}
+                    for o in p.options[:MAX_OPTIONS]
+                ],
+            }
+            for p in self._daemon.approvals.pending()
+        ]

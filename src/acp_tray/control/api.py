@@ -1,0 +1,396 @@
+"""The control API, declared once: every op's name, its arguments and its reply, the error codes,
+and the one place where a request's arguments are checked. Standard library only: the daemon's
+server, the CLI and the window all import it, and the CLI must start fast.
+
+On the wire (control/wire.py) a request is `{"v": 1, "op": NAME, "args": {...}}`; the args are
+an op's `*Args` dataclass as a JSON object (unknown keys are ignored, `null` is the same as
+absent), and its final reply's `result` is the op's reply type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Generic, Literal, TypedDict, TypeVar
+
+CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
+MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
+
+
+class ErrorCode(StrEnum):
+    """Why a request was refused (`{"ok": false, "error": MESSAGE, "code": CODE}`): for scripts."""
+
+    BAD_REQUEST = "bad_request"  # not a request, or an argument missing or of the wrong type
+    UNKNOWN_OP = "unknown_op"  # no op of that name
+    NOT_FOUND = "not_found"  # no such agent, or no such approval request
+    NOT_RUNNING = "not_running"  # the agent is stopped, or did not connect in time
+    NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
+    SIGN_IN = "sign_in"  # signing in or out did not work
+    PREFERENCES = "preferences"  # the preferences file could not be changed
+    FAILED = "failed"  # the agent refused or failed what was asked
+    INTERNAL = "internal"  # a bug in the daemon (its log has the details)
+    BUSY = "busy"  # too many connections at once
+    TIMEOUT = "timeout"  # the request (daemon) or its reply (client) did not come in time
+    CLOSED = "closed"  # client only: the connection ended without a reply
+    PROTOCOL = "protocol"  # client only: the reply was not a control message
+    TOO_LONG = "too_long"  # client only: the request is longer than the daemon reads
+
+
+class OpError(Exception):
+    """A request that cannot be done: the message is for the person, the code for scripts."""
+
+    def __init__(self, message: str, code: ErrorCode = ErrorCode.FAILED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ArgumentError(OpError):
+    """An argument missing, of the wrong type, or not fitting with the others."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ErrorCode.BAD_REQUEST)
+
+
+# arguments ------------------------------------------------------------------------------------
+# A `str` is a non-empty string, a `list[str]` a non-empty list of strings, a `float` a number
+# (bounded by its field's `range`); `X | None` and fields with a default may be left out.
+
+
+@dataclass(frozen=True)
+class Args:
+    """No arguments (and the base of every op's arguments)."""
+
+
+@dataclass(frozen=True)
+class NameArgs(Args):
+    name: str  # the agent's
+
+
+@dataclass(frozen=True)
+class AddArgs(Args):  # a local agent (`command`) or a remote one (`url`): one of the two
+    name: str
+    command: list[str] | None = None
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.command is None) == (self.url is None):
+            raise ArgumentError("give a command (after --) or --url, one of the two")
+
+
+@dataclass(frozen=True)
+class ReplaceArgs(Args):
+    name: str
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WaitArgs(Args):
+    name: str
+    command: list[str] | None = None  # wait for a run of this command (when given)
+    timeout: float = field(default=CONNECT_WAIT, metadata={"range": (0.0, MAX_WAIT), "unit": "seconds"})
+
+
+@dataclass(frozen=True)
+class LoginArgs(Args):
+    name: str
+    method: str | None = None  # a sign-in method's id (default: the agent's only one)
+
+
+@dataclass(frozen=True)
+class LoginFinishedArgs(Args):
+    name: str
+    method: str | None = None  # the terminal method that ran
+    ok: bool = False  # it exited with 0: signed in
+
+
+@dataclass(frozen=True)
+class PromptArgs(Args):
+    agent: str
+    text: str
+    session: str | None = None  # its name (default: "default")
+    cwd: str | None = None  # an absolute directory (default: the agent's)
+    wait: bool = True  # stream the reply; false: queue it and answer at once
+
+
+@dataclass(frozen=True)
+class CancelArgs(Args):  # one prompt (`job`, from its `queued` event), or a session's running turn
+    job: str | None = None
+    agent: str | None = None
+    session: str | None = None
+    cwd: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.job is None and self.agent is None:
+            raise ArgumentError("'agent' must be a non-empty string")
+
+
+@dataclass(frozen=True)
+class ApproveArgs(Args):
+    id: str
+    option: str | None = None  # an option's id or kind (default: the one that allows once)
+
+
+@dataclass(frozen=True)
+class DenyArgs(Args):
+    id: str
+
+
+# replies ---------------------------------------------------------------------------------------
+
+
+class SignInMethodRow(TypedDict):
+    id: str
+    name: str
+    kind: str  # agent | terminal | env_var | ...
+    description: str | None
+
+
+class AgentRow(TypedDict):
+    name: str
+    kind: Literal["local", "remote"]
+    target: str  # its command, or its URL (without secrets)
+    state: str  # events.AgentState's values
+    detail: str
+    sessions: int
+    busy: int
+    queued: int
+    permission: str
+    sign_in_methods: list[SignInMethodRow]
+
+
+class OptionRow(TypedDict):
+    id: str
+    name: str
+    kind: str
+
+
+class ApprovalRow(TypedDict):
+    id: str
+    agent: str
+    session_id: str
+    title: str
+    options: list[OptionRow]
+
+
+class StatusReply(TypedDict):
+    version: str
+    pid: int
+    uptime: float  # seconds
+    preferences: str | None
+    dnd: str
+    unread: int
+    agents: list[AgentRow]
+    approvals: list[ApprovalRow]
+
+
+class SessionRow(TypedDict):
+    agent: str
+    name: str
+    cwd: str
+    session_id: str | None
+    state: Literal["detached", "running", "idle"]
+    queued: int
+    turns: int
+
+
+class AddedReply(TypedDict):
+    name: str
+    preferences: str
+
+
+class NameReply(TypedDict):
+    name: str
+
+
+class WaitReply(TypedDict):
+    connected: bool
+    ready: bool  # connected and with its session (not waiting for a sign-in)
+    state: str
+    detail: str
+
+
+class RemovedReply(TypedDict):
+    name: str
+    files: str | None  # where its installed files were
+    deleted: int | None  # bytes freed
+    problem: str | None  # why they could not be deleted
+
+
+class StateReply(TypedDict):
+    state: str
+    detail: str
+
+
+class TerminalSignIn(TypedDict):  # the caller runs it, then says how it went with `login.finished`
+    kind: Literal["terminal"]
+    method: str
+    method_name: str
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+
+
+class AgentSignIn(TypedDict):  # done by the daemon
+    kind: Literal["agent"]
+    method: str
+    method_name: str
+    state: str
+    detail: str
+
+
+class PromptDone(TypedDict):
+    job: str
+    stop_reason: str | None
+    error: str | None
+
+
+class PromptQueued(TypedDict):  # `wait: false`: queued at once, the session opens behind it
+    job: str
+    ahead: None
+    session: str
+    session_id: None
+
+
+class CancelReply(TypedDict):
+    cancelled: bool
+
+
+class ApprovedReply(TypedDict):
+    id: str
+    option: str
+    name: str
+    kind: str
+
+
+class DeniedReply(TypedDict):
+    id: str
+    option: str | None  # the rejecting option chosen; None: the request was cancelled
+
+
+class PrefsReply(TypedDict):
+    dnd: str
+    preferences: str
+
+
+class QuitReply(TypedDict):
+    stopping: bool
+    pid: int
+
+
+# events a prompt streams before its reply ------------------------------------------------------
+
+
+class QueuedEvent(TypedDict):
+    event: Literal["queued"]
+    job: str
+    ahead: int  # prompts before it in its session
+    session: str
+    session_id: str | None
+
+
+# the ops ---------------------------------------------------------------------------------------
+
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Op(Generic[A, R]):
+    """One request: its name on the wire, its arguments' type and (for type checkers) its reply's."""
+
+    name: str
+    args: type[A]
+    summary: str
+
+    def wire(self, args: A) -> dict[str, Any]:
+        """The arguments as the request carries them."""
+        return dataclasses.asdict(args)
+
+    def parse(self, raw: Mapping[str, Any]) -> A:
+        """The request's arguments checked against the declaration; ArgumentError names the one
+        that is missing or wrong (or says which do not fit together)."""
+        return _parse(self.args, raw)
+
+
+STATUS: Op[Args, StatusReply] = Op("status", Args, "the daemon, its agents, DND and approvals waiting")
+AGENTS_LIST: Op[Args, list[AgentRow]] = Op("agents.list", Args, "the configured agents and their state")
+APPROVALS: Op[Args, list[ApprovalRow]] = Op("approvals", Args, "permission requests waiting for the person")
+SESSIONS: Op[Args, list[SessionRow]] = Op("sessions", Args, "named sessions: live and remembered")
+AGENTS_ADD: Op[AddArgs, AddedReply] = Op("agents.add", AddArgs, "add an agent to the preferences; it starts")
+AGENTS_REPLACE: Op[ReplaceArgs, NameReply] = Op("agents.replace", ReplaceArgs, "a new command for an agent")
+AGENTS_WAIT: Op[WaitArgs, WaitReply] = Op("agents.wait", WaitArgs, "wait until an agent has connected")
+AGENTS_REMOVE: Op[NameArgs, RemovedReply] = Op("agents.remove", NameArgs, "stop and remove an agent")
+AGENTS_RESTART: Op[NameArgs, NameReply] = Op("agents.restart", NameArgs, "restart an agent")
+LOGIN: Op[LoginArgs, TerminalSignIn | AgentSignIn] = Op("login", LoginArgs, "sign in to an agent")
+LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
+    "login.finished", LoginFinishedArgs, "a terminal sign-in ran: how it went"
+)
+LOGOUT: Op[NameArgs, NameReply] = Op("logout", NameArgs, "sign out of an agent")
+PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "send a prompt; stream the reply")
+CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
+APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
+DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
+PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
+QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
+
+OPS: tuple[Op[Any, Any], ...] = (
+    STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
+    AGENTS_RESTART, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY, PREFS_APPLY, QUIT,
+)  # fmt: skip
+
+
+# checking ---------------------------------------------------------------------------------------
+
+
+def _parse(cls: type[A], raw: Mapping[str, Any]) -> A:
+    values, hints = {}, typing.get_type_hints(cls)
+    for spec in dataclasses.fields(cls):
+        value: Any = raw.get(spec.name)
+        hint = hints[spec.name]
+        optional = _optional(hint)
+        defaults = (spec.default, spec.default_factory)
+        if value is None and (optional or any(d is not dataclasses.MISSING for d in defaults)):
+            continue  # absent or null: its default
+        expected = optional or hint
+        if not _fits(expected, value, spec.metadata):
+            raise ArgumentError(f"{spec.name!r} must be {_described(expected, spec.metadata)}")
+        values[spec.name] = float(value) if expected is float else value
+    return cls(**values)  # its own rules (which arguments go together) may raise ArgumentError
+
+
+def _optional(hint: Any) -> Any:
+    """`X` for `X | None`, else None."""
+    if isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint):
+        (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return inner
+    return None
+
+
+def _fits(hint: Any, value: object, metadata: Mapping[str, Any]) -> bool:
+    if hint is str:
+        return isinstance(value, str) and value != ""
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is float:
+        low, high = metadata.get("range", (float("-inf"), float("inf")))
+        return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+    if typing.get_origin(hint) is list:
+        return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
+    if typing.get_origin(hint) is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    raise TypeError(f"no check for arguments of type {hint!r}")  # a declaration above needs one
+
+
+def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
+    if hint is float and "range" in metadata:
+        low, high = metadata["range"]
+        return f"a number of {metadata.get('unit', 'units')} from {low:g} to {high:g}"
+    return {str: "a non-empty string", bool: "true or false", float: "a number"}.get(hint) or (
+        "a non-empty list of strings" if typing.get_origin(hint) is list else "a table of strings"
+    )

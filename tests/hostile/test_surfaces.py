@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
+from acp_tray.cli.history import history_line
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived, PermissionAsked, PermissionOption
-from acp_tray.local_commands import _history_line
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line, status_line
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, notification_of
 from acp_tray.notifiers.freedesktop import STAND_IN_KEY, wire_actions
@@ -270,7 +270,7 @@ def test_history_lines_are_safe_and_bounded(entry: Hostile, tmp_path: Path) -> N
     assert len(records) == 2 and all(isinstance(r, dict) for r in records)
     for record in records:
         assert isinstance(record, dict)
-        line = _history_line(record)
+        line = history_line(record)
         assert_safe(line, "history line", limit=CONSOLE_LINE + 100)
         assert "\x1b" not in line
 

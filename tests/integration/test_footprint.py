@@ -29,7 +29,7 @@ MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100
 REPORTING = """
 import atexit, sys
 HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont",
-         "acp_tray.control.terminal", "acp_tray.control.client", "difflib")
+         "acp_tray.cli.calls", "acp_tray.control.client", "difflib")
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))

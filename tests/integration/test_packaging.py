@@ -328,8 +328,8 @@ def test_binary_bundles_icons_and_lazily_imported_modules(binary: Path, venv: Ve
     for size in ICON_SIZES:
         assert f"acp_tray/assets/acp-tray-{size}.png" in listing
     for module in (
-        "acp_tray.local_commands",
-        "acp_tray.control.terminal",
+        "acp_tray.cli.run",
+        "acp_tray.cli.status",
         "acp_tray.control.client",
         "acp_tray.demo.agent",
         "acp_tray.demo.ws",

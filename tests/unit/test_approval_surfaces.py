@@ -299,7 +299,8 @@ DECEPTIVE = (
 
 
 def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
-    from acp_tray.control.terminal import _approval_lines
+    from acp_tray.cli.approvals import approval_lines
+    from acp_tray.control import api
     from acp_tray.events import PermissionAsked
     from acp_tray.presentation.own_notices import own_notice
 
@@ -310,9 +311,9 @@ def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     assert [label for _, label in buttons] == expected
     menu = menu_of(snapshot(approval("7", options=DECEPTIVE)))
     assert labels(menu[2].children[0].children) == expected
-    rows = [{"id": "7", "agent": "claude", "title": "t",
+    rows: list[api.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t",
              "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE]}]  # fmt: skip
-    assert _approval_lines(rows) == [
+    assert approval_lines(rows) == [
         "  [7] claude: t  — options: yes-forever = ✔ Allow always: Deny, no = ✖ Reject: Allow"
     ]
 

@@ -1,4 +1,4 @@
-"""`acp-tray autostart enable | disable | status`: install, remove and report start on login.
+"""Start on login: install, remove and report it (`acp-tray autostart enable | disable | status`).
 
 `enable` is idempotent and writes only where acp-tray's own file is or nothing is; `disable`
 removes only files carrying acp-tray's mark; `status` says what is installed and whether it
@@ -8,8 +8,6 @@ reached through small seams, so every path is tested on any OS.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import subprocess
 import sys
@@ -267,20 +265,3 @@ class Autostart:
             return [f"start on login already enabled: HKCU\\{RUN_KEY}\\{RUN_VALUE_NAME}"]
         self._registry().set(RUN_VALUE_NAME, value)
         return [f"start on login enabled: HKCU\\{RUN_KEY}\\{RUN_VALUE_NAME} = {value}"]
-
-
-def cmd_autostart(args: argparse.Namespace) -> int:
-    autostart = Autostart()
-    try:
-        if args.action == "enable":
-            lines = autostart.enable(systemd=args.systemd)
-        elif args.action == "disable":
-            lines = autostart.disable()
-        else:
-            lines = autostart.status()
-    except (AutostartError, OSError) as exc:
-        print(f"acp-tray: {exc}", file=sys.stderr)
-        return 1
-    with contextlib.suppress(BrokenPipeError):
-        print("\n".join(lines))
-    return 0

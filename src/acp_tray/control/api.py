@@ -15,7 +15,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, Literal, TypedDict, TypeVar
+from typing import Any, Generic, Literal, TypedDict, TypeVar, final
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
@@ -244,12 +244,14 @@ class AgentSignIn(TypedDict):  # done by the daemon
     detail: str
 
 
+@final
 class PromptDone(TypedDict):
     job: str
     stop_reason: str | None
     error: str | None
 
 
+@final
 class PromptQueued(TypedDict):  # `wait: false`: queued at once, the session opens behind it
     job: str
     ahead: None
@@ -297,7 +299,7 @@ class QueuedEvent(TypedDict):
 # the ops ---------------------------------------------------------------------------------------
 
 A = TypeVar("A", bound=Args)
-R = TypeVar("R")
+R = TypeVar("R", covariant=True)  # an op with a narrower reply is one with a wider
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 """The CLI's end of the control endpoint: send one request, read events and the final reply.
+Given a declared op (control/api.py), its arguments are that op's and its result is its reply type.
 
 Standard library (and platformdirs) only: `acp-tray status` must not pay for the ACP SDK,
 pydantic or the tray.
@@ -12,8 +13,9 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar, cast, overload
 
+from acp_tray.control.api import Args, ErrorCode, Op
 from acp_tray.control.endpoint import EndpointError, check_socket, pipe_name, socket_path, untrusted_peer
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
@@ -26,7 +28,13 @@ class UntrustedError(NoDaemonError):
     """The socket, its directory or the process behind it is not the person's own: nothing is sent."""
 
 
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+
+
 class ReplyError(Exception):
+    """The daemon refused the request, or its reply did not come: `code` is an ErrorCode's value."""
+
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.code = code
@@ -95,7 +103,7 @@ def _no_answer(op: str, timeout: float | None) -> ReplyError:
     within = f" within {timeout:g} s" if timeout else ""
     return ReplyError(
         f"acp-tray did not answer `{op}`{within}; it may still be doing it: see `acp-tray status` or its log",
-        "timeout",
+        ErrorCode.TIMEOUT,
     )
 
 
@@ -112,47 +120,77 @@ class Call:
         except TimeoutError:
             raise _no_answer(self._op, self._timeout) from None
         if not line:
-            raise ReplyError("the daemon closed the connection without an answer (did it stop?)", "closed")
+            raise ReplyError("the daemon closed the connection without an answer (did it stop?)", ErrorCode.CLOSED)
         try:
             return decode(line)
         except ProtocolError as exc:
-            raise ReplyError(f"unexpected answer from the daemon: {exc}", "protocol") from None
+            raise ReplyError(f"unexpected answer from the daemon: {exc}", ErrorCode.PROTOCOL) from None
 
 
 def result_of(message: dict[str, Any]) -> Any:
     """The result of a final reply, or ReplyError."""
     if message.get("ok"):
         return message.get("result")
-    raise ReplyError(str(message.get("error", "failed")), str(message.get("code", "failed")))
+    raise ReplyError(str(message.get("error", "failed")), str(message.get("code", ErrorCode.FAILED)))
+
+
+def _request_line(op: Op[Any, Any] | str, args: Args | dict[str, Any] | None) -> bytes:
+    if isinstance(op, Op):
+        assert isinstance(args, Args)  # the overloads below: a declared op takes its own arguments
+        return encode({"op": op.name, "args": op.wire(args)})
+    return encode({"op": op, "args": args or {}})
 
 
 @contextlib.contextmanager
-def call(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0) -> Iterator[Call]:
-    data = encode({"op": op, "args": args or {}})
+def call(
+    op: Op[Any, Any] | str, args: Args | dict[str, Any] | None = None, *, timeout: float | None = 30.0
+) -> Iterator[Call]:
+    data = _request_line(op, args)
+    name = op.name if isinstance(op, Op) else op
     if len(data) > MAX_LINE:
         size = f"{len(data) / 1024 / 1024:.1f} MiB"
-        raise ReplyError(f"the request is {size}; the daemon takes at most {MAX_LINE // 1024 // 1024} MiB", "too_long")
+        limit = f"{MAX_LINE // 1024 // 1024} MiB"
+        raise ReplyError(f"the request is {size}; the daemon takes at most {limit}", ErrorCode.TOO_LONG)
     with _connect(timeout) as stream:
         try:
             stream.write(data)
             stream.flush()
         except (BrokenPipeError, ConnectionResetError):
-            raise ReplyError("the daemon closed the connection before the request was sent", "closed") from None
+            raise ReplyError("the daemon closed the connection before the request was sent", ErrorCode.CLOSED) from None
         except TimeoutError:
-            raise _no_answer(op, timeout) from None
-        yield Call(stream, op, timeout)
+            raise _no_answer(name, timeout) from None
+        yield Call(stream, name, timeout)
+
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@overload
+def request(op: Op[A, R], args: A, *, on_event: EventSink | None = None, timeout: float | None = 30.0) -> R: ...
+
+
+@overload
+def request(
+    op: str, args: dict[str, Any] | None = None, *, on_event: EventSink | None = None, timeout: float | None = 30.0
+) -> Any: ...
 
 
 def request(
-    op: str,
-    args: dict[str, Any] | None = None,
+    op: Op[Any, Any] | str,
+    args: Args | dict[str, Any] | None = None,
     *,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
+    on_event: EventSink | None = None,
     timeout: float | None = 30.0,
 ) -> Any:
-    """Send one request; events go to `on_event`; returns the result or raises ReplyError/NoDaemonError."""
+    """Send one request; events go to `on_event`; returns the result (a declared op's: its reply
+    type) or raises ReplyError/NoDaemonError."""
     with call(op, args, timeout=timeout) as pending:
         while "event" in (message := pending.next()):
             if on_event is not None:
                 on_event(message)
         return result_of(message)
+
+
+def reply_of(op: Op[Any, R], message: dict[str, Any]) -> R:
+    """The result of a final reply to `op`, as its declared type, or ReplyError."""
+    return cast(R, result_of(message))

@@ -1,5 +1,6 @@
-"""The `acp-tray` command line: parses, then runs the command (imported only when chosen, so that
-`acp-tray status` and friends do not pay for the ACP SDK, pydantic or the tray)."""
+"""The `acp-tray` command line: the parser, then the command chosen, from its own module in this
+package (imported only when chosen, so that `acp-tray status` and friends do not pay for the ACP
+SDK, pydantic or the tray)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,11 @@ import sys
 from typing import Any
 
 from acp_tray import __version__
+from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED
 from acp_tray.files import paths
 from acp_tray.logs.setup import install
 
 log = logging.getLogger("acp_tray")
-
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command Ctrl+C ended
-
-TERMINAL = "acp_tray.control.terminal"  # the commands that talk to a running daemon
 
 
 def _setup_logging(verbosity: int) -> None:
@@ -31,11 +29,11 @@ def _setup_logging(verbosity: int) -> None:
     root.setLevel(level)
 
 
-def _lazy(name: str, module: str = "acp_tray.local_commands") -> Any:
-    """A command function, imported from `module` when it runs."""
+def _lazy(module: str, name: str | None = None) -> Any:
+    """`cmd_NAME` of `acp_tray.cli.MODULE` (NAME: the module's by default), imported when it runs."""
 
     def run(args: argparse.Namespace) -> int:
-        return int(getattr(importlib.import_module(module), name)(args))
+        return int(getattr(importlib.import_module(f"acp_tray.cli.{module}"), f"cmd_{name or module}")(args))
 
     return run
 
@@ -77,12 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="start the daemon", parents=[common])
     run.add_argument("--headless", action="store_true", help="present notices on the console (no tray)")
-    run.set_defaults(func=_lazy("cmd_run"))
+    run.set_defaults(func=_lazy("run"))
 
     history = commands.add_parser("history", help="show notices received so far (local only)", parents=[common])
     history.add_argument("--json", action="store_true", help="one JSON object per line")
     history.add_argument("-n", "--limit", type=_count, default=None, help="only the last N records")
-    history.set_defaults(func=_lazy("cmd_history"))
+    history.set_defaults(func=_lazy("history"))
 
     prefs = commands.add_parser("prefs", help="the preferences file: path, show, validate, edit", parents=[common])
     prefs_actions = prefs.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -91,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = prefs_actions.add_parser("validate", help="check a preferences file", parents=[common])
     validate.add_argument("file", nargs="?", help="file to check (default: the preferences file)")
     prefs_actions.add_parser("edit", help="open the file in $VISUAL/$EDITOR, then validate it", parents=[common])
-    prefs.set_defaults(func=_lazy("cmd_prefs"))
+    prefs.set_defaults(func=_lazy("prefs"))
 
     dnd = commands.add_parser("dnd", help="do not disturb: on, off, for DURATION, until TIME, status", parents=[common])
     dnd_actions = dnd.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -103,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     for_.add_argument("duration", nargs="+")
     until = dnd_actions.add_parser("until", help='e.g. "tomorrow" or "14:00"', parents=[common])
     until.add_argument("duration", nargs="+")
-    dnd.set_defaults(func=_lazy("cmd_dnd"))
+    dnd.set_defaults(func=_lazy("dnd"))
 
     doctor = commands.add_parser(
         "doctor",
@@ -111,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     doctor.add_argument("--json", action="store_true", help="one object per check: name, status, detail, fix")
-    doctor.set_defaults(func=_lazy("cmd_doctor"))
+    doctor.set_defaults(func=_lazy("doctor"))
 
     autostart = commands.add_parser(
         "autostart", help="start acp-tray on login: enable, disable, status", parents=[common]
@@ -121,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     enable.add_argument("--systemd", action="store_true", help="Linux: a systemd user unit instead of XDG autostart")
     autostart_actions.add_parser("disable", help="remove what `enable` installed", parents=[common])
     autostart_actions.add_parser("status", help="what is installed, and whether it starts this one", parents=[common])
-    autostart.set_defaults(func=_lazy("cmd_autostart", "acp_tray.autostart.manager"))
+    autostart.set_defaults(func=_lazy("autostart"))
 
     _daemon_commands(commands, common)
 
@@ -131,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    """The commands that talk to a running daemon (run by `control/terminal.py`, imported only when
-    one of them runs: the daemon itself never loads the control client)."""
+    """The commands that talk to a running daemon (their modules are imported only when one of them
+    runs: the daemon itself never loads the control client)."""
 
     def command(name: str, help_text: str, func: Any, *, json_output: bool = True) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = commands.add_parser(name, help=help_text, parents=[common])
@@ -141,9 +139,9 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         parser.set_defaults(func=func)
         return parser
 
-    command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("cmd_status", TERMINAL))
+    command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
 
-    agents = command("agents", "list, add, remove or restart agents", _lazy("cmd_agents", TERMINAL), json_output=False)
+    agents = command("agents", "list, add, remove or restart agents", _lazy("agents"), json_output=False)
     actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="configured agents and their state", parents=[common])
     listing.add_argument("--json", action="store_true", help="machine-readable output")
@@ -170,47 +168,43 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     secret.add_argument("name")
     secret.add_argument("var", metavar="VAR")
     secret.add_argument("--delete", action="store_true", help="remove it from the keyring")
-    secret.set_defaults(func=_lazy("cmd_secret", TERMINAL))
+    secret.set_defaults(func=_lazy("secrets", "secret"))
 
     login = command(
         "login",
         "sign in to an agent: NAME [METHOD] (see `agents list --json`)",
-        _lazy("cmd_login", TERMINAL),
+        _lazy("signin", "login"),
         json_output=False,
     )
     login.add_argument("name")
     login.add_argument("method", nargs="?")
     login.add_argument("--pause", action="store_true", help="wait for Enter at the end (a window acp-tray opened)")
     command(
-        "logout", "sign out of an agent, where it offers that", _lazy("cmd_logout", TERMINAL), json_output=False
+        "logout", "sign out of an agent, where it offers that", _lazy("signin", "logout"), json_output=False
     ).add_argument("name")
 
-    command("sessions", "named sessions: live and remembered", _lazy("cmd_sessions", TERMINAL))
+    command("sessions", "named sessions: live and remembered", _lazy("prompt", "sessions"))
 
-    prompt = command(
-        "prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("cmd_prompt", TERMINAL)
-    )
+    prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("prompt"))
     prompt.add_argument("agent")
     prompt.add_argument("text", nargs="+")
     prompt.add_argument("--session", default=None, help="session name (default: default)")
     prompt.add_argument("--cwd", default=None, help="session directory (default: the agent's cwd)")
     prompt.add_argument("--no-wait", action="store_true", help="queue it and return at once")
 
-    cancel = command("cancel", "cancel the running turn of a session", _lazy("cmd_cancel", TERMINAL), json_output=False)
+    cancel = command("cancel", "cancel the running turn of a session", _lazy("prompt", "cancel"), json_output=False)
     cancel.add_argument("agent")
     cancel.add_argument("--session", default=None)
     cancel.add_argument("--cwd", default=None)
 
-    command("approvals", "permission requests waiting for you", _lazy("cmd_approvals", TERMINAL))
+    command("approvals", "permission requests waiting for you", _lazy("approvals"))
     approve = command(
-        "approve", "approve a request: ID [OPTION id or kind]", _lazy("cmd_approve", TERMINAL), json_output=False
+        "approve", "approve a request: ID [OPTION id or kind]", _lazy("approvals", "approve"), json_output=False
     )
     approve.add_argument("id")
     approve.add_argument("option", nargs="?")
-    command("deny", "reject a request", _lazy("cmd_deny", TERMINAL), json_output=False).add_argument("id")
-    quit_ = command(
-        "quit", "stop the daemon (waits until it has stopped)", _lazy("cmd_quit", TERMINAL), json_output=False
-    )
+    command("deny", "reject a request", _lazy("approvals", "deny"), json_output=False).add_argument("id")
+    quit_ = command("quit", "stop the daemon (waits until it has stopped)", _lazy("quit"), json_output=False)
     quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")
 
 
@@ -281,4 +275,4 @@ def _output_closed() -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     with contextlib.suppress(OSError, ValueError):
         print("acp-tray: the output was closed before everything was written (broken pipe)", file=sys.stderr)
-    return 1
+    return EXIT_FAILED

@@ -1,4 +1,4 @@
-"""The CLI commands that pair agents from the ACP Registry: `agents search [WORDS]`,
+"""The commands that pair agents from the ACP Registry: `agents search [WORDS]`,
 `agents add ID` and `agents upgrade [ID]`.
 
 They read the registry (the `registry` preference), install here (downloads show a progress bar
@@ -14,29 +14,28 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
+from acp_tray.cli.config import config_path
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, out, say
+from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line, terminal_text
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
 from acp_tray.registry.install import Installed, fetch_icon, forget_version, install, recall, remember
 from acp_tray.registry.progress import ProgressBar
 from acp_tray.registry.urls import DEFAULT_URL
 
-EXIT_FAILED = 1
-EXIT_NO_DAEMON = 3
 CONNECT_TIMEOUT = 300.0  # an npx agent's first start downloads it
-
-
-def _say(message: str) -> None:
-    print(terminal_text(f"acp-tray: {message}"), file=sys.stderr, flush=True)
+A = TypeVar("A", bound=api.Args)
+R = TypeVar("R")
 
 
 def _out(text: str) -> None:
-    print(terminal_text(text), flush=True)
+    out(text, flush=True)  # between progress bars on stderr
 
 
 class _FailedError(Exception):
@@ -49,8 +48,8 @@ def _registry_url(args: argparse.Namespace) -> str:
     """The `registry` preference (the preferences file is read, never created, here)."""
     from acp_tray.prefs.load import PreferencesError, read_preferences
 
-    path = paths.config_file() if args.config is None else Path(args.config).expanduser()
-    if not path.exists() and args.config is None:
+    path, explicit = config_path(args)
+    if not path.exists() and not explicit:
         return DEFAULT_URL
     try:
         return read_preferences(path).registry
@@ -64,26 +63,23 @@ def _registry(args: argparse.Namespace) -> Registry:
     except RegistryError as exc:
         raise _FailedError(str(exc)) from None
     if registry.offline:
-        _say(f"offline, using the registry as fetched {age(time.time() - registry.fetched)} ago ({registry.offline})")
+        say(f"offline, using the registry as fetched {age(time.time() - registry.fetched)} ago ({registry.offline})")
     for problem in registry.skipped:
-        _say(f"the registry's entry for {problem}; skipped")
+        say(f"the registry's entry for {problem}; skipped")
     return registry
 
 
-def _daemon(op: str, payload: dict[str, Any], timeout: float = 30.0) -> Any:
+def _daemon(op: api.Op[A, R], args: A, timeout: float = 30.0) -> R:
     try:
-        return request(op, payload, timeout=timeout)
+        return request(op, args, timeout=timeout)
     except NoDaemonError as exc:
         raise _FailedError(str(exc), EXIT_NO_DAEMON) from None
     except ReplyError as exc:
         raise _FailedError(str(exc)) from None
 
 
-def _wait(name: str, command: list[str]) -> dict[str, Any]:
-    result: dict[str, Any] = _daemon(
-        "agents.wait", {"name": name, "command": command, "timeout": CONNECT_TIMEOUT}, CONNECT_TIMEOUT + 30
-    )
-    return result
+def _wait(name: str, command: list[str]) -> api.WaitReply:
+    return _daemon(api.AGENTS_WAIT, api.WaitArgs(name, command, CONNECT_TIMEOUT), CONNECT_TIMEOUT + 30)
 
 
 def _install(entry: Entry) -> Installed:
@@ -96,27 +92,17 @@ def _install(entry: Entry) -> Installed:
         bar.done()
 
 
-def _guarded(run: Any, args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """`agents search`, `agents add ID` or `agents upgrade`, as `args.action` says."""
+    command: Callable[[argparse.Namespace], int] = {"search": _search, "add": _add, "upgrade": _upgrade}[args.action]
     try:
-        return int(run(args))
+        return command(args)
     except _FailedError as exc:
-        _say(str(exc))
+        say(str(exc))
         return exc.code
     except RegistryError as exc:  # e.g. no such agent in the registry, or its entry was refused
-        _say(str(exc))
+        say(str(exc))
         return EXIT_FAILED
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    return _guarded(_search, args)
-
-
-def cmd_add(args: argparse.Namespace) -> int:
-    return _guarded(_add, args)
-
-
-def cmd_upgrade(args: argparse.Namespace) -> int:
-    return _guarded(_upgrade, args)
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -142,7 +128,7 @@ def _search(args: argparse.Namespace) -> int:
 
 def _add(args: argparse.Namespace) -> int:
     agent_id = args.name
-    rows = _daemon("agents.list", {})  # the daemon first: nothing is downloaded for nothing
+    rows = _daemon(api.AGENTS_LIST, api.Args())  # the daemon first: nothing is downloaded for nothing
     if any(row["name"] == agent_id for row in rows):
         raise _FailedError(
             f"an agent called {agent_id!r} is already configured; `{pasteable('agents', 'upgrade', agent_id)}` "
@@ -153,7 +139,7 @@ def _add(args: argparse.Namespace) -> int:
     installed = _install(entry)
     root = paths.registry_agents_dir()
     fetch_icon(entry, root)
-    result = _daemon("agents.add", {"name": entry.id, "command": installed.command, "env": installed.env})
+    result = _daemon(api.AGENTS_ADD, api.AddArgs(entry.id, command=installed.command, env=installed.env))
     remember(installed, root)
     _out(
         f"added {entry.id} ({plain_line(entry.name, NAME_LIMIT)} {entry.version}, {installed.kind}) "
@@ -169,18 +155,18 @@ def _add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _detail(state: dict[str, Any]) -> str:
+def _detail(state: api.WaitReply) -> str:
     return f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
 
 
-def _not_ready(state: dict[str, Any]) -> str:
+def _not_ready(state: api.WaitReply) -> str:
     """An agent that answered ACP but has no session yet: most often, it needs a sign-in."""
     return "" if state["ready"] else f"; it is not ready yet ({state['state']}{_detail(state)})"
 
 
 def _upgrade(args: argparse.Namespace) -> int:
     root = paths.registry_agents_dir()
-    rows = _daemon("agents.list", {})
+    rows = _daemon(api.AGENTS_LIST, api.Args())
     configured = [row["name"] for row in rows]
     if args.name is not None:
         if args.name not in configured:
@@ -201,7 +187,7 @@ def _upgrade(args: argparse.Namespace) -> int:
         try:
             entry = registry.find(old.id)
         except RegistryError as exc:
-            _say(str(exc))
+            say(str(exc))
             failed += 1
             continue
         if entry.version == old.version:
@@ -216,7 +202,7 @@ def _upgrade_one(name: str, old: Installed, entry: Entry) -> bool:
     new = _install(entry)
     fetch_icon(entry, root)
     _out(f"{name}: {old.version} → {entry.version}; waiting for it to connect…")
-    _daemon("agents.replace", {"name": name, "command": new.command, "env": new.env})
+    _daemon(api.AGENTS_REPLACE, api.ReplaceArgs(name, new.command, new.env))
     state = _wait(name, new.command)
     if state["connected"]:
         remember(new, root)
@@ -224,8 +210,8 @@ def _upgrade_one(name: str, old: Installed, entry: Entry) -> bool:
             forget_version(old)
         _out(f"{name}: {entry.version} connected; {old.version} removed{_not_ready(state)}")
         return True
-    _daemon("agents.replace", {"name": name, "command": old.command, "env": old.env})
+    _daemon(api.AGENTS_REPLACE, api.ReplaceArgs(name, old.command, old.env))
     if new.directory != old.directory:
         forget_version(new)
-    _say(f"{name} {entry.version} did not connect ({state['state']}{_detail(state)}); back on {old.version}")
+    say(f"{name} {entry.version} did not connect ({state['state']}{_detail(state)}); back on {old.version}")
     return False

@@ -1,0 +1,25 @@
+"""`acp-tray autostart enable [--systemd] | disable | status`: start on login (autostart/)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+
+from acp_tray.autostart.manager import Autostart, AutostartError
+from acp_tray.cli.output import EXIT_FAILED, fail
+
+
+def cmd_autostart(args: argparse.Namespace) -> int:
+    autostart = Autostart()
+    try:
+        if args.action == "enable":
+            lines = autostart.enable(systemd=args.systemd)
+        elif args.action == "disable":
+            lines = autostart.disable()
+        else:
+            lines = autostart.status()
+    except (AutostartError, OSError) as exc:
+        return fail(str(exc), EXIT_FAILED)
+    with contextlib.suppress(BrokenPipeError):
+        print("\n".join(lines))
+    return 0

@@ -1,0 +1,35 @@
+"""Requests to the running daemon from the commands: the reply as the op's declared type, or what
+went wrong said in one line with the exit code to end with."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeVar
+
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, print_json, say
+from acp_tray.control.api import Args, Op
+from acp_tray.control.client import NoDaemonError, ReplyError, request
+
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+
+
+def ask(op: Op[A, R], args: A) -> tuple[int, R | None]:
+    """(0, the reply), or (the exit code, None) once the reason is said."""
+    try:
+        return 0, request(op, args)
+    except NoDaemonError as exc:
+        say(str(exc))
+        return EXIT_NO_DAEMON, None
+    except ReplyError as exc:
+        say(str(exc))
+        return EXIT_FAILED, None
+
+
+def fetch(args: argparse.Namespace, op: Op[Args, R]) -> tuple[int, R | None]:
+    """A data request: with --json the data is printed here and None returned (so is it on error)."""
+    code, value = ask(op, Args())
+    if code == 0 and getattr(args, "json", False):
+        print_json(value)
+        return 0, None
+    return code, value

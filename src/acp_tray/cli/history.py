@@ -1,0 +1,64 @@
+"""`acp-tray history [--json] [-n N]`: the notices received so far, from the local history file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime
+from typing import Any
+
+from acp_tray.cli.output import EXIT_FAILED, fail
+from acp_tray.files import paths
+from acp_tray.notifiers.console import notice_line
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.protocol.notice import severity_kind
+from acp_tray.state.history import read_history
+
+
+def history_line(record: dict[str, Any]) -> str:
+    try:
+        time = datetime.fromisoformat(str(record["time"]))
+        agent = str(record["agent"])
+    except (KeyError, ValueError):
+        return f"(unreadable history record) {json.dumps(record)[:200]}"
+    if record.get("kind") == "malformed":
+        reason = plain_line(f"{record.get('field')}: {record.get('reason')}", DESCRIPTION_LIMIT)
+        what = plain_line(str(record.get("update") or "notice"), NAME_LIMIT)  # older records: notices only
+        return f"{time:%H:%M:%S}  {plain_line(agent, NAME_LIMIT)}  dropped  malformed {what} ({reason})"
+    severity = str(record.get("severity"))
+    notes = [f"×{record['count']}"] if isinstance(record.get("count"), int) and record["count"] > 1 else []
+    why = record.get("reason") if isinstance(record.get("reason"), str) else None
+    if record.get("suppressed"):
+        notes.append(f"suppressed: {record['suppressed']}")
+    elif record.get("route") and not why:  # older records: no reason (which names the route)
+        notes.append(f"route: {record['route']}")
+    if why:
+        notes.append(f"why: {plain_line(why, DESCRIPTION_LIMIT)}")
+    description = record.get("description")
+    return notice_line(
+        time,
+        agent,
+        severity,
+        severity_kind(severity),
+        str(record.get("title")),
+        description if isinstance(description, str) else None,
+        suffix=" · ".join(notes),
+    )
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    try:
+        records = list(read_history(paths.history_file()))
+    except OSError as exc:
+        return fail(f"cannot read the history: {exc.filename}: {exc.strerror or exc}", EXIT_FAILED)
+    if args.limit is not None:
+        records = records[len(records) - args.limit :] if args.limit else []
+    for record in records:
+        if args.json:
+            # ASCII escapes: control and bidi characters from an agent never reach the terminal as is
+            print(json.dumps(record if isinstance(record, dict) else {"unreadable": record}, ensure_ascii=True))
+        elif isinstance(record, dict):
+            print(history_line(record))
+        else:
+            print(f"(unreadable history line) {record[:200]!r}")
+    return 0

@@ -1,0 +1,113 @@
+"""`acp-tray prompt AGENT TEXT...` (the reply streamed; Ctrl+C cancels the turn), `cancel AGENT`
+and `sessions`. A prompt exits with its turn's stop reason (output.STOP_EXIT)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Any
+
+from acp_tray.cli.calls import ask, fetch
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_json, say
+from acp_tray.control import api
+from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, terminal_text
+
+PROMPT_TIMEOUT = None  # a turn takes as long as it takes
+
+
+def _cwd(args: argparse.Namespace) -> str | None:
+    return os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    code, rows = fetch(args, api.SESSIONS)
+    if rows is None:
+        return code
+    for row in rows:
+        queued = f", {row['queued']} queued" if row["queued"] else ""
+        name, session_id, cwd = field(row["name"]), field(row["session_id"]), field(row["cwd"], DESCRIPTION_LIMIT)
+        out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}")
+    if not rows:
+        out("no sessions yet")
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    code, result = ask(api.CANCEL, api.CancelArgs(agent=args.agent, session=args.session, cwd=_cwd(args)))
+    if result is not None:
+        out("cancelling the running turn" if result["cancelled"] else "nothing was running")
+    return code
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    prompt = api.PromptArgs(args.agent, " ".join(args.text), args.session, _cwd(args), wait=not args.no_wait)
+    job: str | None = None
+    interrupted = False
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        """Ctrl+C: the first cancels this prompt's turn (reading goes on: the call is retried);
+        the second, or one before the daemon has queued the prompt, stops waiting."""
+        nonlocal interrupted
+        if interrupted or job is None:
+            raise KeyboardInterrupt
+        interrupted = True
+        say("cancelling (Ctrl+C again to stop waiting)")
+        request(api.CANCEL, api.CancelArgs(job=job))
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        with call(api.PROMPT, prompt, timeout=PROMPT_TIMEOUT) as pending:
+            while "event" in (message := pending.next()):
+                job = _prompt_event(args, message) or job
+    except NoDaemonError as exc:
+        say(str(exc))
+        return EXIT_NO_DAEMON
+    except ReplyError as exc:
+        say(str(exc))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return STOP_EXIT["cancelled"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        result = reply_of(api.PROMPT, message)
+    except ReplyError as exc:
+        say(str(exc))
+        return EXIT_FAILED
+    return _prompt_result(args, result)
+
+
+def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | None:
+    if args.json:
+        print_json(message)
+    elif message["event"] == "chunk":
+        sys.stdout.write(terminal_text(message["text"]))
+        sys.stdout.flush()
+        args.line_open = not message["text"].endswith("\n")
+    elif message["event"] == "dropped":
+        say(f"{message.get('text', 'the rest of the reply was not streamed')}")
+    elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
+        say(f"queued behind {message['ahead']} prompt(s) in session {message['session']}")
+    job = message.get("job")
+    return job if isinstance(job, str) else None
+
+
+def _prompt_result(args: argparse.Namespace, result: api.PromptDone | api.PromptQueued) -> int:
+    if args.json:
+        print_json(result)
+    if "session" in result:  # --no-wait: queued
+        if not args.json:
+            out(f"queued as prompt {result['job']} in session {result['session']}")
+        return 0
+    if getattr(args, "line_open", False):
+        print()  # the reply did not end with a line break
+    if result["error"]:
+        say(f"the prompt failed: {result['error']}")
+        return EXIT_FAILED
+    stop = result["stop_reason"]
+    if stop != "end_turn" and not args.json:
+        say(f"the turn ended: {stop}")
+    return STOP_EXIT.get(str(stop), EXIT_FAILED)

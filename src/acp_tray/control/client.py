@@ -135,10 +135,9 @@ def result_of(message: dict[str, Any]) -> Any:
 
 
 def _request_line(op: Op[Any, Any] | str, args: Args | dict[str, Any] | None) -> bytes:
-    if isinstance(op, Op):
-        assert isinstance(args, Args)  # the overloads below: a declared op takes its own arguments
+    if isinstance(op, Op) and isinstance(args, Args):  # a declared op (the overloads below) and its arguments
         return encode({"op": op.name, "args": op.wire(args)})
-    return encode({"op": op, "args": args or {}})
+    return encode({"op": op.name if isinstance(op, Op) else op, "args": args if isinstance(args, dict) else {}})
 
 
 @contextlib.contextmanager

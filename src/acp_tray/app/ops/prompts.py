@@ -78,20 +78,24 @@ class PromptOps:
 
     async def cancel(self, args: CancelArgs) -> CancelReply:
         if args.job is not None:  # Ctrl+C on a waiting `prompt`: exactly that prompt
-            for host in self._daemon.hosts.values():
-                found = host.find_job(args.job)
-                if found is not None:
-                    session, job = found
-                    return {"cancelled": await session.cancel(job)}
-            return {"cancelled": False}
-        agent = args.agent
-        assert agent is not None  # CancelArgs holds a job or an agent
+            return await self._cancel_job(args.job)
+        return await self._cancel_turn(args.agent or "", args.session or DEFAULT_SESSION, args.cwd)
+
+    async def _cancel_job(self, job_id: str) -> CancelReply:
+        for host in self._daemon.hosts.values():
+            found = host.find_job(job_id)
+            if found is not None:
+                session, job = found
+                return {"cancelled": await session.cancel(job)}
+        return {"cancelled": False}
+
+    async def _cancel_turn(self, agent: str, name: str, cwd: str | None) -> CancelReply:
+        """The running turn of the agent's session `name` (in `cwd`, when given)."""
         self._hosts.configured(agent)
-        name = args.session or DEFAULT_SESSION
         running = self._daemon.hosts.get(agent)
         if running is None:
             return {"cancelled": False}
         for key, session in running.sessions.items():
-            if key.name == name and (args.cwd is None or key.cwd == args.cwd):
+            if key.name == name and (cwd is None or key.cwd == cwd):
                 return {"cancelled": await session.cancel()}
         return {"cancelled": False}

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from acp_tray.cli.config import config_path
-from acp_tray.cli.output import EXIT_FAILED, fail
+from acp_tray.cli.output import EXIT_FAILED, fail, say
 from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
 from acp_tray.files import paths
 from acp_tray.files.private import make_dir
@@ -28,8 +28,7 @@ def _log_to_file(verbosity: int) -> Path | None:
         make_dir(log_file.parent)
         handler = RotatingFile(log_file, max_bytes=LOG_BYTES, backups=LOG_BACKUPS, what="log file")
     except OSError as exc:
-        reason = exc.strerror or exc
-        print(f"acp-tray: cannot open the log file {log_file} ({reason}); logging to the console only", file=sys.stderr)
+        say(f"cannot open the log file {log_file} ({exc.strerror or exc}); logging to the console only")
         return None
     install(handler, verbosity)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

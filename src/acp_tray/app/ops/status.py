@@ -12,11 +12,13 @@ from acp_tray import __version__
 from acp_tray.control.api import AgentRow, ApprovalRow, QuitReply, SessionRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
-from acp_tray.presentation.text import NAME_LIMIT, TITLE_LIMIT, bounded
+from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
 
+# an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
+REPLY_TITLE_LIMIT, REPLY_NAME_LIMIT = 1000, 200
 MAX_OPTIONS = 20  # of one approval request, in replies
 
 
@@ -108,9 +110,13 @@ class StatusOps:
                 "id": p.approval_id,
                 "agent": p.agent,
                 "session_id": p.session_id,
-                "title": bounded(p.title, TITLE_LIMIT),
+                "title": bounded(p.title, REPLY_TITLE_LIMIT),
                 "options": [
-                    {"id": bounded(o.option_id, NAME_LIMIT), "name": bounded(o.name, NAME_LIMIT), "kind": o.kind}
+                    {
+                        "id": bounded(o.option_id, REPLY_NAME_LIMIT),
+                        "name": bounded(o.name, REPLY_NAME_LIMIT),
+                        "kind": o.kind,
+                    }
                     for o in p.options[:MAX_OPTIONS]
                 ],
             }

@@ -22,8 +22,12 @@ def _pipe_name(tag: str) -> str:
     return rf"\\.\pipe\acp-tray-test-{os.getpid()}-{tag}"
 
 
+# declared ops that take no argument: each answered with its name, so an answer shows which request it was
+NO_ARGUMENT_OPS = ("status", "agents.list", "approvals", "sessions", "prefs.apply")
+
+
 class Served:
-    """acp-tray's ControlServer on its own loop and thread, answering every op with its name."""
+    """acp-tray's ControlServer on its own loop and thread, answering every declared op with its name."""
 
     def __init__(self, name: str, *, busy_at_start: float = 0.0) -> None:
         self.name = name
@@ -33,13 +37,19 @@ class Served:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
+        from acp_tray.control import api
         from acp_tray.control import server as control_server
 
-        async def handler(op: str, args: dict[str, Any], emit: Any) -> Any:
-            return {"op": op}
+        def answer_with_name(op: api.Op[Any, Any]) -> Any:
+            async def run(args: Any, emit: Any) -> Any:
+                return {"op": op.name}
+
+            return run
+
+        table = control_server.dispatch(*(control_server.Route(op, answer_with_name(op)) for op in api.OPS))
 
         async def main() -> None:
-            control = control_server.ControlServer(handler)
+            control = control_server.ControlServer(table)
             await control.start()
             self.control = control
             self.started.set()
@@ -112,11 +122,11 @@ def test_clients_that_came_and_went_while_the_daemon_started_do_not_stop_the_ser
         for _ in range(3):
             with contextlib.suppress(Exception):  # busy (another instance is connected): what a poll sees too
                 open_pipe(pipe_name, busy_wait=0).close()
-        waiting = threading.Thread(target=lambda: _ask_within("early", 30), daemon=True)
+        waiting = threading.Thread(target=lambda: _ask_within("quit", 30), daemon=True)
         waiting.start()
         time.sleep(2.5)
-        for attempt in range(5):
-            assert _ask_within(f"later-{attempt}", 20) == {"op": f"later-{attempt}"}
+        for later in NO_ARGUMENT_OPS:
+            assert _ask_within(later, 20) == {"op": later}
         waiting.join(30)
     finally:
         served.close()

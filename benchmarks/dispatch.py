@@ -34,7 +34,7 @@ from acp.connection import Connection  # noqa: E402
 
 from acp_tray.agents.client_handler import ClientHandler  # noqa: E402
 from acp_tray.agents.transport import LineTransport  # noqa: E402
-from acp_tray.app.daemon import Daemon  # noqa: E402
+from acp_tray.app.compose import assemble  # noqa: E402
 from acp_tray.notifiers.chain import NotifierChain  # noqa: E402
 from acp_tray.notifiers.content import Notification  # noqa: E402
 from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
@@ -102,7 +102,7 @@ async def latency(agents: int, per_agent: int) -> tuple[list[float], float, int]
     await chain.start()
     prefs = Preferences.model_validate({"rate_limit": {"burst": 1000, "per": 0.001}, "coalesce": {"window": 0}})
     history = HistoryWriter(Path(os.environ["BENCH_TMP"]) / "history.jsonl")
-    daemon = Daemon(prefs, history=history, surfaces=[chain.present], status=lambda event: None)
+    daemon = assemble(prefs, history=history, surfaces=[chain.present], status=lambda event: None)
     stop = asyncio.Event()
     runner = asyncio.create_task(daemon.run(stop))
     arrived: dict[str, float] = {}
@@ -111,7 +111,7 @@ async def latency(agents: int, per_agent: int) -> tuple[list[float], float, int]
         reader = asyncio.StreamReader()
         writer: Any = type("W", (), {"write": lambda self, d: None, "drain": staticmethod(lambda: asyncio.sleep(0))})()
         transport = LineTransport(reader, writer, on_drop=lambda reason, line: None)
-        Connection(ClientHandler(f"agent{a}", daemon._queue.put_nowait), transport)
+        Connection(ClientHandler(f"agent{a}", daemon.core.queue.put_nowait), transport)
         readers.append(reader)
     cpu0 = time.process_time()
 
@@ -133,7 +133,7 @@ async def latency(agents: int, per_agent: int) -> tuple[list[float], float, int]
             await asyncio.sleep(TICK)
 
     await asyncio.gather(*(agent(a, reader) for a, reader in enumerate(readers)))
-    await daemon._queue.join()
+    await daemon.core.queue.join()
     await chain.drain()
     cpu = time.process_time() - cpu0
     stop.set()

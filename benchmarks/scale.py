@@ -2,7 +2,7 @@
 
     python benchmarks/scale.py [--quick] [--agents 20] [--sessions 5] [--rate 2] [--rounds 3]
 
-An in-process `Daemon` (src/acp_tray/daemon.py: the same composition `acp-tray run` builds, with
+An in-process daemon (src/acp_tray/app/compose.py: the same composition `acp-tray run` builds, with
 the default preferences: rate limit burst 5 per 10 s, coalescing window 30 s; history to a temp
 file) hosts real agent subprocesses (benchmarks/agents/stress_agent.py in steady mode, on the ACP
 SDK's `Connection`, protocol 1). Its one surface records `time.monotonic()` when the daemon
@@ -57,7 +57,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from acp_tray.app.daemon import Daemon  # noqa: E402
+from acp_tray.app.compose import assemble  # noqa: E402
 from acp_tray.events import AgentState, AgentStatus  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
@@ -188,7 +188,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     scale_agents = [f"a{i:02d}" for i in range(args.agents)]
     bench = Bench([*scale_agents, PEER], args.sessions, tmp)
     history = HistoryWriter(tmp / "history.jsonl")
-    daemon = Daemon(bench.prefs(), history=history, surfaces=[bench.surface], status=bench.status)
+    daemon = assemble(bench.prefs(), history=history, surfaces=[bench.surface], status=bench.status)
     stop = asyncio.Event()
     runner = asyncio.create_task(daemon.run(stop))
     out: dict[str, Any] = {"phases": []}

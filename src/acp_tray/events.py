@@ -72,6 +72,18 @@ class TurnEnded:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class QueueChanged:
+    """A session's prompt queue changed: a prompt queued or taken out, a turn started or ended."""
+
+    agent: str
+    session_id: str
+    session: str  # the session's name in acp-tray
+    running: bool  # a turn is running
+    queued: int  # prompts waiting behind it
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PermissionAsked:
     """An agent asks to be allowed something; the person answers with `approval_id`."""
 
@@ -165,6 +177,7 @@ Event = (
     | NoticeMalformed
     | AgentStatus
     | TurnEnded
+    | QueueChanged
     | PermissionAsked
     | PermissionSettled
     | InputRequested

@@ -13,7 +13,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from acp_tray.app.daemon import Daemon as InProcessDaemon
+from acp_tray.app.compose import assemble
 from acp_tray.prefs.load import read_preferences
 from acp_tray.state.history import HistoryWriter, read_history
 from tests.daemon_process import Daemon, cli
@@ -98,7 +98,7 @@ async def test_preferences_not_applied_is_recorded_as_acp_trays_own_notice(tmp_p
     path = tmp_path / "config.toml"
     path.write_text('notifier = "console"\n', encoding="utf-8")
     history_path = tmp_path / "history.jsonl"
-    daemon = InProcessDaemon(
+    daemon = assemble(
         read_preferences(path),
         history=HistoryWriter(history_path),
         surfaces=[],

@@ -33,7 +33,7 @@ from acp import RequestError
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, jsonrpc_problem, without_meta
-from acp_tray.app.daemon import Daemon
+from acp_tray.app.compose import assemble
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line
 from acp_tray.notifiers.content import notification_of
 from acp_tray.prefs.model import (
@@ -147,9 +147,9 @@ async def run_stream(
         console.present(presentation)
 
     clock = FakeClock(datetime(2026, 11, 29, 12, 0).astimezone())
-    daemon = Daemon(preferences(prefs), history=history, surfaces=[surface], status=lambda event: None, clock=clock)
-    host = AgentHost(AGENT, AgentSpec(command=["fuzz-agent"]), daemon._handle, policy=PermissionPolicy(permission))
-    handler = ClientHandler(AGENT, daemon._handle, version, peer=host.peer)
+    daemon = assemble(preferences(prefs), history=history, surfaces=[surface], status=lambda event: None, clock=clock)
+    host = AgentHost(AGENT, AgentSpec(command=["fuzz-agent"]), daemon.pump.handle, policy=PermissionPolicy(permission))
+    handler = ClientHandler(AGENT, daemon.pump.handle, version, peer=host.peer)
     reader = asyncio.StreamReader(limit=max_line_bytes)  # as `spawn_stdio_transport(limit=...)` makes it
     transport = LineTransport(
         reader,

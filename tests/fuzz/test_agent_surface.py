@@ -30,7 +30,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
-from acp_tray.app.daemon import Daemon
+from acp_tray.app.compose import assemble
 from acp_tray.events import AgentState
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.router import Presentation
@@ -164,7 +164,7 @@ async def test_a_real_agent_writes_thousands_of_generated_lines_to_a_real_daemon
     )
     shown: list[Presentation] = []
     history = tmp_path / "history.jsonl"
-    daemon = Daemon(
+    daemon = assemble(
         Preferences(agents={"bot": agent}),
         history=HistoryWriter(history, max_bytes=1 << 30),  # no rotation: every record stays to be checked
         surfaces=[shown.append],

@@ -35,6 +35,7 @@ from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeRece
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line, status_line
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, notification_of
 from acp_tray.notifiers.freedesktop import STAND_IN_KEY, wire_actions
+from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.router import Presentation
@@ -238,9 +239,8 @@ def test_menu_labels_are_safe_and_bounded_and_answers_name_the_agents_option(ent
         assert_safe(option.label, "option label", limit=OPTION_LABEL)
         assert option.label.strip()
         assert option.action is not None
-        # the daemon's own split (daemon._answer_approval): the id comes back exactly as offered
-        _, approval_id, option_id = option.action.split(":", 2)
-        assert (approval_id, option_id) == ("1", offered.option_id)
+        # the daemon's own parse: the id comes back exactly as offered
+        assert parse_action(option.action) == ApprovalAnswer("1", offered.option_id)
     assert not first.children[2].label.startswith(("✔", "✖"))  # an unknown kind gets no mark
     recent = next(e for e in menu if e.label.startswith("Recent"))
     for item in recent.children[: len(snapshot.recent)]:
@@ -340,8 +340,9 @@ class Run:
 def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]]) -> Run:
     """An in-process daemon (as `acp-tray run --headless` builds it, plus a snapshot publisher)
     with one hostile agent, its control socket, and `acp-tray COMMAND` run as subprocesses."""
-    from acp_tray.app.daemon import PUBLISH_EVERY, Daemon
+    from acp_tray.app.compose import assemble
     from acp_tray.app.ops import dispatch_table
+    from acp_tray.app.publisher import PUBLISH_EVERY
     from acp_tray.control.server import ControlServer
     from acp_tray.prefs.load import read_preferences
 
@@ -363,14 +364,14 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
     console = ConsoleNotifier(run.console)
 
     async def drive() -> None:
-        daemon = Daemon(
+        daemon = assemble(
             read_preferences(config),
             history=HistoryWriter(dirs["XDG_STATE_HOME"] / "acp-tray" / "history.jsonl"),
             surfaces=[console.present, run.presentations.append],
             status=console.status,
+            publishers=[run.snapshots.append],
             prefs_path=config,
         )
-        daemon.add_publisher(run.snapshots.append)
         control = ControlServer(dispatch_table(daemon))
         await control.start()
         stop = asyncio.Event()

@@ -8,6 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from acp_tray.app.actions import Desk
+from acp_tray.app.compose import assemble
 from acp_tray.app.daemon import Daemon
 from acp_tray.events import AgentState
 from acp_tray.prefs.load import read_preferences
@@ -27,18 +29,21 @@ async def until(predicate: Any, timeout: float = 20.0) -> None:
     await asyncio.wait_for(loop(), timeout)
 
 
-def start(tmp_path: Path, path: Path) -> tuple[Daemon, list[TraySnapshot], list[Presentation], asyncio.Event, Any]:
+def start(
+    tmp_path: Path, path: Path, desk: Desk | None = None
+) -> tuple[Daemon, list[TraySnapshot], list[Presentation], asyncio.Event, Any]:
     """A daemon on a real preferences file, recording its snapshots and what it presents."""
     snapshots: list[TraySnapshot] = []
     shown: list[Presentation] = []
-    daemon = Daemon(
+    daemon = assemble(
         read_preferences(path),
         history=HistoryWriter(tmp_path / "h.jsonl"),
         surfaces=[shown.append],
         status=lambda event: None,
+        publishers=[snapshots.append],
         prefs_path=path,
+        desk=desk,
     )
-    daemon.add_publisher(snapshots.append)
     stop = asyncio.Event()
     return daemon, snapshots, shown, stop, asyncio.create_task(daemon.run(stop))
 
@@ -123,10 +128,9 @@ async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Pat
 
 async def test_without_native_notifications_show_again_copies_to_the_clipboard(tmp_path: Path) -> None:
     steps = [{"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}}]
-    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps))
     copied: list[str] = []
-    daemon.native_notifications = lambda: False
-    daemon.copy_to_clipboard = copied.append
+    desk = Desk(native_notifications=lambda: False, copy_to_clipboard=copied.append)
+    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps), desk)
     try:
         await until(lambda: bool(snapshots) and snapshots[-1].unread == 1)
         presented = len(shown)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from acp_tray.app.compose import assemble
 from acp_tray.app.daemon import Daemon
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
@@ -30,7 +31,7 @@ async def wait_until(predicate: Any, timeout: float = 20.0) -> None:
 @contextlib.asynccontextmanager
 async def running(path: Path, tmp_path: Path, shown: list[Presentation]) -> AsyncIterator[Daemon]:
     """A daemon in this process on the preferences file `path`, its watcher started."""
-    daemon = Daemon(
+    daemon = assemble(
         read_preferences(path),
         history=HistoryWriter(tmp_path / "history.jsonl"),
         surfaces=[shown.append],

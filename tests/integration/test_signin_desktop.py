@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tray.app.daemon import Daemon as InProcessDaemon
+from acp_tray.app.compose import assemble
 from acp_tray.events import AgentState
 from acp_tray.files import paths
 from acp_tray.prefs.load import read_preferences
@@ -103,11 +103,10 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
     path.write_text(agent_table("locked", tmp_path / "locked") + agent_table("tui", tmp_path / "tui"), encoding="utf-8")
     snapshots: list[TraySnapshot] = []
     shown: list[Presentation] = []
-    daemon = InProcessDaemon(
+    daemon = assemble(
         read_preferences(path), history=HistoryWriter(tmp_path / "h.jsonl"), surfaces=[shown.append],
-        status=lambda event: None, prefs_path=path,
+        status=lambda event: None, publishers=[snapshots.append], prefs_path=path,
     )  # fmt: skip
-    daemon.add_publisher(snapshots.append)
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
-from acp_tray.app.daemon import Daemon
+from acp_tray.app.compose import assemble
+from acp_tray.app.fleet import Hosting
 from acp_tray.events import AgentState
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
@@ -51,15 +52,15 @@ class Running:
         self.shown: list[Presentation] = []
         self.snapshots: list[TraySnapshot] = []
         self.history_path = tmp_path / "history.jsonl"
-        self.daemon = Daemon(
+        self.daemon = assemble(
             read_preferences(path),
             history=HistoryWriter(self.history_path),
             surfaces=[self.shown.append],
             status=lambda event: None,
+            publishers=[self.snapshots.append],
             prefs_path=path,
-            backoff=backoff,
+            hosting=Hosting(backoff=backoff),
         )
-        self.daemon.add_publisher(self.snapshots.append)
         self.stop = asyncio.Event()
         self.task = asyncio.create_task(self.daemon.run(self.stop))
 

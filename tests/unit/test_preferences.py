@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.app.daemon import spec_of
+from acp_tray.app.fleet import spec_of
 from acp_tray.prefs.load import PreferencesError, load_preferences, parse_preferences
 from acp_tray.prefs.model import DEMO_AGENT_NAME
 

@@ -11,7 +11,8 @@ import pytest
 
 from acp_tray.desktop.terminal_window import NoTerminalError, open_in_terminal, terminal_command
 from acp_tray.events import AgentState, SignInChoice, SignInNeeded
-from acp_tray.presentation.own_notices import own_notice, parse_signin_action
+from acp_tray.presentation.actions import SignIn, parse_action
+from acp_tray.presentation.own_notices import own_notice
 from acp_tray.protocol.auth import login_method, login_params, logout_method, logout_params, parse_auth_methods
 from acp_tray.protocol.initialize import initialize_params
 from acp_tray.protocol.session import agent_capabilities
@@ -116,8 +117,9 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
     assert f"• API key (key): set OPENAI_API_KEY — {hint}" in description
     assert "• SSO (sso): ask IT [_acme.sso]" in description and "• Key set (ready)\n" in description
     assert [label for _, label in own.actions] == ["ChatGPT", "In a terminal", "Key set"]  # not yet doable: none
-    assert [parse_signin_action(action) for action, _ in own.actions][:2] == [("codex", "chatgpt"), ("codex", "tui")]
-    assert parse_signin_action("signin:[1, 2]") is None and parse_signin_action("signin:{") is None
+    chosen = [parse_action(action) for action, _ in own.actions][:2]
+    assert chosen == [SignIn("codex", "chatgpt"), SignIn("codex", "tui")]
+    assert parse_action("signin:[1, 2]") is None and parse_action("signin:{") is None
 
 
 def test_the_tray_offers_sign_in_under_the_agent() -> None:

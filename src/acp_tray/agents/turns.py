@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from acp.exceptions import RequestError
 
 from acp_tray.agents.sessions import SessionKey
-from acp_tray.events import EventSink, TurnEnded
+from acp_tray.events import EventSink, QueueChanged, TurnEnded
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
@@ -147,7 +147,13 @@ class HostedSession:
         ahead = len(self._queue) + (1 if self.current is not None else 0)
         self._queue.append(job)
         self._wake.set()
+        self._queue_changed()
         return ahead
+
+    def _queue_changed(self) -> None:
+        """Say what runs and what waits (a status reader follows it)."""
+        key = self.key
+        self._sink(QueueChanged(key.agent, self.session_id, key.name, self.current is not None, len(self._queue)))
 
     async def cancel(self, job: PromptJob | None = None) -> bool:
         """Cancel `job` (default: the running turn). False when there was nothing to cancel."""
@@ -155,6 +161,7 @@ class HostedSession:
             self._queue.remove(job)
             job.cancelled = True
             job.finish(TurnOutcome("cancelled"))
+            self._queue_changed()
             return True
         current = self.current
         if current is None or (job is not None and job is not current):
@@ -232,7 +239,9 @@ class HostedSession:
                 self._sink(TurnEnded(self.key.agent, self.session_id, self.key.name, None, error))
                 job.finish(TurnOutcome(None, error))
             job.finish(TurnOutcome(None, reason))
-        self._queue.clear()
+        if self._queue:
+            self._queue.clear()
+            self._queue_changed()
 
     async def _work(self) -> None:
         while True:
@@ -245,10 +254,12 @@ class HostedSession:
                     continue  # cancelled while waiting
             job = self._queue.popleft()
             self.current = job
+            self._queue_changed()
             try:
                 outcome = await self._turn(job)
             finally:
                 self.current = None
+                self._queue_changed()
             if outcome.signin:
                 self._held_for_signin(job)
                 continue

@@ -12,7 +12,7 @@ import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,8 +25,15 @@ from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.app import TrayApp, load_pystray
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.actions import Desk
+    from acp_tray.app.daemon import Core, Daemon
+    from acp_tray.app.fleet import Hosting
+    from acp_tray.app.publisher import Publisher
+    from acp_tray.app.pump import StatusSink
+    from acp_tray.app.surfaces import Surface, Surfaces, Withdraw
     from acp_tray.notifiers.chain import NotifierChain
+    from acp_tray.prefs.model import Preferences
+    from acp_tray.presentation.clock import Clock
 
 
 def stop_on_signals(stop: asyncio.Event) -> None:
@@ -41,7 +48,14 @@ def stop_on_signals(stop: asyncio.Event) -> None:
             signal.signal(sig, lambda _signum, _frame: loop.call_soon_threadsafe(stop.set))
 
 
-async def serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event, *, own_signals: bool) -> None:
+async def serve(
+    daemon: Daemon,
+    chain: NotifierChain | None,
+    stop: asyncio.Event,
+    *,
+    own_signals: bool,
+    choices: asyncio.Queue[str] | None = None,
+) -> None:
     from acp_tray.app.ops import dispatch_table
     from acp_tray.control.server import ControlServer
 
@@ -56,7 +70,7 @@ async def serve(daemon: Daemon, chain: NotifierChain | None, stop: asyncio.Event
     if chain is not None:
         print(f"notifications: {await chain.start()}", flush=True)
     try:
-        await daemon.run(stop)
+        await daemon.run(stop, choices)
     finally:
         await control.aclose()
         if chain is not None:
@@ -100,66 +114,146 @@ def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | N
         asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
     print(f"tray: pystray, {backend}", flush=True)
-    # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it
-    app = TrayApp(pystray, lambda action: None)
-    run_with_tray(app, lambda: build(loaded, console, run_mark, native=True, glib=app.gtk))
+    # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it, on a loop
+    # that takes the menu's choices from the tray's thread
+    loop = asyncio.new_event_loop()
+    choices: asyncio.Queue[str] = asyncio.Queue()
+
+    def on_choice(choice: str) -> None:  # on the tray's thread
+        loop.call_soon_threadsafe(choices.put_nowait, choice)
+
+    app = TrayApp(pystray, on_choice)
+    run_with_tray(app, loop, choices, lambda tray: build(loaded, console, run_mark, native=True, tray=tray))
     return 0
 
 
+def core(
+    prefs: Preferences,
+    *,
+    prefs_path: Path | None = None,
+    clock: Clock | None = None,
+    hosting: Hosting | None = None,
+    publishers: Sequence[Publisher] = (),
+) -> Core:
+    """The parts that need nothing from the surfaces, connected: the agent fleet, the tray
+    publisher, the preferences reloader, and what a notification's buttons do."""
+    from acp_tray.agents.approvals import Approvals
+    from acp_tray.app.actions import NotificationActions
+    from acp_tray.app.daemon import Core
+    from acp_tray.app.fleet import Fleet, Hosting
+    from acp_tray.app.lifetime import Lifetime
+    from acp_tray.app.publisher import TrayPublisher
+    from acp_tray.app.reloader import PrefsReloader
+    from acp_tray.events import Event
+    from acp_tray.presentation.clock import SystemClock
+    from acp_tray.presentation.recent import Recent
+    from acp_tray.presentation.router import Router
+
+    queue: asyncio.Queue[Event] = asyncio.Queue()
+    life = Lifetime()
+    router = Router(prefs, clock or SystemClock())
+    recent = Recent()
+    approvals = Approvals(queue.put_nowait)
+    fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, hosting or Hosting(), life)
+    publisher = TrayPublisher(router, recent, approvals, fleet, publishers)
+    reloader = PrefsReloader(prefs_path, router, fleet, publisher, queue.put_nowait)
+    notifications = NotificationActions(approvals, fleet, recent, publisher)
+    return Core(queue, life, router, recent, approvals, fleet, publisher, reloader, notifications)
+
+
+def finish(
+    core: Core, *, history: HistoryWriter, surfaces: Surfaces, status: StatusSink, desk: Desk | None = None
+) -> Daemon:
+    """The daemon: `core` with the event pump and the tray's actions, which present on `surfaces`."""
+    from acp_tray.app.actions import Desk, TrayActions
+    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.pump import EventPump
+
+    c = core
+    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status)
+    report = c.queue.put_nowait
+    tray = TrayActions(
+        c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, report, desk or Desk()
+    )
+    return Daemon(core, history, pump, tray)
+
+
+def assemble(
+    prefs: Preferences,
+    *,
+    history: HistoryWriter,
+    surfaces: Sequence[Surface],
+    status: StatusSink,
+    withdrawers: Sequence[Withdraw] = (),
+    publishers: Sequence[Publisher] = (),
+    prefs_path: Path | None = None,
+    clock: Clock | None = None,
+    hosting: Hosting | None = None,
+    desk: Desk | None = None,
+) -> Daemon:
+    """A whole daemon whose surfaces need nothing from it (the console, a test's list)."""
+    from acp_tray.app.surfaces import Surfaces
+
+    parts = core(prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers)
+    return finish(parts, history=history, surfaces=Surfaces(surfaces, withdrawers), status=status, desk=desk)
+
+
 def build(
-    loaded: Loaded, console: ConsoleNotifier, run_mark: str, *, native: bool, glib: bool = False
+    loaded: Loaded, console: ConsoleNotifier, run_mark: str, *, native: bool, tray: TrayApp | None = None
 ) -> tuple[Daemon, NotifierChain | None]:
-    """The daemon and its surfaces (imported here: the SDK is slow to import). `glib`: the tray runs
-    GTK's loop, through which notifications can go (GLib's D-Bus) without loading dbus-fast."""
+    """The daemon and its surfaces (imported here: the SDK is slow to import). `tray`: the running
+    tray, which takes the snapshots; where it runs GTK's loop, notifications go through GLib's D-Bus
+    (no dbus-fast loaded)."""
     from acp_tray.agents.sdk_log import quiet_agent_gone
     from acp_tray.agents.sessions import SessionStore
     from acp_tray.agents.versions import VersionMemory
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.actions import Desk
+    from acp_tray.app.fleet import Hosting
+    from acp_tray.app.surfaces import Surfaces
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
     from acp_tray.state.secrets import SecretNames
 
     quiet_agent_gone()
     history = HistoryWriter(paths.history_file())
-    daemon = Daemon(
-        loaded.prefs,
-        history=history,
-        surfaces=[],
-        status=console.status,
-        prefs_path=loaded.source,
+    hosting = Hosting(
         sessions=SessionStore(paths.sessions_file()),
         versions=VersionMemory(paths.versions_file()),
         secrets=SecretNames(paths.secret_names_file()),
         run_mark=run_mark,
     )
     if not native:
-        daemon.add_surface(console.present)
+        daemon = assemble(
+            loaded.prefs, history=history, surfaces=[console.present], status=console.status,
+            prefs_path=loaded.source, hosting=hosting,
+        )  # fmt: skip
         return daemon, None
-    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, daemon.local_action, glib=glib))
-    daemon.add_surface(chain.present)
-    daemon.add_withdrawer(chain.withdraw)
-    return daemon, chain
+    parts = core(loaded.prefs, prefs_path=loaded.source, hosting=hosting, publishers=[tray.show] if tray else [])
+    glib = tray is not None and tray.gtk
+    chain = NotifierChain(backends_for(loaded.prefs.notifier, console, parts.notifications.on_notification, glib=glib))
+    desk = Desk(
+        tray_backend=tray.backend if tray is not None else None,
+        native_notifications=lambda: chain.active not in (None, "console"),
+        copy_to_clipboard=tray.copy if tray is not None else None,
+    )
+    surfaces = Surfaces([chain.present], [chain.withdraw])
+    return finish(parts, history=history, surfaces=surfaces, status=console.status, desk=desk), chain
 
 
-def run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain | None]]) -> None:
-    """pystray on the main thread; the daemon's loop on one background thread."""
-    loop = asyncio.new_event_loop()
+def run_with_tray(
+    app: TrayApp,
+    loop: asyncio.AbstractEventLoop,
+    choices: asyncio.Queue[str],
+    build: Callable[[TrayApp | None], tuple[Daemon, NotifierChain | None]],
+) -> None:
+    """pystray on the main thread; the daemon on `loop`, on one background thread, taking the
+    menu's `choices` (built for the tray; without it where the tray fails to start)."""
     stop = asyncio.Event()
 
     def on_daemon_thread() -> None:
         try:
-            daemon, chain = build()
-
-            def on_action(action: str) -> None:  # called on the tray's thread
-                loop.call_soon_threadsafe(daemon.tray_action, action)
-
-            app.set_action_handler(on_action)
-            daemon.tray_backend = app.backend
-            daemon.add_publisher(app.show)
-            daemon.copy_to_clipboard = app.copy
-            if chain is not None:
-                daemon.native_notifications = lambda: chain.active not in (None, "console")
-            loop.run_until_complete(serve(daemon, chain, stop, own_signals=False))
+            daemon, chain = build(app)
+            loop.run_until_complete(serve(daemon, chain, stop, own_signals=False, choices=choices))
         finally:
             loop.close()
             app.stop()  # the daemon is done (Quit, SIGINT, SIGTERM): end the tray's loop too
@@ -174,7 +268,7 @@ def run_with_tray(app: TrayApp, build: Callable[[], tuple[Daemon, NotifierChain 
         if thread.ident is not None:
             raise
         print(f"tray: failed to start ({type(exc).__name__}: {exc}); running without one", flush=True)
-        daemon, chain = build()
+        daemon, chain = build(None)
         try:
             loop.run_until_complete(serve(daemon, chain, stop, own_signals=True))
         finally:

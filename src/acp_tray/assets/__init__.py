@@ -3,6 +3,7 @@ severity class for notifications."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent
@@ -15,6 +16,7 @@ def icon_path(size: int = 128) -> Path:
     return ASSETS / f"acp-tray-{size}.png"
 
 
+@functools.cache  # one per class and size: asked for on every notification
 def severity_icon(severity_class: str, size: int = 48) -> Path:
     """A notification's icon: the app icon with the tray's badge in the colour of the severity
     class ("info", "warning", "error", "other"), so an error looks like one at a glance."""

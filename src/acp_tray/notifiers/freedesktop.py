@@ -171,10 +171,8 @@ class FreedesktopBackend:
     ) -> Reply:
         bus = self._connected()
         try:
-            async with self._slots:
-                return await asyncio.wait_for(
-                    bus.call(destination, path, interface, member, signature, body), self._reply_timeout
-                )
+            async with self._slots, asyncio.timeout(self._reply_timeout):  # no task of its own, as wait_for makes
+                return await bus.call(destination, path, interface, member, signature, body)
         except TimeoutError:
             raise BackendUnavailableError(f"{member}: no reply within {self._reply_timeout:g} s") from None
         except BusError as exc:

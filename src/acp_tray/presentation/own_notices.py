@@ -8,7 +8,6 @@ the agent's name: every surface shows it in front ("demo: Finished").
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from acp_tray.events import (
@@ -23,11 +22,11 @@ from acp_tray.events import (
     TurnEnded,
 )
 from acp_tray.prefs.names import pasteable
+from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT
 from acp_tray.protocol.notice import Notice
 
-SIGNIN_PREFIX = "signin:"
 DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
 
 STOPPED_EARLY = {
@@ -65,7 +64,7 @@ def own_notice(event: Event) -> OwnNotice | None:
             f"{hint} (no answer in {_seconds(event.timeout)}: cancelled)\n{event.title}",
         )
         actions = tuple(
-            (f"approval:{event.approval_id}:{o.option_id}", option_label(o.name, o.kind, NAME_LIMIT))
+            (ApprovalAnswer(event.approval_id, o.option_id).encode(), option_label(o.name, o.kind, NAME_LIMIT))
             for o in event.options
         )
         return OwnNotice(event.agent, event.session_id, notice, actions)
@@ -117,19 +116,6 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))
 
 
-def signin_action(agent: str, method_id: str) -> str:
-    """The action id of a "sign in to AGENT with METHOD" button (notification or tray menu)."""
-    return SIGNIN_PREFIX + json.dumps([agent, method_id])
-
-
-def parse_signin_action(action: str) -> tuple[str, str] | None:
-    try:
-        agent, method_id = json.loads(action.removeprefix(SIGNIN_PREFIX))
-    except (ValueError, TypeError):
-        return None
-    return (agent, method_id) if isinstance(agent, str) and isinstance(method_id, str) else None
-
-
 def _sign_in(event: SignInNeeded) -> OwnNotice:
     """One notice per agent: a button per method acp-tray can do now; every method listed (servers
     without buttons, the history), the command first (a bounded body must not lose it)."""
@@ -151,5 +137,5 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
         lines.append(line)
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
-    actions = tuple((signin_action(agent, m.method_id), m.name) for m in doable)
+    actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
     return OwnNotice(agent, "", notice, actions)

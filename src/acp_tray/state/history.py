@@ -104,14 +104,15 @@ class HistoryWriter:
             return
         self._handler.setFormatter(logging.Formatter("%(message)s"))
 
-    def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> None:
-        if self._handler is None:
-            return
+    def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
+        """Write the event's record (when the file can be written); the record, as written."""
         record = record_of(event, decision)
         for key in ("title", "description"):  # an agent must not wipe the rotation with one notice
             value = record.get(key)
             if isinstance(value, str) and len(value) > TEXT_LIMIT:
                 record[key] = value[:TEXT_LIMIT] + "…"
+        if self._handler is None:
+            return record
         try:
             line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
         except (ValueError, RecursionError):  # `_meta` too deeply nested to write
@@ -126,6 +127,7 @@ class HistoryWriter:
             if too_big:
                 line = self._without_meta(record)
         self._handler.emit(logging.LogRecord("acp_tray.state.history", logging.INFO, "", 0, line, None, None))
+        return record
 
     @staticmethod
     def _without_meta(record: dict[str, Any]) -> str:

@@ -131,9 +131,6 @@ class TrayApp:
             log.info("no agent icons in the menu: %s", exc)
             return None
 
-    def set_action_handler(self, on_action: Action) -> None:
-        self._on_action = on_action
-
     def show(self, snapshot: TraySnapshot) -> None:
         """Take a new snapshot (from any thread)."""
         look = (badge_of(snapshot), snapshot.dnd.active)

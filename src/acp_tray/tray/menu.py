@@ -1,12 +1,7 @@
 """The tray menu as plain data, built from a snapshot (pure: the pystray adapter only maps it).
 
-Each actionable entry carries an action id that the tray hands back to the daemon's loop:
-`approval:ID:OPTION_ID`, `recent:open:GROUP`, `recent:read-all`, `recent:clear`, `dnd:off`,
-`dnd:30m`, `dnd:1h`, `dnd:tomorrow`, `quiet-hours:toggle`, `agent:start|stop|restart:NAME`,
-`signin:["NAME","METHOD"]`, `prefs:open`, `history:open`, `quit`. Only three kinds reach an
-agent: `approval:…` answers the permission request ID with the option OPTION_ID (one the agent
-itself offered), `signin:…` signs in with a method the agent itself offered, and
-start/stop/restart manage the agent process itself.
+Each actionable entry carries the id of an action (`presentation/actions.py`: the choices, their
+ids, and which of them reach an agent) that the tray hands back to the daemon's loop.
 """
 
 from __future__ import annotations
@@ -14,6 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_tray.events import AgentState
+from acp_tray.presentation.actions import (
+    CLEAR_RECENT,
+    DIAGNOSTICS,
+    OPEN_HISTORY,
+    OPEN_PREFS,
+    QUIT,
+    READ_ALL,
+    TOGGLE_QUIET_HOURS,
+    AgentAction,
+    ApprovalAnswer,
+    RecentOpen,
+    SetDnd,
+)
 from acp_tray.presentation.options import option_label as kind_first_label
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
@@ -72,7 +80,7 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
     rows = []
     for row in snapshot.approvals[:MAX_APPROVALS]:
         options = tuple(
-            Entry(option_label(option.name, option.kind), f"approval:{row.approval_id}:{option.option_id}")
+            Entry(option_label(option.name, option.kind), ApprovalAnswer(row.approval_id, option.option_id).encode())
             for option in row.options[:MAX_OPTIONS]
         )
         rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
@@ -83,29 +91,29 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
 
 
 def _recent(snapshot: TraySnapshot) -> Entry:
-    items = tuple(Entry(recent_label(item), f"recent:open:{item.group}") for item in snapshot.recent)
+    items = tuple(Entry(recent_label(item), RecentOpen(item.group).encode()) for item in snapshot.recent)
     if not items:
         items = (Entry("Nothing yet"),)
     title = f"Recent ({snapshot.unread} unread)" if snapshot.unread else "Recent"
     if snapshot.missed_during_dnd:
         title += f" · {snapshot.missed_during_dnd} held during DND"
-    tail = (SEPARATOR, Entry("Mark all read", "recent:read-all"), Entry("Clear list", "recent:clear"))
+    tail = (SEPARATOR, Entry("Mark all read", READ_ALL.encode()), Entry("Clear list", CLEAR_RECENT.encode()))
     return Entry(title, children=items + tail)
 
 
 def _dnd(snapshot: TraySnapshot) -> Entry:
     state = snapshot.dnd
     manual = state.active and state.reason == "manual"
-    entries = [Entry("Off", "dnd:off", checked=not manual, radio=True)]
+    entries = [Entry("Off", SetDnd("off").encode(), checked=not manual, radio=True)]
     if manual:
         label = f"On, until {state.until:%a %H:%M}" if state.until else "On"
         entries.append(Entry(label, None, checked=True, radio=True))
     entries += [
-        Entry("For 30 minutes", "dnd:30m"),
-        Entry("For 1 hour", "dnd:1h"),
-        Entry("Until tomorrow", "dnd:tomorrow"),
+        Entry("For 30 minutes", SetDnd("30m").encode()),
+        Entry("For 1 hour", SetDnd("1h").encode()),
+        Entry("Until tomorrow", SetDnd("tomorrow").encode()),
         SEPARATOR,
-        Entry("Quiet hours schedule", "quiet-hours:toggle", checked=snapshot.quiet_hours_enabled),
+        Entry("Quiet hours schedule", TOGGLE_QUIET_HOURS.encode(), checked=snapshot.quiet_hours_enabled),
     ]
     return Entry("Do not disturb", children=tuple(entries))
 
@@ -119,9 +127,9 @@ def _agents(snapshot: TraySnapshot) -> Entry:
         )
         actions = (
             *((Entry("Sign in", children=sign_in), SEPARATOR) if sign_in else ()),
-            Entry("Restart", f"agent:restart:{row.name}"),
-            Entry("Stop", f"agent:stop:{row.name}" if running else None),
-            Entry("Start", None if running else f"agent:start:{row.name}"),
+            Entry("Restart", AgentAction("restart", row.name).encode()),
+            Entry("Stop", AgentAction("stop", row.name).encode() if running else None),
+            Entry("Start", None if running else AgentAction("start", row.name).encode()),
         )
         rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {row.state.value}", children=actions, icon=row.icon))
     return Entry("Agents", children=tuple(rows) or (Entry("None configured"),))
@@ -140,8 +148,8 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
         _dnd(snapshot),
         _agents(snapshot),
         SEPARATOR,
-        Entry("Preferences…", "prefs:open"),
-        Entry("Open history", "history:open"),
-        Entry("Diagnostics…", "diagnostics"),
-        Entry("Quit", "quit"),
+        Entry("Preferences…", OPEN_PREFS.encode()),
+        Entry("Open history", OPEN_HISTORY.encode()),
+        Entry("Diagnostics…", DIAGNOSTICS.encode()),
+        Entry("Quit", QUIT.encode()),
     )

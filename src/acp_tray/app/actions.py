@@ -1,0 +1,209 @@
+"""The actions a person takes: buttons on a notification and choices in the tray menu (answers to
+approvals, sign-in, agents, the Recent list, DND, diagnostics, quit). Local state only, except
+what `presentation/actions.py` says reaches an agent. Runs on the daemon's loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from acp_tray.agents.approvals import ApprovalError, Approvals
+from acp_tray.app.fleet import Fleet
+from acp_tray.app.lifetime import Lifetime
+from acp_tray.app.publisher import Changed, TrayPublisher
+from acp_tray.app.reloader import PrefsReloader
+from acp_tray.app.surfaces import Surfaces
+from acp_tray.desktop.opener import open_path
+from acp_tray.events import EventSink, NoticeReceived
+from acp_tray.files.paths import config_file, history_file
+from acp_tray.prefs.load import PreferencesError
+from acp_tray.prefs.write import set_dnd, set_quiet_hours
+from acp_tray.presentation.actions import (
+    CLEAR_RECENT,
+    DIAGNOSTICS,
+    OPEN_HISTORY,
+    OPEN_PREFS,
+    QUIT,
+    READ_ALL,
+    TOGGLE_QUIET_HOURS,
+    Action,
+    AgentAction,
+    ApprovalAnswer,
+    Choice,
+    RecentOpen,
+    SetDnd,
+    SignIn,
+    parse_action,
+)
+from acp_tray.presentation.dnd import dnd_end
+from acp_tray.presentation.recent import Recent
+from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.severity import severity_class
+from acp_tray.protocol.notice import Notice
+
+log = logging.getLogger(__name__)
+
+
+class NotificationActions:
+    """What a person does to a shown notification: a button that answers an approval or signs in
+    (both offered by the agent itself), or a click or close that marks its Recent item read.
+    Dismissal has no path back to any agent."""
+
+    def __init__(self, approvals: Approvals, fleet: Fleet, recent: Recent, publisher: TrayPublisher) -> None:
+        self._approvals = approvals
+        self._fleet = fleet
+        self._recent = recent
+        self._publisher = publisher
+
+    def on_notification(self, group: int, what: str) -> None:
+        """`what`: "clicked", "closed", "expired", or the id of a button the notification offered."""
+        action = parse_action(what)
+        if isinstance(action, (ApprovalAnswer, SignIn)):
+            self.answer(action)
+            what = "clicked"
+        if what in ("clicked", "closed") and self._recent.mark_read(group):
+            self._publisher.changed(Changed.UNREAD)
+            self._publisher.publish_now()
+        log.debug("notification %d %s", group, what)
+
+    def answer(self, action: ApprovalAnswer | SignIn) -> None:
+        if isinstance(action, SignIn):
+            self._fleet.sign_in(action)
+            return
+        try:
+            self._approvals.approve(action.approval_id, action.option_id)
+        except ApprovalError as exc:
+            log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
+        self._publisher.publish_now()
+
+
+@dataclass(frozen=True)
+class Desk:
+    """What the desktop around the daemon offers: the running tray's backend (for diagnostics),
+    whether a native notification can be shown right now, and the clipboard "show it again" uses
+    when it cannot."""
+
+    tray_backend: str | None = None
+    native_notifications: Callable[[], bool] = lambda: True
+    copy_to_clipboard: Callable[[str], None] | None = None
+
+
+class TrayActions:
+    """A choice in the tray menu, on the loop thread; what the tray shows is published at once."""
+
+    def __init__(
+        self,
+        notifications: NotificationActions,
+        fleet: Fleet,
+        reloader: PrefsReloader,
+        router: Router,
+        recent: Recent,
+        surfaces: Surfaces,
+        publisher: TrayPublisher,
+        life: Lifetime,
+        report: EventSink,
+        desk: Desk,
+    ) -> None:
+        self._notifications = notifications
+        self._fleet = fleet
+        self._reloader = reloader
+        self._router = router
+        self._recent = recent
+        self._surfaces = surfaces
+        self._publisher = publisher
+        self._life = life
+        self._report = report
+        self._desk = desk
+
+    async def follow(self, choices: asyncio.Queue[str]) -> None:
+        """Take the menu's choices as the tray's thread hands them over, in order."""
+        while True:
+            self.on_choice(await choices.get())
+
+    def on_choice(self, choice: str) -> None:
+        """A menu entry's action id; one that is none is ignored (what the tray shows is still published)."""
+        action = parse_action(choice)
+        try:
+            if action is not None:
+                self.perform(action)
+        except PreferencesError as exc:
+            self._reloader.report_error(str(exc))
+        self._publisher.publish_now()
+
+    def perform(self, action: Action) -> None:
+        if isinstance(action, (ApprovalAnswer, SignIn)):
+            self._notifications.answer(action)
+        elif isinstance(action, AgentAction):
+            self._fleet.agent_action(action.verb, action.name)
+        elif isinstance(action, SetDnd):
+            self._set_dnd(action)
+        elif isinstance(action, RecentOpen):
+            self._show_again(action.group)
+        else:
+            self._choice(action)
+
+    def _choice(self, choice: Choice) -> None:
+        if choice == TOGGLE_QUIET_HOURS:
+            enabled = not self._router.prefs.dnd.quiet_hours.enabled
+            self._reloader.change_prefs(lambda path: set_quiet_hours(path, enabled=enabled))
+        elif choice in (READ_ALL, CLEAR_RECENT):
+            if choice == READ_ALL:
+                self._recent.mark_all_read()
+            else:
+                self._recent.clear()
+            self._router.missed_during_dnd = 0
+            self._publisher.changed(Changed.UNREAD)
+        elif choice == OPEN_PREFS and self._reloader.path is not None:
+            open_path(self._reloader.path)
+        elif choice == OPEN_HISTORY:
+            open_path(history_file())
+        elif choice == DIAGNOSTICS:
+            self._life.in_background(self._diagnostics())
+        elif choice == QUIT:
+            self._life.request_stop()
+
+    def _set_dnd(self, action: SetDnd) -> None:
+        if action.span == "off":
+            self._reloader.change_prefs(lambda path: set_dnd(path, enabled=False, until=None))
+            return
+        until = dnd_end(action.span, self._router.clock.now(), self._router.prefs.dnd.morning)
+        self._reloader.change_prefs(lambda path: set_dnd(path, enabled=True, until=until))
+
+    def _show_again(self, group: int) -> None:
+        """The Recent item `group` as a native notification again (read now); where none can be
+        shown, its full text goes to the clipboard."""
+        item = next((i for i in self._recent.items() if i.group == group), None)
+        if item is None:
+            return
+        self._recent.mark_read(group)
+        self._publisher.changed(Changed.UNREAD)
+        if not self._desk.native_notifications() and self._desk.copy_to_clipboard is not None:
+            text = f"{item.agent}: {item.title}" + (f"\n{item.description}" if item.description else "")
+            self._desk.copy_to_clipboard(text)
+            return
+        timeout = self._router.prefs.severity.of(severity_class(item.kind)).timeout
+        again = Presentation(
+            group, item.agent, "", item.severity, item.kind, item.title, item.description,
+            item.count, timeout, True, False, item.time, item.source,
+        )  # fmt: skip
+        self._surfaces.show(again)
+
+    async def _diagnostics(self) -> None:
+        """The tray's "Diagnostics…": `acp-tray doctor`'s checks as a notice (problems first)."""
+        from acp_tray.doctor import diagnose, report
+
+        path = self._reloader.path or config_file()
+        checks = await diagnose(path, tray_backend=self._desk.tray_backend or "none")
+        problems = [c for c in checks if c.status == "problem"]
+        log.info("diagnostics:\n%s", report(checks))
+        title = (
+            f"Diagnostics: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+            if problems
+            else "Diagnostics: all good"
+        )
+        ordered = problems + [c for c in checks if c.status != "problem"]
+        text = report(ordered) + "\n(`acp-tray doctor` prints the same)"
+        notice = Notice("warning" if problems else "info", title, text)
+        self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))

@@ -1,0 +1,221 @@
+"""The agent fleet: a host per configured agent, supervised, kept in step with the preferences;
+start, stop and restart one at a time per agent; sign-in through the agent's host."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from acp_tray.agents.approvals import Approvals
+from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.sessions import SessionStore
+from acp_tray.agents.signin import SignInError
+from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.versions import VersionMemory
+from acp_tray.app.lifetime import Lifetime
+from acp_tray.desktop.terminal_window import NoTerminalError, cli_command, open_in_terminal
+from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
+from acp_tray.files.paths import agent_icon
+from acp_tray.prefs.model import AgentConfig, Preferences
+from acp_tray.prefs.names import pasteable
+from acp_tray.presentation.actions import AgentVerb, SignIn
+from acp_tray.presentation.router import ACP_TRAY
+from acp_tray.protocol.notice import Notice
+from acp_tray.state.secrets import SecretNames
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 5.0
+
+
+def spec_of(config: AgentConfig) -> AgentSpec:
+    command, cwd, env = config.launch()
+    return AgentSpec(command=command, cwd=cwd, env=env, url=config.url, headers=dict(config.headers))
+
+
+def policy_of(config: AgentConfig) -> PermissionPolicy:
+    return PermissionPolicy(config.permission, config.permission_timeout)
+
+
+def protocol_of(config: AgentConfig, prefs: Preferences) -> str | int:
+    return config.protocol if config.protocol is not None else prefs.protocol
+
+
+@dataclass(frozen=True)
+class Hosting:
+    """What every agent host is given: where sessions, versions and secret names are kept, the
+    restart backoff, whether notices are advertised, and the run mark (agents/leftovers.py; None:
+    not `acp-tray run`)."""
+
+    sessions: SessionStore = field(default_factory=lambda: SessionStore(None))
+    versions: VersionMemory = field(default_factory=lambda: VersionMemory(None))
+    secrets: SecretNames | None = None
+    backoff: BackoffPolicy = field(default_factory=BackoffPolicy)
+    advertise_notices: bool = True
+    run_mark: str | None = None
+
+
+class Fleet:
+    def __init__(
+        self, prefs: Callable[[], Preferences], sink: EventSink, approvals: Approvals, hosting: Hosting, life: Lifetime
+    ) -> None:
+        self._prefs = prefs
+        self._sink = sink
+        self._approvals = approvals
+        self._hosting = hosting
+        self._life = life
+        self.store = hosting.sessions
+        self.hosts: dict[str, AgentHost] = {}
+        self.states: dict[str, AgentStatus] = {}  # the last status each agent reported
+        self.icons: dict[str, str] = {}  # agents from the ACP Registry: their SVG icon
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._lifecycle: dict[str, asyncio.Lock] = {}  # one start/stop/restart/remove of an agent at a time
+        self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
+
+    def supervised(self, name: str) -> bool:
+        """Whether the agent is running or will be restarted (not stopped, not given up on)."""
+        return name in self._tasks
+
+    def sync(self, prefs: Preferences) -> None:
+        """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
+        wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
+        self.icons = {name: str(agent_icon(name)) for name in prefs.agents if agent_icon(name).is_file()}
+        changed = [
+            n
+            for n, host in self.hosts.items()
+            if n not in wanted or host.spec != wanted[n] or host.protocol != protocol_of(prefs.agents[n], prefs)
+        ]
+        for name, host in self.hosts.items():
+            if name in prefs.agents:  # a new permission policy applies to the next request, no restart
+                host.policy = policy_of(prefs.agents[name])
+        if changed:
+            self._life.in_background(self._restart(changed, wanted))
+        for name, spec in wanted.items():
+            if name in self.hosts or name in self._stopped_by_user:
+                continue
+            lock = self._lifecycle.get(name)
+            if lock is not None and lock.locked():  # being stopped or restarted: started after that
+                self._life.in_background(self._restart([name], wanted, stop=False))
+            else:
+                self._start(name, spec)
+
+    def agent_action(self, verb: AgentVerb, name: str) -> None:
+        config = self._prefs().agents.get(name)
+        if config is None:
+            return
+        if verb == "stop":
+            self._stopped_by_user.add(name)
+        else:
+            self._stopped_by_user.discard(name)
+        if verb in ("stop", "restart"):
+            self._life.in_background(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
+        elif verb == "start":
+            self._life.in_background(self._restart([name], {name: spec_of(config)}, stop=False))
+
+    async def stop_agent(self, name: str) -> None:
+        """Stop `name` (its whole process tree) and return once it has stopped: after `agents
+        remove`, before its installed files go."""
+        await self._restart([name], {})
+
+    async def stop_all(self) -> None:
+        await self._stop([*self._tasks])
+
+    def note_status(self, status: AgentStatus) -> bool:
+        """Take an agent's new status; True when it went from needing a sign-in to connected."""
+        previous = self.states.get(status.agent)
+        self.states[status.agent] = status
+        return (
+            previous is not None and previous.state is AgentState.NEEDS_SIGNIN and status.state is AgentState.CONNECTED
+        )
+
+    async def _restart(self, names: list[str], wanted: dict[str, AgentSpec], *, stop: bool = True) -> None:
+        """Stop `names` (unless `stop` is False), then start those in `wanted` that are not running,
+        as configured by then; after any other start, stop or restart of the same agents is done
+        (they queue, in order), and not once the daemon is stopping."""
+        async with contextlib.AsyncExitStack() as held:
+            for name in sorted(set(names)):  # one order for every caller: no two wait on each other
+                await held.enter_async_context(self._lifecycle.setdefault(name, asyncio.Lock()))
+            if stop:
+                await self._stop(names)
+            if self._life.stopping:
+                return  # the daemon is going: nothing new starts
+            for name in names:
+                config = self._prefs().agents.get(name)  # removed or changed while this waited: not undone
+                if name in wanted and config is not None and name not in self._tasks:
+                    self._start(name, spec_of(config))
+
+    def _start(self, name: str, spec: AgentSpec) -> None:
+        prefs = self._prefs()
+        config = prefs.agents.get(name)
+        hosting = self._hosting
+        host = AgentHost(
+            name,
+            spec,
+            self._sink,
+            approvals=self._approvals,
+            store=self.store,
+            policy=policy_of(config) if config is not None else None,
+            protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
+            versions=hosting.versions,
+            advertise_notices=hosting.advertise_notices,
+            secrets=hosting.secrets.values if hosting.secrets is not None else None,
+            run_mark=hosting.run_mark,
+        )
+        self.hosts[name] = host
+        task = asyncio.create_task(supervise(host, self._sink, hosting.backoff), name=f"agent:{name}")
+        self._tasks[name] = task
+        task.add_done_callback(lambda done: self._supervision_ended(name, done))
+
+    def _supervision_ended(self, name: str, task: asyncio.Task[None]) -> None:
+        """The agent will not be restarted (cannot start, or given up): it stays listed, stopped."""
+        if self._tasks.get(name) is task:
+            del self._tasks[name]
+
+    async def _stop(self, names: list[str]) -> None:
+        tasks = [self._tasks.pop(name) for name in names if name in self._tasks]
+        stopped = [host for name in names if (host := self.hosts.pop(name, None)) is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
+            if pending:
+                log.warning("%d agent(s) did not stop within %.0f s", len(pending), SHUTDOWN_GRACE)
+        for host in stopped:  # who waited on its sign-in looks again (a restart starts a new one just after)
+            host.signin.abandon()
+
+    # sign-in -------------------------------------------------------------------------------
+
+    def sign_in(self, chosen: SignIn) -> None:
+        """A sign-in chosen on the desktop: an agent method through the agent; a terminal method in
+        a terminal window running `acp-tray login` (which reports back). Failures are said."""
+        name, method_id = chosen.agent, chosen.method_id
+        host = self.hosts.get(name)
+        if host is None:
+            return
+        try:
+            method = host.signin.choose(method_id)
+        except SignInError as exc:
+            self._sign_in_failed(name, str(exc))
+            return
+        if method.runs_in_terminal:
+            command = pasteable("login", name, method_id)
+            try:
+                open_in_terminal([*cli_command(), "login", name, method_id, "--pause"], hint=command)
+            except NoTerminalError as exc:
+                self._sign_in_failed(name, str(exc))
+            return
+
+        async def through_agent() -> None:
+            try:
+                await host.sign_in(method)
+            except SignInError as exc:
+                self._sign_in_failed(name, str(exc))
+
+        self._life.in_background(through_agent())
+
+    def _sign_in_failed(self, agent: str, message: str) -> None:
+        log.warning("%s: sign-in failed: %s", agent, message)
+        self._sink(NoticeReceived(agent, "", Notice("error", "Sign-in failed", message), source=ACP_TRAY))

@@ -1,0 +1,172 @@
+"""The tray publisher: immutable snapshots of what the tray shows (throttled, and again when a
+timed DND ends), and a change feed for whoever follows the daemon's state (`subscribe`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from acp_tray.agents.approvals import Approvals
+from acp_tray.app.fleet import Fleet
+from acp_tray.events import AgentState
+from acp_tray.presentation.actions import SignIn
+from acp_tray.presentation.dnd import DndState
+from acp_tray.presentation.recent import Recent
+from acp_tray.presentation.router import Router
+from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
+
+log = logging.getLogger(__name__)
+
+PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
+
+Publisher = Callable[[TraySnapshot], None]
+
+
+class Changed(StrEnum):
+    AGENTS = "agents"  # an agent's state, or the agents configured
+    SESSIONS = "sessions"  # a session attached, a prompt queued, a turn started or ended
+    APPROVALS = "approvals"
+    DND = "dnd"
+    UNREAD = "unread"  # the Recent list (its unread count)
+    HISTORY = "history"  # a new history record: `record` holds it
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    what: Changed
+    record: dict[str, Any] | None = None
+
+
+Listener = Callable[[Change], None]
+
+
+class TrayPublisher:
+    def __init__(
+        self, router: Router, recent: Recent, approvals: Approvals, fleet: Fleet, publishers: Sequence[Publisher]
+    ) -> None:
+        self._router = router
+        self._recent = recent
+        self._approvals = approvals
+        self._fleet = fleet
+        self._publishers = tuple(publishers)
+        self._listeners: list[Listener] = []
+        self._dnd: DndState | None = None  # as last told to the listeners
+        self._dnd_timer: asyncio.TimerHandle | None = None
+        self._publish_timer: asyncio.TimerHandle | None = None
+        self._last_publish = float("-inf")
+
+    def snapshot(self) -> TraySnapshot:
+        rows = []
+        fleet = self._fleet
+        for name in self._router.prefs.agents:
+            status = fleet.states.get(name)
+            icon = fleet.icons.get(name)
+            host = fleet.hosts.get(name)
+            sign_in: tuple[tuple[str, str], ...] = ()
+            if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
+                sign_in = tuple(
+                    (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
+                )
+            rows.append(
+                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in)
+                if status
+                else AgentRow(name, AgentState.STOPPED, icon=icon)
+            )
+        return TraySnapshot(
+            agents=tuple(rows),
+            dnd=self._router.dnd(),
+            quiet_hours_enabled=self._router.prefs.dnd.quiet_hours.enabled,
+            recent=self._recent.items(),
+            missed_during_dnd=self._router.missed_during_dnd,
+            approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+        )
+
+    def publish(self) -> None:
+        """Hand the tray a snapshot now, or (within PUBLISH_EVERY of the last) once at the end of
+        that interval: a flood of notices means a few menu rebuilds, not one per notice."""
+        if not self._publishers or self._publish_timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_publish + PUBLISH_EVERY - loop.time()
+        if wait > 0:
+            self._publish_timer = loop.call_later(wait, self.publish_now)
+            return
+        self.publish_now()
+
+    def publish_now(self) -> None:
+        """At once (what the person did shows immediately)."""
+        if not self._publishers:
+            return
+        if self._publish_timer is not None:
+            self._publish_timer.cancel()
+        self._publish_timer = None
+        self._last_publish = asyncio.get_running_loop().time()
+        snapshot = self.snapshot()
+        for publisher in self._publishers:
+            try:
+                publisher(snapshot)
+            except Exception:
+                log.exception("the tray could not take a snapshot")
+        self._schedule_dnd_end(snapshot.dnd)
+
+    def _schedule_dnd_end(self, dnd: DndState) -> None:
+        """Publish again when DND ends, so the tray never shows a stale state (a timer, no polling)."""
+        if self._dnd_timer is not None:
+            self._dnd_timer.cancel()
+            self._dnd_timer = None
+        if dnd.active and dnd.until is not None:
+            delay = max(0.0, (dnd.until - self._router.clock.now()).total_seconds()) + 0.05
+            self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._dnd_ended)
+
+    def _dnd_ended(self) -> None:
+        self._dnd_timer = None
+        self.publish_now()
+        self.dnd_may_have_changed()
+
+    def close(self) -> None:
+        for timer in (self._dnd_timer, self._publish_timer):
+            if timer is not None:
+                timer.cancel()
+
+    # the change feed ----------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """`listener` is called on the loop with each change a status reader would see, until the
+        returned function is called."""
+        self._listeners.append(listener)
+        if self._dnd is None:
+            self._dnd = self._router.dnd()
+            if not self._publishers:
+                self._schedule_dnd_end(self._dnd)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def changed(self, what: Changed, record: dict[str, Any] | None = None) -> None:
+        if not self._listeners:
+            return
+        change = Change(what, record)
+        for listener in tuple(self._listeners):
+            try:
+                listener(change)
+            except Exception:
+                log.exception("a change listener failed")
+
+    def dnd_may_have_changed(self) -> None:
+        """The preferences were applied, or a timed DND came to its end: tell the listeners if DND
+        is not what they were last told."""
+        if not self._listeners:
+            return
+        dnd = self._router.dnd()
+        if dnd != self._dnd:
+            self._dnd = dnd
+            self.changed(Changed.DND)
+        if not self._publishers:
+            self._schedule_dnd_end(dnd)

@@ -1,0 +1,147 @@
+"""The event pump: takes the agents' events off the queue in order, routes notices (and acp-tray's
+own, made from hosting events) to the history and the surfaces, and tells the tray publisher."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from acp_tray.app.fleet import Fleet
+from acp_tray.app.publisher import Changed, TrayPublisher
+from acp_tray.app.surfaces import Surfaces
+from acp_tray.events import (
+    AgentStatus,
+    Event,
+    NoticeMalformed,
+    NoticeReceived,
+    PermissionAsked,
+    PermissionSettled,
+    QueueChanged,
+    SessionAttached,
+    SignInNeeded,
+    TurnEnded,
+)
+from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.recent import Recent
+from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.state.history import HistoryWriter
+
+log = logging.getLogger(__name__)
+
+StatusSink = Callable[[AgentStatus], None]
+_SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
+
+
+class EventPump:
+    def __init__(
+        self,
+        queue: asyncio.Queue[Event],
+        router: Router,
+        history: HistoryWriter,
+        surfaces: Surfaces,
+        recent: Recent,
+        fleet: Fleet,
+        publisher: TrayPublisher,
+        status: StatusSink,
+    ) -> None:
+        self._queue = queue
+        self._router = router
+        self._history = history
+        self._surfaces = surfaces
+        self._recent = recent
+        self._fleet = fleet
+        self._publisher = publisher
+        self._status = status
+        self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
+        self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
+        self._summary_timer: asyncio.TimerHandle | None = None
+
+    async def run(self) -> None:
+        while True:
+            event = await self._queue.get()
+            try:
+                self.handle(event)
+            except Exception:  # a surface fault must never stop presentation
+                log.exception("could not present an event")
+            finally:
+                self._queue.task_done()
+
+    def close(self) -> None:
+        if self._summary_timer is not None:
+            self._summary_timer.cancel()
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, NoticeReceived):
+            self._route(event)
+        elif isinstance(event, NoticeMalformed):
+            self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
+            return
+        elif isinstance(event, AgentStatus):
+            if self._fleet.note_status(event):
+                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
+            self._status(event)
+            self._publisher.changed(Changed.AGENTS)
+        elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
+            return  # once per agent until it is signed in, across restarts too
+        elif isinstance(event, QueueChanged):
+            self._publisher.changed(Changed.SESSIONS)
+            return  # nothing the tray shows changed
+        elif not self._hosting_event(event):
+            return  # nothing the tray shows changed
+        self._publisher.publish()
+
+    def _hosting_event(self, event: Event) -> bool:
+        """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
+        if isinstance(event, PermissionSettled):
+            self._withdraw_approval(event.approval_id)
+        if isinstance(event, SignInNeeded):
+            self._told_sign_in.add(event.agent)
+        if isinstance(event, _SESSION_EVENTS):
+            self._publisher.changed(Changed.SESSIONS)
+        asked_or_settled = isinstance(event, (PermissionAsked, PermissionSettled))
+        if asked_or_settled:
+            self._publisher.changed(Changed.APPROVALS)
+        own = own_notice(event)
+        if own is None:
+            return asked_or_settled
+        shown = self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+        if isinstance(event, PermissionAsked) and shown is not None:
+            self._approval_groups[event.approval_id] = shown.group
+        return True
+
+    def _route(self, event: NoticeReceived) -> Presentation | None:
+        decision, presentation = self._router.route(event)
+        self._publisher.changed(Changed.HISTORY, self._history.append(event, decision))
+        if presentation is not None:
+            self.present(presentation)
+        self._schedule_summaries()
+        return presentation
+
+    def present(self, presentation: Presentation) -> None:
+        if presentation.tray:
+            self._recent.add(presentation)
+            self._publisher.changed(Changed.UNREAD)
+        self._surfaces.show(presentation)
+
+    def _withdraw_approval(self, approval_id: str) -> None:
+        """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
+        approval" notification has nothing left to ask, so it is taken off the screen."""
+        group = self._approval_groups.pop(approval_id, None)
+        if group is not None:
+            self._surfaces.withdraw(group)
+
+    def _schedule_summaries(self) -> None:
+        """One timer for the earliest due overflow summary (no polling)."""
+        if self._summary_timer is not None:
+            self._summary_timer.cancel()
+            self._summary_timer = None
+        delay = self._router.next_summary_in()
+        if delay is not None:
+            self._summary_timer = asyncio.get_running_loop().call_later(delay, self._flush_summaries)
+
+    def _flush_summaries(self) -> None:
+        self._summary_timer = None
+        for presentation in self._router.summaries():
+            self.present(presentation)
+        self._schedule_summaries()

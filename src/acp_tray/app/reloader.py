@@ -1,0 +1,154 @@
+"""The preferences reloader: applies the file when it has settled after a change (or at once when
+acp-tray itself wrote it); an invalid file is reported as acp-tray's own notice and the last good
+settings stay in force."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from acp_tray.app.fleet import Fleet
+from acp_tray.app.publisher import Changed, TrayPublisher
+from acp_tray.events import EventSink, NoticeReceived
+from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
+from acp_tray.prefs.load import PreferencesError, read_preferences
+from acp_tray.prefs.model import Preferences
+from acp_tray.prefs.watch import watch_file
+from acp_tray.presentation.router import ACP_TRAY, Router
+from acp_tray.protocol.notice import Notice
+
+log = logging.getLogger(__name__)
+
+SETTLE_FOR = 0.5  # seconds a changed preferences file must stay unchanged before it is applied
+
+
+def remember_configured_secrets(prefs: Preferences) -> None:
+    """Header values, secret-looking env values and a URL's password and query secrets: redacted
+    from every log line and quoted stderr."""
+    values: list[str] = []
+    for config in prefs.agents.values():
+        values += config.headers.values()
+        values += [value for name, value in config.env.items() if looks_secret(name)]
+        values += url_secrets(config.url or "")
+    remember_secrets(values)
+
+
+class PrefsReloader:
+    def __init__(
+        self, path: Path | None, router: Router, fleet: Fleet, publisher: TrayPublisher, report: EventSink
+    ) -> None:
+        self.path = path  # None: running on built-in defaults
+        self._router = router
+        self._fleet = fleet
+        self._publisher = publisher
+        self._report = report
+        self._last_error: str | None = None
+        self._settle_timer: asyncio.TimerHandle | None = None
+        self._applied: bytes | None = None  # a digest of the file's text when it was last applied
+        remember_configured_secrets(router.prefs)
+
+    async def watch(self, stop: asyncio.Event) -> None:
+        """Follow the file until `stop` is set (a symlinked file: its target is what changes)."""
+        assert self.path is not None
+        await watch_file(self.path.resolve(), self.changed, stop)
+
+    def close(self) -> None:
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+
+    def changed(self) -> None:
+        """The watcher saw the file change: reload once it has been still for SETTLE_FOR seconds
+        (a file written in pieces is never applied half-written)."""
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._settle_timer = loop.call_later(SETTLE_FOR, self._reload_when_still, self._signature())
+
+    def _signature(self) -> tuple[int, int] | None:
+        assert self.path is not None
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        return info.st_size, info.st_mtime_ns
+
+    def _reload_when_still(self, before: tuple[int, int] | None) -> None:
+        self._settle_timer = None
+        if self._signature() != before:  # still being written
+            self.changed()
+            return
+        if not self._already_applied():  # acp-tray's own write, or `apply_now`, came first
+            self.reload()
+
+    def apply_now(self) -> None:
+        """The CLI has just written the file (`acp-tray dnd on`): apply it at once, so that what the
+        person runs next (`acp-tray status`) sees it, rather than once the watcher saw it settle."""
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
+        if not self._already_applied():  # the watcher came first
+            self.reload()
+
+    def _digest(self) -> bytes | None:
+        assert self.path is not None
+        try:
+            return hashlib.sha256(self.path.read_bytes()).digest()
+        except OSError:
+            return None
+
+    def _already_applied(self) -> bool:
+        """The file says what was last applied (by content: a save within the same timestamp tick
+        is still seen). Not after an error: applying it again says that all is well again."""
+        return self._last_error is None and self._applied is not None and self._digest() == self._applied
+
+    def reload(self) -> None:
+        """The file changed: apply it if valid, else report and keep the last good settings."""
+        assert self.path is not None
+        signature = self._signature()
+        if signature is not None and signature[0] == 0:  # emptied (`: > config.toml`), or a save's first step
+            self.report_error(
+                f"{self.path}: the file is empty; acp-tray does not apply an empty file "
+                "(to go back to the defaults, leave a comment in it, or delete it and restart acp-tray)"
+            )
+            return
+        digest = self._digest()  # before it is read: a change meanwhile is applied again, never missed
+        try:
+            prefs = read_preferences(self.path)
+        except PreferencesError as exc:
+            self.report_error(str(exc))
+            return
+        self._last_error = None
+        self._take(prefs, digest)
+        log.info("preferences reloaded from %s; do not disturb: %s", self.path, self._router.dnd().describe())
+        self._follow(prefs)
+        self._publisher.publish_now()
+
+    def change_prefs(self, change: Callable[[Path], Preferences]) -> None:
+        """Write the change to the file (comments kept) and apply it now; the watcher agrees later."""
+        if self.path is None:
+            raise PreferencesError("no preferences file to change (running on built-in defaults)")
+        prefs = change(self.path)
+        self._take(prefs, self._digest())
+        self._follow(prefs)
+
+    def _take(self, prefs: Preferences, digest: bytes | None) -> None:
+        self._applied = digest
+        remember_configured_secrets(prefs)
+        self._router.update_prefs(prefs)
+
+    def _follow(self, prefs: Preferences) -> None:
+        """The agents follow the applied preferences; the change feed is told."""
+        self._fleet.sync(prefs)
+        self._publisher.changed(Changed.AGENTS)
+        self._publisher.dnd_may_have_changed()
+
+    def report_error(self, message: str) -> None:
+        if message == self._last_error:
+            return  # the same problem saved again: said once is enough
+        self._last_error = message
+        log.error("preferences not applied, keeping the last good settings:\n%s", message)
+        notice = Notice("error", "Preferences not applied", f"{message}\nThe last good settings stay in force.")
+        self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))

@@ -139,7 +139,10 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         parser.set_defaults(func=func)
         return parser
 
-    command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
+    status = command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
+    status.add_argument(
+        "--watch", action="store_true", help="a line now and one at each change, until the daemon stops (status bars)"
+    )
 
     agents = command("agents", "list, add, remove or restart agents", _lazy("agents"), json_output=False)
     actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -1,13 +1,17 @@
-"""`acp-tray status`: is the daemon running; its agents, do not disturb, approvals waiting."""
+"""`acp-tray status`: is the daemon running; its agents, do not disturb, approvals waiting; with
+`--watch`, the same as it changes (for status bars)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any, cast
 
 from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
-from acp_tray.cli.output import field, out
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_json, say
 from acp_tray.control import api
+from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 
 
@@ -20,6 +24,8 @@ def agent_line(row: api.AgentRow) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    if args.watch:
+        return cmd_watch(args)
     code, status = fetch(args, api.STATUS)
     if status is None:
         return code
@@ -37,3 +43,43 @@ def cmd_status(args: argparse.Namespace) -> int:
         out(f"waiting for your approval: {len(status['approvals'])}")
         out("\n".join(approval_lines(status["approvals"])))
     return 0
+
+
+def watch_line(state: api.WatchState) -> str:
+    """The state in one line, for a status bar: each agent and its state, approvals, unread, DND."""
+    parts = [f"{field(row['name'])} {row['state']}" for row in state.get("agents", [])] or ["no agents"]
+    waiting = len(state.get("approvals", []))
+    if waiting:
+        parts.append(f"{waiting} approval{'s' if waiting != 1 else ''} waiting")
+    parts.append(f"{state.get('unread', 0)} unread")
+    parts.append(f"DND {state.get('dnd', 'off')}")
+    return " · ".join(parts)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """`status --watch`: a line now, then one each time what it says changes (with --json: the
+    snapshot, then each change and history event as it comes), until the daemon stops."""
+    state: dict[str, Any] = {}
+    shown = None
+    try:
+        with call(api.WATCH, api.Args(), timeout=None) as pending:
+            while "event" in (message := pending.next()):
+                if args.json:
+                    print_json(message)
+                    sys.stdout.flush()
+                    continue
+                if message["event"] in ("snapshot", "change"):
+                    state.update({key: value for key, value in message.items() if key != "event"})
+                line = watch_line(cast(api.WatchState, state))
+                if line != shown:
+                    out(line, flush=True)
+                    shown = line
+    except NoDaemonError as exc:
+        say(str(exc))
+        return EXIT_NO_DAEMON
+    except ReplyError as exc:
+        if exc.code != api.ErrorCode.CLOSED:
+            say(str(exc))
+            return EXIT_FAILED
+    say("the daemon stopped")  # it closed the connection as it stopped
+    return EXIT_NO_DAEMON

@@ -10,8 +10,6 @@ absent), and its final reply's `result` is the op's reply type.
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -285,15 +283,28 @@ class QuitReply(TypedDict):
     pid: int
 
 
-# events a prompt streams before its reply ------------------------------------------------------
+# events streamed before a reply --------------------------------------------------------------------
 
 
-class QueuedEvent(TypedDict):
+class QueuedEvent(TypedDict):  # a prompt's, when it is queued
     event: Literal["queued"]
     job: str
     ahead: int  # prompts before it in its session
     session: str
     session_id: str | None
+
+
+class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
+    dnd: str
+    unread: int
+    agents: list[AgentRow]
+    approvals: list[ApprovalRow]
+    sessions: list[SessionRow]
+
+
+class WatchEvent(WatchState, total=False):
+    event: Literal["snapshot", "change", "history"]  # snapshot: first, and after a client caught up
+    record: dict[str, Any]  # history: a new history record, as `acp-tray history --json` prints it
 
 
 # the ops ---------------------------------------------------------------------------------------
@@ -317,7 +328,9 @@ class Op(Generic[A, R]):
     def parse(self, raw: Mapping[str, Any]) -> A:
         """The request's arguments checked against the declaration; ArgumentError names the one
         that is missing or wrong (or says which do not fit together)."""
-        return _parse(self.args, raw)
+        from acp_tray.control.checking import parse_args  # it needs this module's errors
+
+        return parse_args(self.args, raw)
 
 
 STATUS: Op[Args, StatusReply] = Op("status", Args, "the daemon, its agents, DND and approvals waiting")
@@ -340,59 +353,9 @@ APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a p
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
 QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
+WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
 
 OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
-    AGENTS_RESTART, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY, PREFS_APPLY, QUIT,
+    AGENTS_RESTART, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY, PREFS_APPLY, QUIT, WATCH,
 )  # fmt: skip
-
-
-# checking ---------------------------------------------------------------------------------------
-
-
-def _parse(cls: type[A], raw: Mapping[str, Any]) -> A:
-    values, hints = {}, typing.get_type_hints(cls)
-    for spec in dataclasses.fields(cls):
-        value: Any = raw.get(spec.name)
-        hint = hints[spec.name]
-        optional = _optional(hint)
-        defaults = (spec.default, spec.default_factory)
-        if value is None and (optional or any(d is not dataclasses.MISSING for d in defaults)):
-            continue  # absent or null: its default
-        expected = optional or hint
-        if not _fits(expected, value, spec.metadata):
-            raise ArgumentError(f"{spec.name!r} must be {_described(expected, spec.metadata)}")
-        values[spec.name] = float(value) if expected is float else value
-    return cls(**values)  # its own rules (which arguments go together) may raise ArgumentError
-
-
-def _optional(hint: Any) -> Any:
-    """`X` for `X | None`, else None."""
-    if isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint):
-        (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return inner
-    return None
-
-
-def _fits(hint: Any, value: object, metadata: Mapping[str, Any]) -> bool:
-    if hint is str:
-        return isinstance(value, str) and value != ""
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is float:
-        low, high = metadata.get("range", (float("-inf"), float("inf")))
-        return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
-    if typing.get_origin(hint) is list:
-        return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
-    if typing.get_origin(hint) is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
-    raise TypeError(f"no check for arguments of type {hint!r}")  # a declaration above needs one
-
-
-def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
-    if hint is float and "range" in metadata:
-        low, high = metadata["range"]
-        return f"a number of {metadata.get('unit', 'units')} from {low:g} to {high:g}"
-    return {str: "a non-empty string", bool: "true or false", float: "a number"}.get(hint) or (
-        "a non-empty list of strings" if typing.get_origin(hint) is list else "a table of strings"
-    )

@@ -33,7 +33,44 @@ MAX_CONNECTIONS = 128  # at once; more are answered "busy" and closed
 STREAM_BUFFER = 1024 * 1024  # bytes of a streamed reply held for a client that does not read
 SAY_EVERY = 60.0  # seconds between two warnings of the same kind
 
-Emit = Callable[[Mapping[str, Any]], None]  # an event streamed before the reply
+
+class Stream:
+    """The events an op streams before its reply (a prompt's chunks, `watch`'s changes). A client
+    that stops reading loses the rest of a prompt's chunks (said once in the stream) rather than
+    have them buffered; an op that follows the daemon waits with `drained` instead."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, slow: Callable[[], None]) -> None:
+        self._reader, self._writer, self._slow = reader, writer, slow
+        self._dropped = 0  # chunks not sent to a client that stopped reading
+
+    def __call__(self, event: Mapping[str, Any]) -> None:
+        writer = self._writer
+        if writer.is_closing():
+            raise ConnectionError("the client went away")
+        chunk = event.get("event") == "chunk"
+        if chunk and (self._dropped or writer.transport.get_write_buffer_size() > STREAM_BUFFER):
+            if not self._dropped:  # said once, in the stream itself; the turn goes on
+                note = "this client read too slowly; the rest of the reply is not streamed to it"
+                writer.write(encode({"event": "dropped", "text": note}))
+                self._slow()
+            self._dropped += 1
+            return
+        writer.write(encode(event))
+
+    async def drained(self) -> None:
+        """Once what was sent is (nearly all) read by the client; ConnectionError if it went away."""
+        if self._writer.is_closing():
+            raise ConnectionError("the client went away")
+        await self._writer.drain()
+
+    async def gone(self) -> None:
+        """Once the client has closed its end (a request line is all a client ever sends)."""
+        with contextlib.suppress(ConnectionError):
+            while await self._reader.read(4096):
+                pass
+
+
+Emit = Stream  # what a streaming op is handed
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
 
@@ -49,6 +86,15 @@ class Route(Generic[A, R]):
 def streaming(op: Op[A, R], handler: Callable[[A, Emit], Awaitable[R]]) -> Route[A, R]:
     """An op that streams events (a prompt's reply) before its result."""
     return Route(op, handler)
+
+
+def following(op: Op[Args, R], handler: Callable[[Emit], Awaitable[R]]) -> Route[Args, R]:
+    """An op without arguments that streams what happens until the client goes (`watch`)."""
+
+    async def run(_: Args, stream: Emit) -> R:
+        return await handler(stream)
+
+    return Route(op, run)
 
 
 def answering(op: Op[A, R], handler: Callable[[A], Awaitable[R]]) -> Route[A, R]:
@@ -210,22 +256,9 @@ class ControlServer:
             return _refused("a request needs an op (string) and args (object)", ErrorCode.BAD_REQUEST)
         log.debug("control request %s", op)
 
-        dropped = 0  # chunks not sent to a client that stopped reading
-
-        def emit(event: Mapping[str, Any]) -> None:
-            nonlocal dropped
-            if writer.is_closing():
-                raise ConnectionError("the client went away")
-            chunk = event.get("event") == "chunk"
-            if chunk and (dropped or writer.transport.get_write_buffer_size() > STREAM_BUFFER):
-                if not dropped:  # said once, in the stream itself; the turn goes on
-                    note = "this client read too slowly; the rest of the reply is not streamed to it"
-                    writer.write(encode({"event": "dropped", "text": note}))
-                    self._say_once("slow", f"a control client stopped reading: {op} stream dropped")
-                dropped += 1
-                return
-            writer.write(encode(event))
-
+        emit = Stream(
+            reader, writer, lambda: self._say_once("slow", f"a control client stopped reading: {op} stream dropped")
+        )
         route = self._table.get(op)
         if route is None:
             return _refused(f"unknown request {op!r}", ErrorCode.UNKNOWN_OP)

@@ -12,8 +12,9 @@ from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
 from acp_tray.app.ops.signin import SignInOps
 from acp_tray.app.ops.status import StatusOps
+from acp_tray.app.ops.watch import WatchOps
 from acp_tray.control import api
-from acp_tray.control.server import Dispatch, answering, dispatch, reading, streaming
+from acp_tray.control.server import Dispatch, answering, dispatch, following, reading, streaming
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
@@ -42,4 +43,5 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.DENY, approvals.deny),
         reading(api.PREFS_APPLY, prefs.apply),
         reading(api.QUIT, status.quit),
+        following(api.WATCH, WatchOps(daemon, status).watch),
     )

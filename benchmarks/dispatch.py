@@ -41,8 +41,8 @@ from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
 from acp_tray.state.history import HistoryWriter  # noqa: E402
-from tests.conftest import make_presentation  # noqa: E402
 from tests.desktop.session import HERE, DesktopSession  # noqa: E402
+from tests.support.presentations import make_presentation  # noqa: E402
 
 
 def presentation(group: int) -> Presentation:

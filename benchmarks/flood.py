@@ -64,8 +64,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daemon_process import Daemon  # noqa: E402
 from tests.desktop.session import DesktopSession  # noqa: E402
+from tests.support.daemons import Daemon  # noqa: E402
 
 AGENT = "flood"
 AGENT_SCRIPT = ROOT / "benchmarks" / "agents" / "stress_agent.py"

@@ -50,8 +50,8 @@ from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMI
 from acp_tray.protocol.notice import SeverityKind, severity_kind
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.state.history import META_LIMIT, META_NOT_RECORDED, RAW_LIMIT, TEXT_LIMIT, HistoryWriter, read_history
-from tests.conftest import FakeClock
 from tests.fuzz.strategies import AGENT, Deep, Expect, Item, encode, same
+from tests.support.clock import FakeClock
 
 ROUTES = ("notify", "tray", "both", "none")
 SUPPRESSED = (None, "muted", "dnd", "rate_limited", "coalesced")

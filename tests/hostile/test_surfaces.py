@@ -43,8 +43,6 @@ from acp_tray.protocol.notice import Notice, severity_kind
 from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.menu import MENU_TEXT_LIMIT, Entry, menu_of
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot, tooltip_of
-from tests.conftest import ROOT, cli_env
-from tests.conftest import make_presentation as presentation
 from tests.hostile.corpus import (
     AGENT_ROW,
     BIDI_CONTROLS,
@@ -64,6 +62,9 @@ from tests.hostile.corpus import (
     Hostile,
     unsafe_characters,
 )
+from tests.support.daemons import cli_env
+from tests.support.presentations import make_presentation as presentation
+from tests.support.repo import ROOT
 
 entries = pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
 

@@ -14,7 +14,9 @@ import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
-from tests.conftest import EventLog, scripted_command, validator_for
+from tests.support.agents import scripted_command
+from tests.support.event_log import EventLog
+from tests.support.schemas import validator_for
 
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
 V1Host = functools.partial(AgentHost, protocol=1)

@@ -14,63 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
-from tests.conftest import cli_env, scripted_command
-from tests.daemon_process import Daemon as DaemonProcess
-
-STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
-
-
-HOSTS = {
-    # XEmbed, the classic system tray
-    "trayer": ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
-               "--transparent", "false", "--tint", "0x333333"],
-    # StatusNotifierItem with its own watcher: the path real desktops (KDE, GNOME with the extension) use
-    "sni": ["gtk-sni-tray-standalone", "--watcher", "--top", "--end", "--size", "32"],
-}  # fmt: skip
-
-
-@pytest.fixture(params=list(HOSTS))
-def tray_host(desktop: Any, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
-    pytest.importorskip("gi", reason="PyGObject is needed for the tray menu (make test installs it)")
-    env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
-    host = subprocess.Popen(HOSTS[request.param], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    try:
-        yield env
-    finally:
-        host.terminate()
-        host.wait(5)
-
-
-def screenshot(env: dict[str, str], path: Path) -> Image.Image:
-    subprocess.run(["import", "-window", "root", str(path)], env=env, check=True)
-    return Image.open(path).convert("RGB")
-
-
-def strip_pixels(image: Image.Image, colour: tuple[int, int, int, int], tolerance: int = 30) -> list[tuple[int, int]]:
-    width = image.width
-    found = []
-    for y in range(STRIP):
-        for x in range(width - 200, width):
-            pixel = image.getpixel((x, y))
-            if all(abs(a - b) <= tolerance for a, b in zip(pixel, colour[:3], strict=False)):
-                found.append((x, y))
-    return found
-
-
-def icon_centre(image: Image.Image) -> tuple[int, int]:
-    navy = strip_pixels(image, (43, 58, 85, 255), tolerance=8)
-    assert navy, "the tray icon is not docked"
-    xs, ys = [p[0] for p in navy], [p[1] for p in navy]
-    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
-
-
-def xdotool(env: dict[str, str], *args: str) -> None:
-    subprocess.run(["xdotool", *args], env=env, check=True, capture_output=True)
-    time.sleep(0.3)
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import cli_env
+from tests.support.trays import docked, icon_centre, screenshot, strip_pixels, trayer, xdotool
 
 
 def test_icon_docks_badges_and_the_menu_drives_the_daemon(
@@ -218,32 +167,13 @@ def bot_daemon(tmp_path: Path, env: dict[str, str], program: list[str] | None = 
             daemon.proc.wait()
 
 
-@contextlib.contextmanager
-def trayer(env: dict[str, str]) -> Iterator[None]:
-    host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield
-    finally:
-        host.terminate()
-        host.wait(5)
-
-
-def _docked(env: dict[str, str], shot: Path) -> bool:
-    deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
-    while time.monotonic() < deadline:
-        if strip_pixels(screenshot(env, shot), (43, 58, 85, 255), tolerance=8):
-            return True
-        time.sleep(0.5)
-    return False
-
-
 def test_appindicator_starts_without_gtk_noise_on_the_console(tmp_path: Path, tray_host: dict[str, str]) -> None:
     """With an XEmbed host AppIndicator falls back to a GtkStatusIcon, and GTK printed
     `Gdk-CRITICAL … gdk_window_thaw_toplevel_updates` at every start; it goes to the log file."""
     with bot_daemon(tmp_path, tray_host) as daemon:
         assert "tray: pystray, appindicator backend" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("connected")
-        assert _docked(tray_host, tmp_path / "shot.png")
+        assert docked(tray_host, tmp_path / "shot.png")
         assert daemon.stop() == 0
     stderr = daemon.stderr_text()
     assert "CRITICAL" not in stderr and "Gtk-WARNING" not in stderr, stderr
@@ -269,7 +199,7 @@ def test_without_the_gtk_runtime_packages_the_x11_icon_is_used(tmp_path: Path, d
             " sudo apt-get install gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1)"
         )
         daemon.wait_for_line("connected")
-        assert _docked(env, tmp_path / "shot.png"), "the X11 icon is not in the tray"
+        assert docked(env, tmp_path / "shot.png"), "the X11 icon is not in the tray"
         assert daemon.stop() == 0
     assert "Traceback" not in daemon.stderr_text()
 

@@ -13,7 +13,9 @@ import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
-from tests.conftest import ROOT, TS_AGENT, EventLog
+from tests.support.agents import TS_AGENT
+from tests.support.event_log import EventLog
+from tests.support.repo import ROOT
 
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
 V1Host = functools.partial(AgentHost, protocol=1)

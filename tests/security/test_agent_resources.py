@@ -12,7 +12,7 @@ from pathlib import Path
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentState, AgentStatus
-from tests.conftest import EventLog
+from tests.support.event_log import EventLog
 
 
 async def test_an_agent_start_out_of_descriptors_is_retried(tmp_path: Path) -> None:

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli
+from tests.support.daemons import Daemon, cli, cli_env
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # the second user cannot read the test's venv: stdlib only
 

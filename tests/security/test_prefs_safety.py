@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.daemon_process import Daemon, cli, until
+from tests.support.daemons import Daemon, cli
+from tests.support.waiting import until
 
 
 def replace_atomically(path: Path, text: str) -> None:

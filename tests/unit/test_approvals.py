@@ -12,7 +12,7 @@ import pytest
 from acp_tray.agents.approvals import ApprovalError, Approvals, policy_outcome
 from acp_tray.events import PermissionAsked, PermissionSettled
 from acp_tray.protocol.session import PermissionOption, PermissionRequest, parse_permission_request
-from tests.conftest import validator_for
+from tests.support.schemas import validator_for
 
 ALLOW_ONCE = PermissionOption("a1", "Allow once", "allow_once")
 ALLOW_ALWAYS = PermissionOption("a2", "Always allow", "allow_always")

@@ -11,7 +11,7 @@ import pytest
 from acp_tray.protocol.notice import Notice, SeverityKind, parse_notice, severity_kind
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
-from tests.conftest import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
+from tests.support.schemas import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
 
 VERSIONS = ("v1", "v2")
 

@@ -8,7 +8,7 @@ from acp_tray import __version__
 from acp_tray.agents.approvals import policy_outcome
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
 from acp_tray.protocol.session import parse_permission_request
-from tests.conftest import validator_for
+from tests.support.schemas import validator_for
 
 
 @pytest.mark.parametrize("unstable", [True, False])

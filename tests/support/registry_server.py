@@ -10,14 +10,16 @@ import sys
 import tarfile
 import threading
 import zipfile
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import jsonschema
+import pytest
 import referencing
 
-from tests.conftest import ROOT
+from tests.support.repo import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "acp-registry"
 ICON = (FIXTURES / "codex-acp.svg").read_bytes()
@@ -177,3 +179,24 @@ def binary_distribution(server: RegistryServer, path: str, cmd: str, **extra: An
 
 def tree(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+
+
+@pytest.fixture
+def server() -> Iterator[RegistryServer]:
+    """A local registry server for the test, closed after it."""
+    registry = RegistryServer()
+    yield registry
+    registry.close()
+
+
+def demo_binary(server: RegistryServer, version: str, kind: str = "tar.gz", body: bytes | None = None) -> Any:
+    path = f"/dl/demo-{version}.{kind}"
+    members = {"demo/bin/demo-acp": body or demo_agent_script(), "demo/LICENSE": b"MIT"}
+    server.files[path] = tar_gz(members) if kind == "tar.gz" else zip_file(members)
+    return entry(
+        "demo-acp",
+        version,
+        binary_distribution(server, path, "./demo/bin/demo-acp"),
+        name="Demo ACP",
+        icon=server.url("/demo-acp.svg"),
+    )

@@ -26,7 +26,7 @@ def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "cond
 async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
     """`until` inside the event loop: the loop runs on while it waits."""
     deadline = time.monotonic() + timeout
-    await asyncio.sleep(0)  # the tasks already ready (a daemon just started) take their first step before the first look
+    await asyncio.sleep(0)  # tasks already ready (a daemon just started) take a first step before the first look
     while time.monotonic() < deadline:
         value = condition()
         if value:

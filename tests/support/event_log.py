@@ -24,7 +24,7 @@ class EventLog:
         return [e for e in self.events if isinstance(e, kind)]
 
     # a deadline of its own, as tests/support/waiting.py's, so that every wait in a test is bounded
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:  # noqa: ASYNC109
         async def loop() -> None:
             while not predicate():
                 self._changed.clear()

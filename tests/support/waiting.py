@@ -23,7 +23,7 @@ def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "cond
 
 # A deadline of its own (not the caller's asyncio.timeout) so that a failure names what it waited for;
 # polled, because what it waits on (a list a callback appends to, a process's state) has no event.
-async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:  # noqa: ASYNC109
     """`until` inside the event loop: the loop runs on while it waits."""
     deadline = time.monotonic() + timeout
     await asyncio.sleep(0)  # tasks already ready (a daemon just started) take a first step before the first look
@@ -31,5 +31,5 @@ async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what:
         value = condition()
         if value:
             return value
-        await asyncio.sleep(POLL)
+        await asyncio.sleep(POLL)  # noqa: ASYNC110
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")

@@ -142,7 +142,8 @@ async def dbusmenu_labels(address: str) -> list[str]:
         assert watcher is not None and watcher.message_type == MessageType.METHOD_RETURN
         (item,) = watcher.body[0].value
         owner = item.split("/", 1)[0]
-        tree = subprocess.run(
+        tree = await asyncio.to_thread(
+            subprocess.run,
             ["busctl", f"--address={address}", "tree", owner, "--list", "--no-pager"],
             capture_output=True, text=True, check=True, timeout=10,
         )  # fmt: skip

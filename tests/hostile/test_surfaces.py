@@ -65,6 +65,7 @@ from tests.hostile.corpus import (
 from tests.support.daemons import cli_env
 from tests.support.presentations import make_presentation as presentation
 from tests.support.repo import ROOT
+from tests.support.waiting import until_async
 
 entries = pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
 
@@ -386,9 +387,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
                 notices = [p for p in run.presentations if p.source == "agent"]
                 return len(daemon.approvals.pending()) == wanted_approvals and len(notices) >= wanted_notices
 
-            async with asyncio.timeout(30):
-                while not settled():
-                    await asyncio.sleep(0.05)
+            await until_async(settled, 30, "the hostile agent's notices and approvals")
             await asyncio.sleep(PUBLISH_EVERY + 0.1)  # snapshots are published at most every PUBLISH_EVERY
             assert run.snapshots[-1] == daemon.snapshot()
             run.settled = run.snapshots[-1]

@@ -69,7 +69,8 @@ async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only
         assert seen[1:] == [(GROUP, "approval:7:reject_once"), (GROUP, "approval:7:odd]id\n")]
 
         # anyone else on the bus may emit ActionInvoked: it is not believed
-        subprocess.run(
+        await asyncio.to_thread(
+            subprocess.run,
             [
                 "dbus-send",
                 "--session",
@@ -113,16 +114,16 @@ async def test_dismissing_or_expiring_a_notification_with_approvals_never_answer
         chain.present(presentation(611, "Dismiss me", "warning", timeout=0, actions=ACTIONS[:2]))
         chain.present(presentation(612, "Let me expire", "warning", timeout=1, actions=ACTIONS[:2]))
         await chain.drain()
-        await until_async(lambda: (612, 10, "expired") in seen, "the expiry")
+        await until_async(lambda: (612, "expired") in seen, 10, "the expiry")
         dunstctl("close")
-        await until_async(lambda: (611, 10, "closed") in seen, "the dismissal")
+        await until_async(lambda: (611, "closed") in seen, 10, "the dismissal")
         # nothing was picked: the menu opens, the script prints nothing, dunst invokes nothing
         chain.present(presentation(613, "Menu closed", "warning", timeout=0, actions=ACTIONS[:2]))
         await chain.drain()
         pick(dmenu, "no line has this")
         await until_async(lambda: (dmenu / "menu").exists(), 10, "the menu")
         desktop.close_all()
-        await until_async(lambda: (613, 10, "closed") in seen, "the dismissal")
+        await until_async(lambda: (613, "closed") in seen, 10, "the dismissal")
         await asyncio.sleep(0.3)
         assert sorted(seen) == [(611, "closed"), (612, "expired"), (613, "closed")]
     finally:

@@ -62,7 +62,7 @@ async def test_backend_on_dunst_urgency_markup_and_in_place_updates(
         == "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a href='https://evil.example'&gt;link&lt;/a&gt; &lt;img src='x.png'&gt;"
     )
     assert all(item["appname"] == "acp-tray" for item in shown)
-    assert all(Path(item["icon_path"]).is_file() for item in shown)
+    assert await asyncio.to_thread(lambda: all(Path(item["icon_path"]).is_file() for item in shown))
     assert {what for _, what in actions} == {"closed"} and {group for group, _ in actions} == {101, 102, 103}
 
 

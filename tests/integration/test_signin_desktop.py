@@ -23,7 +23,7 @@ from tests.support.agents import auth_agent_table
 from tests.support.daemons import Daemon, agent_state, cli_env
 from tests.support.dunst_menu import menu_lines, pick
 from tests.support.repo import ROOT
-from tests.support.waiting import until
+from tests.support.waiting import until, until_async
 
 FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
 
@@ -107,13 +107,11 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
         return next(c for c in sign_in.children if c.label == label) if sign_in else None
 
     try:
-        async with asyncio.timeout(30):
-            while entry("locked", "Use a token") is None or entry("tui", "Sign in in a terminal") is None:
-                await asyncio.sleep(0.05)
+        await until_async(
+            lambda: entry("locked", "Use a token") and entry("tui", "Sign in in a terminal"), 30, "the entries"
+        )
         daemon.tray_action(entry("locked", "Use a token").action)
-        async with asyncio.timeout(30):
-            while daemon.agent_states["locked"].state is not AgentState.CONNECTED:
-                await asyncio.sleep(0.05)
+        await until_async(lambda: daemon.agent_states["locked"].state is AgentState.CONNECTED, 30, "the sign-in")
         assert entry("locked", "Use a token") is None  # signed in: the entry goes
 
         saved = os.environ.get("PATH", ""), os.environ.pop("TERMINAL", None)
@@ -124,9 +122,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
             os.environ["PATH"] = saved[0]
             if saved[1] is not None:
                 os.environ["TERMINAL"] = saved[1]
-        async with asyncio.timeout(10):
-            while not any(p.title == "Sign-in failed" for p in shown):
-                await asyncio.sleep(0.05)
+        await until_async(lambda: any(p.title == "Sign-in failed" for p in shown), 10, "Sign-in failed")
         failed = next(p for p in shown if p.title == "Sign-in failed")
         assert failed.agent == "tui" and failed.severity == "error"
         assert failed.description == (

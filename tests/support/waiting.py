@@ -31,5 +31,5 @@ async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what:
         value = condition()
         if value:
             return value
-        await asyncio.sleep(POLL)  # noqa: ASYNC110
+        await asyncio.sleep(POLL)
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")

@@ -109,7 +109,7 @@ class Harness:
         session_id: str = "s1",
         title: str = "rm -rf build",
         policy: str = "ask",
-        timeout: float = LONG,
+        timeout: float = LONG,  # noqa: ASYNC109  (the approval's own expiry, passed on to Approvals.request)
     ) -> tuple[asyncio.Task[dict[str, Any]], str]:
         before = len(self.asked())
         task = asyncio.create_task(

@@ -105,6 +105,24 @@ def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Dae
         kill_all(logged_pids(log))
 
 
+def all_done_within(commands: tuple[list[str], ...], seconds: float, started: list[subprocess.Popen[str]]) -> list[str]:
+    """`acp-tray ARGS` for each of `commands`, all at once (added to `started`): the ones still
+    waiting after `seconds`, said as problems."""
+    for args in commands:
+        command = [sys.executable, "-m", "acp_tray", *args]
+        started.append(
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
+        )
+    problems = []
+    deadline = time.monotonic() + seconds
+    for args, process in zip(commands, started[-len(commands) :], strict=True):
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            problems.append(f"`acp-tray {' '.join(args)}` still waiting after {seconds:g} s")
+    return problems
+
+
 def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons: list[Daemon], tmp_path: Path) -> None:
     log = deaf_config(tmp_path)
     daemon = start(daemons, "deaf", verbose=True)
@@ -119,17 +137,7 @@ def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons
 
         # cancel the running turn, and queue a prompt in a new session: both at once, 5 s for both
         commands = (["cancel", "deaf"], ["prompt", "deaf", "--session", "other", "--no-wait", "hello"])
-        for args in commands:
-            command = [sys.executable, "-m", "acp_tray", *args]
-            waiting.append(
-                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
-            )
-        deadline = time.monotonic() + 5
-        for args, process in zip(commands, waiting, strict=True):
-            try:
-                process.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                problems.append(f"`acp-tray {' '.join(args)}` still waiting after 5 s")
+        problems += all_done_within(commands, 5.0, waiting)
 
         # restart it: the old process must go
         assert cli("agents", "restart", "deaf").returncode == 0

@@ -14,12 +14,63 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
 from tests.support.agents import scripted_command
 from tests.support.daemons import Daemon as DaemonProcess
 from tests.support.daemons import cli_env
 from tests.support.trays import docked, icon_centre, screenshot, strip_pixels, trayer, xdotool
+
+
+def shot_once_docked(env: dict[str, str], shot: Path) -> Image.Image:
+    """A screenshot with the icon docked (the last one taken, if it never docks)."""
+    deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
+    while True:
+        time.sleep(0.5)
+        image = screenshot(env, shot)
+        if strip_pixels(image, (43, 58, 85, 255), tolerance=8) or time.monotonic() > deadline:
+            return image
+
+
+def shot_with_badge(env: dict[str, str], shot: Path, severity: str) -> Image.Image:
+    """A screenshot with the `severity` badge on the icon (the last one taken, if it never shows)."""
+    deadline = time.monotonic() + 15
+    while True:
+        image = screenshot(env, shot)
+        if strip_pixels(image, BADGE_COLOURS[severity]) or time.monotonic() >= deadline:
+            return image
+        time.sleep(0.3)
+
+
+def dnd_for_an_hour_from_the_menu(env: dict[str, str], centre: tuple[int, int], config: Path, shot: Path) -> None:
+    """Do not disturb -> For 1 hour, through the real menu, until the preferences file says so."""
+    for _attempt in range(3):  # a loaded machine may open the menu late: try again, never loosen
+        xdotool(env, "key", "Escape")
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        time.sleep(0.7)
+        screenshot(env, shot)
+        for key in ("Down", "Down", "Right", "Down", "Down", "Return"):
+            xdotool(env, "key", key)
+        deadline = time.monotonic() + 5
+        while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if "enabled = true" in config.read_text(encoding="utf-8"):
+            return
+
+
+def quit_from_the_menu(env: dict[str, str], centre: tuple[int, int], daemon: DaemonProcess) -> None:
+    """Quit, through the menu: the daemon ends (a clean exit is the caller's to check)."""
+    for _attempt in range(3):
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        time.sleep(0.7)
+        xdotool(env, "key", "End")
+        xdotool(env, "key", "Return")
+        try:
+            assert daemon.proc.wait(10) == 0
+            return
+        except subprocess.TimeoutExpired:
+            xdotool(env, "key", "Escape")
 
 
 def test_icon_docks_badges_and_the_menu_drives_the_daemon(
@@ -42,22 +93,12 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
     try:
         assert "tray: pystray" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("connected")
-        deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
-        while True:
-            time.sleep(0.5)
-            before = screenshot(env, tmp_path / "before.png")
-            if strip_pixels(before, (43, 58, 85, 255), tolerance=8) or time.monotonic() > deadline:
-                break
+        before = shot_once_docked(env, tmp_path / "before.png")
         centre = icon_centre(before)
         assert not strip_pixels(before, BADGE_COLOURS["warning"]), "no badge before anything arrived"
 
         go.touch()
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            after = screenshot(env, tmp_path / "after.png")
-            if strip_pixels(after, BADGE_COLOURS["warning"]):
-                break
-            time.sleep(0.3)
+        after = shot_with_badge(env, tmp_path / "after.png", "warning")
         assert strip_pixels(after, BADGE_COLOURS["warning"]), "the warning badge never appeared"
         if request.node.callspec.params["tray_host"] == "sni":
             # the SNI host renders our menu over dbusmenu but takes no keyboard navigation from
@@ -65,19 +106,7 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
             assert daemon.stop() == 0
             return
 
-        # Do not disturb -> For 1 hour, through the real menu
-        for _attempt in range(3):  # a loaded machine may open the menu late: try again, never loosen
-            xdotool(env, "key", "Escape")
-            xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
-            time.sleep(0.7)
-            screenshot(env, tmp_path / "menu.png")
-            for key in ("Down", "Down", "Right", "Down", "Down", "Return"):
-                xdotool(env, "key", key)
-            deadline = time.monotonic() + 5
-            while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if "enabled = true" in config.read_text(encoding="utf-8"):
-                break
+        dnd_for_an_hour_from_the_menu(env, centre, config, tmp_path / "menu.png")
         text = config.read_text(encoding="utf-8")
         assert "enabled = true  # toggled from the tray" in text and text.startswith("# my settings")
         status = subprocess.run(
@@ -86,17 +115,7 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
         )  # fmt: skip
         assert status.stdout.startswith("do not disturb: on until ")
 
-        # Quit, through the menu: a clean exit
-        for _attempt in range(3):
-            xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
-            time.sleep(0.7)
-            xdotool(env, "key", "End")
-            xdotool(env, "key", "Return")
-            try:
-                assert daemon.proc.wait(10) == 0
-                break
-            except subprocess.TimeoutExpired:
-                xdotool(env, "key", "Escape")
+        quit_from_the_menu(env, centre, daemon)
         assert daemon.proc.wait(10) == 0
     finally:
         if daemon.proc.poll() is None:

@@ -52,6 +52,58 @@ class Drip(NamedTuple):
     headers: bool = False
 
 
+class _Server(ThreadingHTTPServer):
+    """The HTTP server on a free port of 127.0.0.1, serving what `registry` holds."""
+
+    def __init__(self, registry: RegistryServer) -> None:
+        self.registry = registry
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request to the registry server: a redirect, a file (dripped when asked), or 404."""
+
+    server: _Server
+
+    def do_GET(self) -> None:
+        outer = self.server.registry
+        outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
+        if self.path in outer.redirects:
+            self.send_response(302)
+            self.send_header("Location", outer.redirects[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = outer.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        if self.path in outer.drips:
+            self._drip(outer.drips[self.path], body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _drip(self, drip: Drip, body: bytes) -> None:
+        outer = self.server.registry
+        self.close_connection = True
+        head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        try:
+            if not drip.headers:
+                self.wfile.write(head)
+            for byte in head + body if drip.headers else body:
+                if outer.closing.wait(drip.every):
+                    return
+                self.wfile.write(bytes([byte]))
+        except OSError:  # the client went away
+            return
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 class RegistryServer:
     """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests;
     `drips` makes a path's answer come slowly."""
@@ -61,47 +113,8 @@ class RegistryServer:
         self.redirects: dict[str, str] = {}  # path -> Location
         self.drips: dict[str, Drip] = {}
         self.hits: dict[str, int] = {}
-        self._closing = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
-                if self.path in outer.redirects:
-                    self.send_response(302)
-                    self.send_header("Location", outer.redirects[self.path])
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                body = outer.files.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                if self.path in outer.drips:
-                    self._drip(outer.drips[self.path], body)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _drip(self, drip: Drip, body: bytes) -> None:
-                self.close_connection = True
-                head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                try:
-                    if not drip.headers:
-                        self.wfile.write(head)
-                    for byte in head + body if drip.headers else body:
-                        if outer._closing.wait(drip.every):
-                            return
-                        self.wfile.write(bytes([byte]))
-                except OSError:  # the client went away
-                    return
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.closing = threading.Event()
+        self._server = _Server(self)
         self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -117,7 +130,7 @@ class RegistryServer:
         return self.url("/registry.json")
 
     def close(self) -> None:
-        self._closing.set()
+        self.closing.set()
         self._server.shutdown()
         self._server.server_close()
 

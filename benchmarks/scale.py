@@ -218,8 +218,8 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 out.setdefault("dump", []).extend((label, agent, sent, at) for agent, sent, at in samples)
         monitor.cancel()
         out["other_presented"] = bench.other_presented
-        history = await asyncio.to_thread(lambda: [p.stat().st_size for p in tmp.glob("history.jsonl*")])
-        out["history_bytes"] = sum(history)
+        sizes = await asyncio.to_thread(lambda: [p.stat().st_size for p in tmp.glob("history.jsonl*")])
+        out["history_bytes"] = sum(sizes)
     finally:
         stop.set()
         await asyncio.wait_for(runner, 30)

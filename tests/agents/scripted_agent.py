@@ -55,7 +55,7 @@ def read() -> dict[str, Any] | None:
             handle.write(line)
     if not line:
         return None
-    message = json.loads(line)
+    message: dict[str, Any] = json.loads(line)
     log({"received": message})
     return message
 
@@ -63,8 +63,10 @@ def read() -> dict[str, Any] | None:
 def steps() -> list[dict[str, Any]]:
     if "SCRIPTED_AGENT_STEPS_FILE" in os.environ:
         with open(os.environ["SCRIPTED_AGENT_STEPS_FILE"], encoding="utf-8") as handle:
-            return json.load(handle)
-    return json.loads(os.environ.get("SCRIPTED_AGENT_STEPS", "[]"))
+            played: list[dict[str, Any]] = json.load(handle)
+            return played
+    played = json.loads(os.environ.get("SCRIPTED_AGENT_STEPS", "[]"))
+    return played
 
 
 def fill(value: Any, index: int) -> Any:

@@ -251,7 +251,7 @@ class SessionAgent:
         assert self.connection is not None
         request_id = self.connection._next_request_id  # the id the SDK gives the next request
         options = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
-        permission = {"sessionId": session_id, "title": "Withdrawn", "options": options}
+        permission: dict[str, Any] = {"sessionId": session_id, "title": "Withdrawn", "options": options}
         if PROTOCOL != 2:
             permission = {"sessionId": session_id, "toolCall": {"toolCallId": "t2"}, "options": options}
         asking = asyncio.create_task(self.request("session/request_permission", permission))

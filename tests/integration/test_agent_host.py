@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
 from tests.support.agents import scripted_command
@@ -49,7 +50,7 @@ def states(log: EventLog) -> list[AgentState]:
 
 
 # `timeout` is passed on to EventLog.wait_for, which holds the deadline
-async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: float = 30.0) -> asyncio.Task[None]:  # noqa: ASYNC109
+async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: float = 30.0) -> asyncio.Task[RunEnd]:  # noqa: ASYNC109
     task = asyncio.create_task(host.run())
     try:
         await log.wait_for(lambda: predicate() or task.done(), timeout)
@@ -59,13 +60,13 @@ async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: flo
     return task
 
 
-async def stop(task: asyncio.Task[None]) -> None:
+async def stop(task: asyncio.Task[RunEnd]) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_garbage_unknown_and_malformed_then_a_valid_notice(tmp_path: Path) -> None:
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"raw": "this is not json"},
         {"raw": "42"},
         {"raw": '["an", "array"]'},

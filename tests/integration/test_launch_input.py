@@ -104,7 +104,7 @@ def test_a_registry_entry_no_process_can_be_given_is_skipped_with_its_reason_at_
     fake.write_bytes(script(f"exec {sys.executable} -m acp_tray demo-agent"))
     fake.chmod(0o755)
     path = f"{fake.parent}:{os.environ['PATH']}"
-    start(daemons, own_group=True, PATH=path)
+    start(daemons, own_group=True, env={"PATH": path})
     added = cli("agents", "add", "sly-agent", env=cli_env(PATH=path), timeout=30)
     assert added.returncode != 0
     assert "the registry's entry for agent sly-agent:" in added.stderr and "; skipped" in added.stderr

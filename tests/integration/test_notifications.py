@@ -209,7 +209,7 @@ def test_daemon_end_to_end_on_dunst_and_dismissal_sends_nothing(tmp_path: Path, 
 def _wait_for(desktop: Any, mark: int, summary: str, timeout: float = 30.0) -> list[dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        shown = desktop.since(mark)
+        shown: list[dict[str, Any]] = desktop.since(mark)
         if any(item["summary"] == summary for item in shown):
             return shown
         time.sleep(0.2)

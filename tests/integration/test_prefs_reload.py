@@ -53,7 +53,11 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
         for broken in ('[severity.info]\nroute = "loud"\n', "[severity.info\n", "[nope]\nx = 1\n"):
             path.write_text(broken, encoding="utf-8")
             count = len(shown)
-            await until_async(lambda c=count: len(shown) > c)  # the local notice from acp-tray itself
+
+            def grown(before: int = count) -> bool:
+                return len(shown) > before
+
+            await until_async(grown)  # the local notice from acp-tray itself
             assert daemon.prefs == good  # the last good settings stay in force
             assert path.read_text(encoding="utf-8") == broken  # and the file is left as the person saved it
             report = shown[-1]

@@ -94,7 +94,8 @@ async def test_a_launcher_that_forks_and_exits_is_an_exit_and_its_orphan_goes(tm
 def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, daemons: list[Daemon]) -> None:
     """Through the daemon, as a person runs it; each agent starts with the v1 fallback (offered 2)."""
     a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir(), b.mkdir()
+    a.mkdir()
+    b.mkdir()
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n' + tree_table("a", a) + tree_table("b", b), encoding="utf-8")

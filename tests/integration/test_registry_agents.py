@@ -152,7 +152,7 @@ def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_
     fake.write_bytes(script(f'echo "$@" > {tmp_path}/args\nexec {sys.executable} -m acp_tray demo-agent'))
     fake.chmod(0o755)
     path = f"{fake.parent}:{os.environ['PATH']}"
-    start(daemons, own_group=True, PATH=path)
+    start(daemons, own_group=True, env={"PATH": path})
     empty = tmp_path / "empty-path"
     empty.mkdir()
     missing = cli("agents", "add", "runner-agent", env=cli_env(PATH=str(empty)))

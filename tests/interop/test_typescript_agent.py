@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
 from tests.support.agents import TS_AGENT
@@ -30,7 +31,7 @@ def node() -> str:
     return path
 
 
-async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[None]]:
+async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[RunEnd]]:
     log = EventLog()
     host = V1Host("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
     task = asyncio.create_task(host.run())

@@ -45,8 +45,8 @@ def test_a_deeply_nested_request_gets_a_clear_error(isolated_dirs: Path, daemons
     assert "Traceback" not in daemon.stderr_text()
 
 
-def session_agent_config(**settings: str) -> None:
-    write_config(session_agent_table("sa", **settings))
+def session_agent_config() -> None:
+    write_config(session_agent_table("sa"))
 
 
 def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
@@ -181,7 +181,9 @@ def test_a_daemon_that_does_not_answer_in_time_gets_a_clear_error_not_a_tracebac
     from acp_tray.control import client
     from acp_tray.files.private import make_dir
 
-    monkeypatch.setitem(client.request.__kwdefaults__, "timeout", 0.5)
+    defaults = client.request.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "timeout", 0.5)
     path = socket_path()
     make_dir(path.parent)
     connections: list[socket.socket] = []

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,15 +53,16 @@ class OtherUser:
     uid: int
     gid: int
 
-    def run(self, *args: str, **kwargs: object) -> subprocess.Popen[str]:
-        return subprocess.Popen(
+    def run(self, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+        process: subprocess.Popen[str] = subprocess.Popen(
             [SYSTEM_PYTHON, *args],
             user=self.uid,
             group=self.gid,
             extra_groups=[],
             text=True,
-            **kwargs,  # type: ignore[call-overload]
+            **kwargs,
         )
+        return process
 
 
 @pytest.fixture(scope="module")

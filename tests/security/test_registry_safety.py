@@ -76,7 +76,7 @@ def test_a_registry_package_that_is_an_npx_option_never_runs(
     npx = json.loads(json.dumps(distribution).replace("{marker}", str(marker)))
     config = write_config(registry=server.publish(entry("hostile", "1.0.0", {"npx": npx})))
     before = config.read_text()
-    start(daemons, own_group=True, **npm_env(server, tmp_path))
+    start(daemons, own_group=True, env=npm_env(server, tmp_path))
     result = cli("agents", "add", "hostile")
     assert not marker.exists(), "npx ran the registry's command"
     assert config.read_text() == before  # nothing saved
@@ -98,7 +98,7 @@ def test_the_registrys_args_reach_the_agent_as_its_own_arguments(
     args = [f"--call=touch {marker}", "-c", f"touch {marker}", "--acp"]
     distribution = {"npx": {"package": "argv-agent", "args": args}}
     config = write_config(registry=server.publish(entry("argv-agent", "1.0.0", distribution)))
-    start(daemons, own_group=True, **npm_env(server, tmp_path))
+    start(daemons, own_group=True, env=npm_env(server, tmp_path))
     added = cli("agents", "add", "argv-agent", timeout=120)
     assert added.returncode == 0, added.stderr
     assert "argv-agent connected" in added.stdout

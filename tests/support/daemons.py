@@ -162,7 +162,13 @@ def cli_started(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def start(daemons: list[Daemon], *connected: str, verbose: bool = False, own_group: bool = False, **env: str) -> Daemon:
+def start(
+    daemons: list[Daemon],
+    *connected: str,
+    verbose: bool = False,
+    own_group: bool = False,
+    env: dict[str, str] | None = None,
+) -> Daemon:
     """`acp-tray run --headless` (`-v` when `verbose`; `env`: more variables), kept in `daemons` (the
     fixture ends it), once its control socket is up and the agents named `connected` have connected.
     `own_group`: in a process group of its own, with its agents (the `whole_groups` fixture ends it)."""
@@ -170,7 +176,7 @@ def start(daemons: list[Daemon], *connected: str, verbose: bool = False, own_gro
         "run",
         "--headless",
         *(["-v"] if verbose else []),
-        env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05", **env),
+        env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05", **(env or {})),
         own_group=own_group,
     )
     daemons.append(daemon)

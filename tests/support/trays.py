@@ -51,6 +51,7 @@ def strip_pixels(image: Image.Image, colour: tuple[int, int, int, int], toleranc
     for y in range(STRIP):
         for x in range(width - 200, width):
             pixel = image.getpixel((x, y))
+            assert isinstance(pixel, tuple)  # an RGB image
             if all(abs(a - b) <= tolerance for a, b in zip(pixel, colour[:3], strict=False)):
                 found.append((x, y))
     return found

@@ -22,7 +22,7 @@ def line_for(severity: str, title: str, description: str | None = None, agent: s
 
 
 def presentation(title: str, *, notify: bool = True, count: int = 1) -> Presentation:
-    return make_presentation(1, title, agent="a", notify=notify, count=count, time=T)  # type: ignore[no-any-return]
+    return make_presentation(1, title, agent="a", notify=notify, count=count, time=T)
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_disk_full_is_reported_once_and_never_raises(
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
     monkeypatch.setattr(private, "NOFOLLOW", 0)  # the link to /dev/full is this test's own
-    monkeypatch.setattr(private.stat, "S_ISREG", private.stat.S_ISCHR)  # and so is the device in a file's place
+    monkeypatch.setattr(stat, "S_ISREG", stat.S_ISCHR)  # and so is the device in a file's place
     path = tmp_path / "h.jsonl"
     path.symlink_to("/dev/full")
     writer = HistoryWriter(path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from acp_tray import __version__
@@ -66,7 +68,7 @@ def test_session_new_validates() -> None:
         ([], {"outcome": "cancelled"}),
     ],
 )
-def test_reject_policy_answers_safely_and_validates(options: list, expected: dict) -> None:
+def test_reject_policy_answers_safely_and_validates(options: list[dict[str, Any]], expected: dict[str, Any]) -> None:
     params = {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": options}
     outcome = policy_outcome("reject", parse_permission_request(params).options)
     assert outcome is not None

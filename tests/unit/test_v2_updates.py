@@ -67,7 +67,7 @@ def wrong_values(types: tuple[str, ...]) -> list[Any]:
 
 
 def v2_schema_accepts(update: dict[str, Any]) -> bool:
-    return validator_for("v2", "SessionUpdate").is_valid(update)
+    return bool(validator_for("v2", "SessionUpdate").is_valid(update))
 
 
 def parse(update: object, version: ProtocolVersion = V2) -> Any:

@@ -14,9 +14,9 @@ COMMENT = "# a comment the person wrote"  # write-back must keep it
 
 
 def write_config(*tables: str, notifier: str = "console", **settings: Any) -> Path:
-    """The preferences file in the test's config dir: `notifier` and other top-level `settings` (their
-    JSON is their TOML), a comment the person wrote, then `tables` (TOML text)."""
-    lines = [f"notifier = {json.dumps(notifier)}", *(f"{k} = {json.dumps(v)}" for k, v in settings.items()), COMMENT]
+    """The preferences file in the test's config dir: `notifier`, a comment the person wrote, other
+    top-level `settings` (their JSON is their TOML; the first on line 3), then `tables` (TOML text)."""
+    lines = [f"notifier = {json.dumps(notifier)}", COMMENT, *(f"{k} = {json.dumps(v)}" for k, v in settings.items())]
     path = paths.config_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n" + "".join(tables), encoding="utf-8")

@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daemon_process import Daemon  # noqa: E402
+from tests.support.daemons import Daemon  # noqa: E402
 
 AGENT = "demo"
 TEXT = "hi"

@@ -43,8 +43,8 @@ from acp_tray.notifiers.freedesktop import FreedesktopBackend  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
 from acp_tray.state.history import HistoryWriter  # noqa: E402
-from tests.conftest import make_presentation  # noqa: E402
 from tests.desktop.session import HERE, DesktopSession  # noqa: E402
+from tests.support.presentations import make_presentation  # noqa: E402
 
 
 def presentation(group: int) -> Presentation:
@@ -57,7 +57,8 @@ async def ours(count: int) -> float:
     await chain.start()
     start = time.perf_counter()
     for group in range(count):
-        while chain.backlog >= 128:  # feed as fast as calls complete, within the backlog bound
+        # feed as fast as calls complete, within the backlog bound (polled: the chain has no "room again" event)
+        while chain.backlog >= 128:  # noqa: ASYNC110
             await asyncio.sleep(0.0005)
         chain.present(presentation(group))
     await chain.drain()

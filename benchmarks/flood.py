@@ -64,8 +64,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daemon_process import Daemon  # noqa: E402
 from tests.desktop.session import DesktopSession  # noqa: E402
+from tests.support.daemons import Daemon  # noqa: E402
 
 AGENT = "flood"
 AGENT_SCRIPT = ROOT / "benchmarks" / "agents" / "stress_agent.py"
@@ -350,6 +350,24 @@ def record_time(record: dict[str, Any]) -> float:
     return datetime.fromisoformat(record["time"]).timestamp()
 
 
+class Guard:
+    """Called while the flood runs: notes the daemon's peak resident set, and ends the run
+    (GuardTrippedError) once it grew by more than `guard_mb` or took longer than `guard_s`."""
+
+    def __init__(self, pid: int, rss_before: int, started: float, guard_mb: float, guard_s: float) -> None:
+        self.pid, self.rss_before, self.started = pid, rss_before, started
+        self.guard_mb, self.guard_s = guard_mb, guard_s
+        self.peak_rss = rss_before
+
+    def __call__(self) -> None:
+        rss = memory_kb(self.pid)["VmRSS"]
+        self.peak_rss = max(self.peak_rss, rss)
+        if (rss - self.rss_before) / 1024 > self.guard_mb:
+            raise GuardTrippedError(f"RSS grew by {(rss - self.rss_before) / 1024:.0f} MB (guard {self.guard_mb:g} MB)")
+        if time.time() - self.started > self.guard_s:
+            raise GuardTrippedError(f"still busy after {self.guard_s:g} s (guard)")
+
+
 def daemon_run(
     count: int, base: Path, desktop: DesktopSession, *, tray: bool, guard_mb: float, guard_s: float
 ) -> dict[str, Any]:
@@ -379,20 +397,8 @@ def daemon_run(
             cpu_before = cpu_seconds(pid)
             mark = desktop.mark()
             follower.start()
-            peak_rss = before["VmRSS"]
-
-            def guard() -> None:
-                nonlocal peak_rss
-                rss = memory_kb(pid)["VmRSS"]
-                peak_rss = max(peak_rss, rss)
-                if (rss - before["VmRSS"]) / 1024 > guard_mb:
-                    raise GuardTrippedError(
-                        f"RSS grew by {(rss - before['VmRSS']) / 1024:.0f} MB (guard {guard_mb:g} MB)"
-                    )
-                if time.time() - out["prompt_start"] > guard_s:
-                    raise GuardTrippedError(f"still busy after {guard_s:g} s (guard)")
-
             out["prompt_start"] = time.time()
+            guard = Guard(pid, before["VmRSS"], out["prompt_start"], guard_mb, guard_s)
             prompt = subprocess.Popen(
                 [sys.executable, "-m", "acp_tray", "prompt", AGENT, "go"],
                 stdout=subprocess.PIPE,
@@ -423,7 +429,7 @@ def daemon_run(
                 out["shown"] = shown_by_dunst(desktop, mark)
                 out["counted_at"] = time.time()
                 out["after"] = memory_kb(pid)
-            out["peak_sampled"] = peak_rss
+            out["peak_sampled"] = guard.peak_rss
             out["before"] = before
             follower.stop()
             if stats.exists():

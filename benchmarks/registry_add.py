@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.registry_server import RegistryServer, entry  # noqa: E402 - the repository's test helper
+from tests.support.registry_server import RegistryServer, entry  # noqa: E402
 
 PINNED = json.loads((ROOT / "tests" / "real_agents" / "package.json").read_text())["dependencies"]
 AGENTS = {

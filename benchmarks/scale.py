@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import math
@@ -62,6 +63,7 @@ from acp_tray.events import AgentState, AgentStatus  # noqa: E402
 from acp_tray.prefs.model import Preferences  # noqa: E402
 from acp_tray.presentation.router import Presentation  # noqa: E402
 from acp_tray.state.history import HistoryWriter  # noqa: E402
+from tests.support.waiting import until_async  # noqa: E402
 
 AGENT_SCRIPT = ROOT / "benchmarks" / "agents" / "stress_agent.py"
 PEER = "peer"
@@ -142,13 +144,6 @@ class Bench:
         }
         return Preferences.model_validate({"agents": agents})
 
-    async def until(self, condition: Any, timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"timed out waiting for {what}")
-            await asyncio.sleep(0.05)
-
     def pid(self, name: str) -> int:
         return int((self.tmp / f"{name}.pid").read_text())
 
@@ -168,9 +163,8 @@ class Bench:
         for name in agents:
             os.kill(self.pid(name), signal.SIGUSR1)
         await asyncio.sleep(LEAD + duration)
-        deadline = time.monotonic() + GRACE
-        while len(self.samples) - first < expected and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        with contextlib.suppress(AssertionError):  # what has not come by then is counted as lost
+            await until_async(lambda: len(self.samples) - first >= expected, GRACE, "the samples")
         cpu = time.process_time() - cpu0
         busy1, total1 = machine_cpu()
         end = time.monotonic()
@@ -194,13 +188,13 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"phases": []}
     try:
         started = time.monotonic()
-        await bench.until(lambda: len(bench.connected) == len(bench.names), 180, "every agent to connect")
+        await until_async(lambda: len(bench.connected) == len(bench.names), 180, "every agent to connect")
         out["startup"] = time.monotonic() - started
         opened = await asyncio.gather(
             *(daemon.hosts[name].open_session(f"s{k}") for name in scale_agents for k in range(2, args.sessions + 1))
         )
         out["sessions"] = len(opened) + len(bench.names)  # + each agent's default session
-        await bench.until(
+        await until_async(
             lambda: all((tmp / f"{name}.pid").exists() for name in bench.names), 30, "the agents' pid files"
         )
         await asyncio.sleep(1.0)  # let the start-up work settle
@@ -224,7 +218,8 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 out.setdefault("dump", []).extend((label, agent, sent, at) for agent, sent, at in samples)
         monitor.cancel()
         out["other_presented"] = bench.other_presented
-        out["history_bytes"] = sum(p.stat().st_size for p in tmp.glob("history.jsonl*"))
+        sizes = await asyncio.to_thread(lambda: [p.stat().st_size for p in tmp.glob("history.jsonl*")])
+        out["history_bytes"] = sum(sizes)
     finally:
         stop.set()
         await asyncio.wait_for(runner, 30)

@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daemon_process import Daemon  # noqa: E402
 from tests.desktop.keyring import secret_service  # noqa: E402
 from tests.real_agents import npm_bin  # noqa: E402
+from tests.support.daemons import Daemon  # noqa: E402
 
 KEY = "sk-fake-benchmark-0000000000000000"
 

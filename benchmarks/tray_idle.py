@@ -14,7 +14,7 @@ bare pystray icon (same backend, same image), measures:
    daemon has used at most one clock tick (10 ms) of CPU in a second: the window holds
    connected, idle agents and nothing they said on arrival;
 3. CPU seconds used over `--idle` seconds by the daemon process (its agents are reported apart)
-   and its wake-ups (context switches of all its threads, `tests.wakeups`) in that window;
+   and its wake-ups (context switches of all its threads, `tests.support.wakeups`) in that window;
 4. RSS at the end of the window, anonymous and file-backed (smaps_rollup), and PSS, for the
    daemon and, apart, its agents.
 Targets (acp-tray's own process): visible < 1 s, idle CPU < 0.3 s and at most 60 wake-ups per
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
-from tests.wakeups import switches, wakeups  # noqa: E402
+from tests.support.wakeups import switches, wakeups  # noqa: E402
 
 TARGET_VISIBLE = 1.0  # s
 TARGET_CPU_PER_60 = 0.3  # CPU-s per 60 s idle

@@ -1,40 +1,28 @@
-"""Shared test fixtures: isolated XDG dirs, the ACP schemas, and helpers to run agents."""
+"""The fixtures every test can use: isolated XDG dirs, the test desktop, the daemons a test starts.
+
+Helpers live in tests/support; its modules that hold fixtures are registered below."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
 import os
 import signal
-import sys
 import threading
-from collections.abc import Callable, Iterator
-from functools import cache
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 import tests.real_agents  # noqa: F401  where the real agents are, read before a test's own XDG directories
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = ROOT / "tests" / "fixtures" / "acp-schema"
-SHARED_SCHEMA_DIR = ROOT.parent / "shared" / "acp-schema"
-SCRIPTED_AGENT = ROOT / "tests" / "agents" / "scripted_agent.py"
-TS_AGENT = ROOT / "tests" / "interop" / "notice_agent.mjs"
-
-
-@cache
-def schema(version: str, unstable: bool = True) -> dict[str, Any]:
-    name = "schema.unstable.json" if unstable else "schema.json"
-    return json.loads((SCHEMA_DIR / version / name).read_text(encoding="utf-8"))
-
-
-def validator_for(version: str, ref: str, unstable: bool = True) -> jsonschema.protocols.Validator:
-    document = schema(version, unstable)
-    return jsonschema.Draft202012Validator({"$defs": document["$defs"], "$ref": f"#/$defs/{ref}"})
+pytest_plugins = [  # fixtures shared by test modules of several folders
+    "tests.desktop.keyring",  # keyring_env
+    "tests.support.daemons",  # whole_groups
+    "tests.support.dunst_menu",  # dmenu
+    "tests.support.registry_server",  # server
+    "tests.support.trays",  # tray_host
+]
 
 
 @pytest.fixture(scope="session")
@@ -91,89 +79,9 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     yield tmp_path
 
 
-def make_presentation(group: int = 1, title: str = "T", severity: str = "info", **fields: Any) -> Any:
-    """A presentation as the router would make it, for tests of the surfaces."""
-    from datetime import datetime
-
-    from acp_tray.presentation.router import Presentation
-    from acp_tray.protocol.notice import severity_kind
-
-    values: dict[str, Any] = {
-        "group": group,
-        "agent": "bot",
-        "session_id": "s",
-        "severity": severity,
-        "kind": severity_kind(severity),
-        "title": title,
-        "description": None,
-        "count": 1,
-        "timeout": 5,
-        "notify": True,
-        "tray": True,
-        "time": datetime(2026, 11, 29, 12, 0),
-    }
-    values.update(fields)
-    return Presentation(**values)
-
-
-def scripted_command() -> list[str]:
-    return [sys.executable, str(SCRIPTED_AGENT)]
-
-
-def cli_env(**extra: str) -> dict[str, str]:
-    """The environment for running `python -m acp_tray` as a subprocess in a test."""
-    env = dict(os.environ)
-    env.update(extra)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-class EventLog:
-    """A sink that records events and lets a test wait for a condition on them."""
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-        self._changed = asyncio.Event()
-
-    def __call__(self, event: Any) -> None:
-        self.events.append(event)
-        self._changed.set()
-
-    def of(self, kind: type) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-        async def loop() -> None:
-            while not predicate():
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(loop(), timeout)
-
-
-class FakeClock:
-    """A clock for pure policy tests: local wall time (aware) and monotonic seconds move together."""
-
-    def __init__(self, start: Any) -> None:
-        self._now = start
-        self._mono = 1000.0
-
-    def now(self) -> Any:
-        return self._now
-
-    def monotonic(self) -> float:
-        return self._mono
-
-    def advance(self, seconds: float) -> None:
-        from datetime import UTC, timedelta
-
-        self._now = (self._now.astimezone(UTC) + timedelta(seconds=seconds)).astimezone(self._now.tzinfo)
-        self._mono += seconds
-
-
 @pytest.fixture
 def daemons() -> Iterator[list[Any]]:
-    """Daemons (`tests.daemon_process.Daemon`) a test starts: killed at the end if still running,
+    """Daemons (`tests.support.daemons.Daemon`) a test starts: killed at the end if still running,
     with their agents' process groups (each agent has its own: a killed daemon cannot end them,
     and an agent that ignores the end of its input, such as npx's codex-acp, would live on)."""
     started: list[Any] = []

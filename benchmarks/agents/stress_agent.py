@@ -96,7 +96,8 @@ class StressAgent:
         end = time.time()
         stats = os.environ.get("FLOOD_STATS")
         if stats:
-            Path(stats).write_text(json.dumps({"count": count, "start": start, "end": end}), encoding="utf-8")
+            report = json.dumps({"count": count, "start": start, "end": end})
+            await asyncio.to_thread(Path(stats).write_text, report, encoding="utf-8")
         await self.say(session_id, f"flood done: {count} notices in {end - start:.2f} s\n")
 
     # steady -----------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,48 +117,66 @@ def prompt(params: dict[str, Any]) -> dict[str, Any]:
     return {"stopReason": "end_turn"}
 
 
+def initialize(params: dict[str, Any]) -> dict[str, Any]:
+    caps = params.get("capabilities" if PROTOCOL == 2 else "clientCapabilities") or {}
+    auth = caps.get("auth") or {}
+    terminal = auth.get("terminal") not in (None, False)
+    if PROTOCOL == 2:
+        return {"protocolVersion": 2, "info": {"name": "auth-agent", "version": "1"}, "authMethods": methods(terminal)}
+    agent_caps = {"loadSession": True, "auth": {"logout": {}}}
+    return {"protocolVersion": 1, "agentCapabilities": agent_caps, "authMethods": methods(terminal)}
+
+
+def authenticate(params: dict[str, Any]) -> dict[str, Any]:
+    method_id = params.get("methodId")
+    if SUFFIX and isinstance(method_id, str) and method_id.endswith(SUFFIX):
+        method_id = method_id[: -len(SUFFIX)]
+    if method_id == "token":
+        TOKEN.write_text("signed in\n", encoding="utf-8")
+        return {}
+    if method_id == "key" and os.environ.get("AUTH_AGENT_KEY"):
+        TOKEN.write_text("signed in with a key\n", encoding="utf-8")
+        return {}
+    if method_id == "refuse":
+        raise RefusedError(-32603, "the token service said no")
+    raise RefusedError(-32602, f"not a method to authenticate with: {method_id!r}")
+
+
+def logout(params: dict[str, Any]) -> dict[str, Any]:
+    TOKEN.unlink(missing_ok=True)
+    return {}
+
+
+def load_session(params: dict[str, Any]) -> dict[str, Any]:
+    require("load")
+    return {}
+
+
 class Agent:
     def __init__(self) -> None:
         self.sessions = 0
 
     def handle(self, method: str, params: dict[str, Any]) -> Any:
-        if method == "initialize":
-            caps = params.get("capabilities" if PROTOCOL == 2 else "clientCapabilities") or {}
-            auth = caps.get("auth") or {}
-            terminal = auth.get("terminal") not in (None, False)
-            if PROTOCOL == 2:
-                return {"protocolVersion": 2, "info": {"name": "auth-agent", "version": "1"},
-                        "authMethods": methods(terminal)}  # fmt: skip
-            agent_caps = {"loadSession": True, "auth": {"logout": {}}}
-            return {"protocolVersion": 1, "agentCapabilities": agent_caps, "authMethods": methods(terminal)}
-        if method in ("authenticate", "auth/login"):
-            method_id = params.get("methodId")
-            if SUFFIX and isinstance(method_id, str) and method_id.endswith(SUFFIX):
-                params = {**params, "methodId": method_id[: -len(SUFFIX)]}
-            if params.get("methodId") == "token":
-                TOKEN.write_text("signed in\n", encoding="utf-8")
-                return {}
-            if params.get("methodId") == "key" and os.environ.get("AUTH_AGENT_KEY"):
-                TOKEN.write_text("signed in with a key\n", encoding="utf-8")
-                return {}
-            if params.get("methodId") == "refuse":
-                raise RefusedError(-32603, "the token service said no")
-            raise RefusedError(-32602, f"not a method to authenticate with: {params.get('methodId')!r}")
-        if method in ("logout", "auth/logout"):
-            TOKEN.unlink(missing_ok=True)
-            return {}
-        if method == "session/new":
-            require("new")
-            self.sessions += 1
-            return {"sessionId": f"auth-{self.sessions}-{os.getpid()}"}
-        if method in ("session/load", "session/resume"):
-            require("load")
-            return {}
-        if method == "session/close":
-            return {}
-        if method == "session/prompt":
-            return prompt(params)
-        raise RefusedError(-32601, f"method not found: {method}")
+        handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
+            "initialize": initialize,
+            "authenticate": authenticate,
+            "auth/login": authenticate,
+            "logout": logout,
+            "auth/logout": logout,
+            "session/new": self.new_session,
+            "session/load": load_session,
+            "session/resume": load_session,
+            "session/close": lambda params: {},
+            "session/prompt": prompt,
+        }
+        if method not in handlers:
+            raise RefusedError(-32601, f"method not found: {method}")
+        return handlers[method](params)
+
+    def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        require("new")
+        self.sessions += 1
+        return {"sessionId": f"auth-{self.sessions}-{os.getpid()}"}
 
     def serve(self) -> None:
         for line in sys.stdin:

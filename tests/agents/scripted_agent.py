@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 LOG = os.environ.get("SCRIPTED_AGENT_LOG")
@@ -54,7 +55,7 @@ def read() -> dict[str, Any] | None:
             handle.write(line)
     if not line:
         return None
-    message = json.loads(line)
+    message: dict[str, Any] = json.loads(line)
     log({"received": message})
     return message
 
@@ -62,8 +63,10 @@ def read() -> dict[str, Any] | None:
 def steps() -> list[dict[str, Any]]:
     if "SCRIPTED_AGENT_STEPS_FILE" in os.environ:
         with open(os.environ["SCRIPTED_AGENT_STEPS_FILE"], encoding="utf-8") as handle:
-            return json.load(handle)
-    return json.loads(os.environ.get("SCRIPTED_AGENT_STEPS", "[]"))
+            played: list[dict[str, Any]] = json.load(handle)
+            return played
+    played = json.loads(os.environ.get("SCRIPTED_AGENT_STEPS", "[]"))
+    return played
 
 
 def fill(value: Any, index: int) -> Any:
@@ -74,49 +77,62 @@ def fill(value: Any, index: int) -> Any:
     return value
 
 
-def play(session_id: str) -> None:
+def notify(session_id: str, update: dict[str, Any]) -> None:
+    send({"method": "session/update", "params": {"sessionId": session_id, "update": update}})
+
+
+def play_update(step: dict[str, Any], session_id: str) -> None:
+    for index in range(step.get("repeat", 1)):
+        notify(session_id, fill(step["update"], index))
+
+
+def play_request(step: dict[str, Any], session_id: str) -> None:
     global _next_id
+    _next_id += 1
+    send({"id": _next_id, "method": step["request"], "params": step.get("params", {})})
+    while (message := read()) is not None:
+        if message.get("id") == _next_id and "method" not in message:
+            log({"response": message})
+            break
+
+
+def play_stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def play_wait_file(path: str) -> None:
+    while not os.path.exists(path):
+        time.sleep(0.02)
+
+
+def play_exit(code: int) -> None:
+    sys.stdout.flush()
+    os._exit(code)
+
+
+# each step is a dict whose first known key (in this order) says what it does
+STEPS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "raw": lambda step, _: write(step["raw"].encode()),
+    "raw_hex": lambda step, _: write(bytes.fromhex(step["raw_hex"])),
+    "update": play_update,
+    "request": play_request,
+    "stderr": lambda step, _: play_stderr("chatter " * (step["stderr"] // 8)),
+    "stderr_text": lambda step, _: play_stderr(step["stderr_text"]),
+    "env": lambda step, session_id: notify(
+        session_id, {"sessionUpdate": "notice", "severity": "info", "title": os.environ.get(step["env"], "<unset>")}
+    ),
+    "sleep": lambda step, _: time.sleep(step["sleep"]),
+    "wait_file": lambda step, _: play_wait_file(step["wait_file"]),
+    "exit": lambda step, _: play_exit(step["exit"]),
+}
+
+
+def play(session_id: str) -> None:
     for step in steps():
-        if "raw" in step:
-            write(step["raw"].encode())
-        elif "raw_hex" in step:
-            write(bytes.fromhex(step["raw_hex"]))
-        elif "update" in step:
-            for index in range(step.get("repeat", 1)):
-                update = fill(step["update"], index)
-                send({"method": "session/update", "params": {"sessionId": session_id, "update": update}})
-        elif "request" in step:
-            _next_id += 1
-            send({"id": _next_id, "method": step["request"], "params": step.get("params", {})})
-            while (message := read()) is not None:
-                if message.get("id") == _next_id and "method" not in message:
-                    log({"response": message})
-                    break
-        elif "stderr" in step:
-            sys.stderr.write("chatter " * (step["stderr"] // 8) + "\n")
-            sys.stderr.flush()
-        elif "stderr_text" in step:
-            sys.stderr.write(step["stderr_text"] + "\n")
-            sys.stderr.flush()
-        elif "env" in step:
-            title = os.environ.get(step["env"], "<unset>")
-            send(
-                {
-                    "method": "session/update",
-                    "params": {
-                        "sessionId": session_id,
-                        "update": {"sessionUpdate": "notice", "severity": "info", "title": title},
-                    },
-                }
-            )
-        elif "sleep" in step:
-            time.sleep(step["sleep"])
-        elif "wait_file" in step:
-            while not os.path.exists(step["wait_file"]):
-                time.sleep(0.02)
-        elif "exit" in step:
-            sys.stdout.flush()
-            os._exit(step["exit"])
+        kind = next((key for key in STEPS if key in step), None)
+        if kind is not None:
+            STEPS[kind](step, session_id)
 
 
 def main() -> int:

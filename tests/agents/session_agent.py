@@ -35,6 +35,7 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
@@ -106,127 +107,170 @@ class SessionAgent:
 
     async def __call__(self, method: str, params: Any, is_notification: bool) -> Any:
         log({"method": method, "params": params})
-        if method == "initialize":
-            auth = [{"methodId": "login", "name": "Log in with a browser", "description": "run `sa login` once"}]
-            auth = auth if os.environ.get("SESSION_AGENT_AUTH") == "1" else []
-            if PROTOCOL == 2:
-                if params.get("protocolVersion", 1) < 2:
-                    raise RequestError(-32022, "Unsupported protocol version", {"supported": [2]})
-                for method_ in auth:
-                    method_["type"] = "agent"
-                return {"protocolVersion": 2, "info": {"name": "session-agent", "version": "1"}, "authMethods": auth}
-            capabilities: dict[str, Any] = {"loadSession": os.environ.get("SESSION_AGENT_LOAD") == "1"}
-            if os.environ.get("SESSION_AGENT_RESUME") == "1":
-                capabilities["sessionCapabilities"] = {"resume": {}}
-            return {"protocolVersion": PROTOCOL, "agentCapabilities": capabilities, "authMethods": auth}
-        if method == "session/new" and os.environ.get("SESSION_AGENT_AUTH") == "1":
-            raise RequestError(-32000, "Authentication required")
-        refusal = os.environ.get("SESSION_AGENT_REFUSE")
-        if method == "session/new" and refusal:
-            sys.stderr.write('\x1b[2mrefusing: setting up the model failed\x1b[0m\n{\n  "code": 1\n}\n')
-            sys.stderr.flush()
-            raise RequestError(-32603, refusal)
-        if method == "session/close":
-            return {}
-        if method == "session/new":
-            self.count += 1
-            return {"sessionId": f"s{self.count}-{os.getpid()}"}
-        if method == "session/load":
-            session_id = params["sessionId"]
-            await self.update(session_id, {"sessionUpdate": "notice", "severity": "info", "title": "Replayed notice"})
-            await self.say(session_id, "replayed text")
-            return {}
-        if method == "session/resume":
-            return {}
-        if method == "session/cancel":
-            self.cancelled.add(params["sessionId"])
-            return None
-        if method == "session/prompt":
-            if PROTOCOL == 2:  # acknowledge; the turn runs on and ends with an idle state
-                task = asyncio.create_task(self.turn_v2(params["sessionId"], params["prompt"][0]["text"]))
-                self.tasks.add(task)
-                task.add_done_callback(self.tasks.discard)
-                return {"messageId": self.message_id()}
-            return await self.prompt(params["sessionId"], params["prompt"][0]["text"])
+        handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
+            "initialize": self.initialize,
+            "session/new": self.new_session,
+            "session/close": self.nothing,
+            "session/load": self.load_session,
+            "session/resume": self.nothing,
+            "session/cancel": self.cancel,
+            "session/prompt": self.start_prompt,
+        }
+        if method in handlers:
+            return await handlers[method](params)
         if is_notification:
             return None
         raise RequestError.method_not_found(method)
 
+    async def initialize(self, params: Any) -> dict[str, Any]:
+        auth = [{"methodId": "login", "name": "Log in with a browser", "description": "run `sa login` once"}]
+        auth = auth if os.environ.get("SESSION_AGENT_AUTH") == "1" else []
+        if PROTOCOL == 2:
+            if params.get("protocolVersion", 1) < 2:
+                raise RequestError(-32022, "Unsupported protocol version", {"supported": [2]})
+            for method_ in auth:
+                method_["type"] = "agent"
+            return {"protocolVersion": 2, "info": {"name": "session-agent", "version": "1"}, "authMethods": auth}
+        capabilities: dict[str, Any] = {"loadSession": os.environ.get("SESSION_AGENT_LOAD") == "1"}
+        if os.environ.get("SESSION_AGENT_RESUME") == "1":
+            capabilities["sessionCapabilities"] = {"resume": {}}
+        return {"protocolVersion": PROTOCOL, "agentCapabilities": capabilities, "authMethods": auth}
+
+    async def new_session(self, params: Any) -> dict[str, Any]:
+        if os.environ.get("SESSION_AGENT_AUTH") == "1":
+            raise RequestError(-32000, "Authentication required")
+        refusal = os.environ.get("SESSION_AGENT_REFUSE")
+        if refusal:
+            sys.stderr.write('\x1b[2mrefusing: setting up the model failed\x1b[0m\n{\n  "code": 1\n}\n')
+            sys.stderr.flush()
+            raise RequestError(-32603, refusal)
+        self.count += 1
+        return {"sessionId": f"s{self.count}-{os.getpid()}"}
+
+    async def nothing(self, params: Any) -> dict[str, Any]:
+        return {}
+
+    async def load_session(self, params: Any) -> dict[str, Any]:
+        session_id = params["sessionId"]
+        await self.update(session_id, {"sessionUpdate": "notice", "severity": "info", "title": "Replayed notice"})
+        await self.say(session_id, "replayed text")
+        return {}
+
+    async def cancel(self, params: Any) -> None:
+        self.cancelled.add(params["sessionId"])
+
+    async def start_prompt(self, params: Any) -> dict[str, Any]:
+        if PROTOCOL == 2:  # acknowledge; the turn runs on and ends with an idle state
+            task = asyncio.create_task(self.turn_v2(params["sessionId"], params["prompt"][0]["text"]))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+            return {"messageId": self.message_id()}
+        return await self.prompt(params["sessionId"], params["prompt"][0]["text"])
+
     async def prompt(self, session_id: str, text: str) -> dict[str, Any]:
-        assert self.connection is not None
+        """One turn: the prompt's first word says what it does (the module's docstring); its end."""
         self.cancelled.discard(session_id)
         verb, _, rest = text.partition(" ")
-        if verb == "say":
-            for word in rest.split(" "):
-                await self.say(session_id, word + " ")
-        elif verb == "flood":
-            for _ in range(int(float(rest) * 16)):
-                await self.say(session_id, "x" * 65536)
-        elif verb == "slow":
-            for _ in range(int(float(rest) * 10)):
-                if session_id in self.cancelled:
-                    return {"stopReason": "cancelled"}
-                await self.say(session_id, "tick ")
-                await asyncio.sleep(0.1)
-        elif verb == "ask":
-            options = [
-                {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
-                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-                {"optionId": "_odd", "name": "Something new", "kind": "_odd_kind"},
-            ]
-            if PROTOCOL == 2:
-                permission: dict[str, Any] = {"sessionId": session_id, "title": "Delete build/", "options": options}
-                await self.state(session_id, "requires_action")
-            else:
-                tool_call = {"toolCallId": "t1", "title": "Delete build/", "kind": "delete"}
-                permission = {"sessionId": session_id, "toolCall": tool_call, "options": options}
-            answer = await self.request("session/request_permission", permission)
-            if PROTOCOL == 2:
-                await self.state(session_id, "running")
-            outcome = answer["outcome"]
-            await self.say(session_id, f"outcome={outcome.get('optionId', outcome['outcome'])}")
+        verbs: dict[str, Callable[[str, str], Awaitable[dict[str, Any] | None]]] = {
+            "say": self.say_words,
+            "flood": self.flood,
+            "slow": self.slow,
+            "ask": self.ask,
+            "stop": self.stop,
+            "hang": self.hang,
+            "fail": self.fail,
+            "crash": self.crash,
+            "elicit": self.elicit,
+            "withdraw": self.withdraw,
+            "oddities": self.oddities,
+            "notice": self.notice,
+        }
+        if verb not in verbs:
+            await self.say(session_id, text)
+            return {"stopReason": "end_turn"}
+        return await verbs[verb](session_id, rest) or {"stopReason": "end_turn"}
+
+    async def say_words(self, session_id: str, rest: str) -> None:
+        for word in rest.split(" "):
+            await self.say(session_id, word + " ")
+
+    async def flood(self, session_id: str, rest: str) -> None:
+        for _ in range(int(float(rest) * 16)):
+            await self.say(session_id, "x" * 65536)
+
+    async def slow(self, session_id: str, rest: str) -> dict[str, Any] | None:
+        for _ in range(int(float(rest) * 10)):
             if session_id in self.cancelled:
                 return {"stopReason": "cancelled"}
-        elif verb == "stop":
-            return {"stopReason": rest}
-        elif verb == "hang":
-            await asyncio.Event().wait()
-        elif verb == "fail":
-            raise RequestError.internal_error({"details": "the model is unavailable"})
-        elif verb == "crash":
-            sys.stderr.write("fatal: crashing on request\n")
-            sys.stderr.flush()
-            os._exit(3)
-        elif verb == "elicit":
-            answer = await self.request(
-                "elicitation/create",
-                {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
-            )
-            await self.say(session_id, f"elicitation={answer.get('action')}")
-        elif verb == "withdraw":  # ask, then take the request back with $/cancel_request
-            request_id = self.connection._next_request_id  # the id the SDK gives the next request
-            options = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
-            permission = {"sessionId": session_id, "title": "Withdrawn", "options": options}
-            if PROTOCOL != 2:
-                permission = {"sessionId": session_id, "toolCall": {"toolCallId": "t2"}, "options": options}
-            asking = asyncio.create_task(self.request("session/request_permission", permission))
-            await asyncio.sleep(float(rest or "0.5"))
-            await self.connection.send_notification("$/cancel_request", {"requestId": request_id})
-            answer = await asking
-            await self.say(session_id, f"outcome={answer['outcome']['outcome']}")
-        elif verb == "oddities":
-            await self.update(session_id, {"sessionUpdate": "_acme.progress", "percent": 40, "deep": {"x": [1]}})
-            await self.update(session_id, {"sessionUpdate": "future_thing", "whatever": True})
-            await self.update(session_id, {"sessionUpdate": "notice", "severity": "_acme.alert", "title": "Custom"})
-            await self.update(
-                session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
-            )
-            await self.say(session_id, "after the oddities")
-        elif verb == "notice":
-            await self.update(session_id, {"sessionUpdate": "notice", "severity": "warning", "title": rest})
+            await self.say(session_id, "tick ")
+            await asyncio.sleep(0.1)
+        return None
+
+    async def ask(self, session_id: str, rest: str) -> dict[str, Any] | None:
+        options = [
+            {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "_odd", "name": "Something new", "kind": "_odd_kind"},
+        ]
+        if PROTOCOL == 2:
+            permission: dict[str, Any] = {"sessionId": session_id, "title": "Delete build/", "options": options}
+            await self.state(session_id, "requires_action")
         else:
-            await self.say(session_id, text)
-        return {"stopReason": "end_turn"}
+            tool_call = {"toolCallId": "t1", "title": "Delete build/", "kind": "delete"}
+            permission = {"sessionId": session_id, "toolCall": tool_call, "options": options}
+        answer = await self.request("session/request_permission", permission)
+        if PROTOCOL == 2:
+            await self.state(session_id, "running")
+        outcome = answer["outcome"]
+        await self.say(session_id, f"outcome={outcome.get('optionId', outcome['outcome'])}")
+        return {"stopReason": "cancelled"} if session_id in self.cancelled else None
+
+    async def stop(self, session_id: str, rest: str) -> dict[str, Any]:
+        return {"stopReason": rest}
+
+    async def hang(self, session_id: str, rest: str) -> None:
+        await asyncio.Event().wait()
+
+    async def fail(self, session_id: str, rest: str) -> None:
+        raise RequestError.internal_error({"details": "the model is unavailable"})
+
+    async def crash(self, session_id: str, rest: str) -> None:
+        sys.stderr.write("fatal: crashing on request\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+    async def elicit(self, session_id: str, rest: str) -> None:
+        answer = await self.request(
+            "elicitation/create",
+            {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
+        )
+        await self.say(session_id, f"elicitation={answer.get('action')}")
+
+    async def withdraw(self, session_id: str, rest: str) -> None:
+        """Ask, then take the request back with $/cancel_request."""
+        assert self.connection is not None
+        request_id = self.connection._next_request_id  # the id the SDK gives the next request
+        options = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
+        permission: dict[str, Any] = {"sessionId": session_id, "title": "Withdrawn", "options": options}
+        if PROTOCOL != 2:
+            permission = {"sessionId": session_id, "toolCall": {"toolCallId": "t2"}, "options": options}
+        asking = asyncio.create_task(self.request("session/request_permission", permission))
+        await asyncio.sleep(float(rest or "0.5"))
+        await self.connection.send_notification("$/cancel_request", {"requestId": request_id})
+        answer = await asking
+        await self.say(session_id, f"outcome={answer['outcome']['outcome']}")
+
+    async def oddities(self, session_id: str, rest: str) -> None:
+        await self.update(session_id, {"sessionUpdate": "_acme.progress", "percent": 40, "deep": {"x": [1]}})
+        await self.update(session_id, {"sessionUpdate": "future_thing", "whatever": True})
+        await self.update(session_id, {"sessionUpdate": "notice", "severity": "_acme.alert", "title": "Custom"})
+        await self.update(
+            session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+        )
+        await self.say(session_id, "after the oddities")
+
+    async def notice(self, session_id: str, rest: str) -> None:
+        await self.update(session_id, {"sessionUpdate": "notice", "severity": "warning", "title": rest})
 
 
 async def serve() -> None:

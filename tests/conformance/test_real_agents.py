@@ -26,9 +26,10 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, carrying, cli, until
 from tests.real_agents import npm_bin, sdk_example
+from tests.support.daemons import Daemon, carrying, cli, cli_env
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 MARKER = "ACP_TRAY_CONFORMANCE"
 

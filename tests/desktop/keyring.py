@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from tests.desktop.session import start_session_bus, stop_processes
 
 PASSWORD = b"acp-tray-tests"
@@ -26,6 +28,14 @@ PASSWORD = b"acp-tray-tests"
 def missing() -> list[str]:
     tools = {"dbus-daemon": "dbus", "dbus-send": "dbus", "gnome-keyring-daemon": "gnome-keyring"}
     return sorted({package for tool, package in tools.items() if shutil.which(tool) is None})
+
+
+@pytest.fixture
+def keyring_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    if missing():
+        pytest.fail(f"install the Debian packages {' '.join(missing())} (make test does, as root)")
+    with secret_service(tmp_path / "keyring") as env:
+        yield env
 
 
 def _owned(name: str, env: dict[str, str]) -> bool:

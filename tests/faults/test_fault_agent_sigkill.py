@@ -17,27 +17,17 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, alive, cli, cli_started
-from tests.faults.faultkit import (
-    DEAF_AGENT,
-    agent_pid,
-    agent_table,
-    history,
-    kill_all,
-    logged_pids,
-    start,
-    titles,
-    until,
-    write_config,
-)
+from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_table, kill_all, logged_pids
+from tests.support.config import history, titles, write_config
+from tests.support.daemons import Daemon, alive, cli, cli_env, cli_started, start
+from tests.support.waiting import until
 
 
 def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_other(
     daemons: list[Daemon], tmp_path: Path
 ) -> None:
     write_config(agent_table("sa", tmp_path / "sa.log") + agent_table("sb", tmp_path / "sb.log"))
-    daemon = start(daemons, "sa", "sb")
+    daemon = start(daemons, "sa", "sb", verbose=True)
     victim, bystander = agent_pid(daemon, "sa"), agent_pid(daemon, "sb")
     assert victim is not None and bystander is not None and victim != bystander
 
@@ -85,7 +75,7 @@ def test_sigkill_while_a_large_prompt_is_being_written_is_a_crash_and_the_agent_
 ) -> None:
     log = tmp_path / "deaf.log"
     write_config(agent_table("deaf", script=DEAF_AGENT, env={"DEAF_AGENT_LOG": str(log)}))
-    daemon = start(daemons, "deaf")
+    daemon = start(daemons, "deaf", verbose=True)
     problems: list[str] = []
     try:
         victim = agent_pid(daemon, "deaf")

@@ -18,21 +18,10 @@ import time
 from pathlib import Path
 
 from acp_tray.control.client import request
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, alive, cli
-from tests.faults.faultkit import (
-    DEAF_AGENT,
-    agent_pid,
-    agent_pids,
-    agent_table,
-    history,
-    kill_all,
-    logged_pids,
-    start,
-    until,
-    vm_rss_kib,
-    write_config,
-)
+from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_pids, agent_table, kill_all, logged_pids
+from tests.support.config import history, write_config
+from tests.support.daemons import Daemon, alive, cli, cli_env, rss_kib, start
+from tests.support.waiting import until
 
 PROMPTS = 50
 PROMPT_CHARS = 999_000  # a control request line is at most 1 MiB (control/wire.py MAX_LINE)
@@ -55,13 +44,13 @@ def deaf_config(tmp_path: Path, *others: str) -> Path:
 
 def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Daemon], tmp_path: Path) -> None:
     log = deaf_config(tmp_path, agent_table("sa", tmp_path / "sa.log"))
-    daemon = start(daemons, "deaf", "sa")
+    daemon = start(daemons, "deaf", "sa", verbose=True)
     try:
         deaf = agent_pid(daemon, "deaf")
         assert deaf is not None
         assert cli("prompt", "sa", "say", "warm").returncode == 0  # every code path loaded before measuring
         time.sleep(0.3)
-        rss_before = vm_rss_kib(daemon.proc.pid)
+        rss_before = rss_kib(daemon.proc.pid)
 
         sent = 0
         slowest = 0.0
@@ -103,7 +92,7 @@ def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Dae
         # for allocator slack and 16 MiB for everything else. A second copy of each prompt (the
         # request bytes kept beside the text, or each prompt encoded ahead into the unbounded send
         # queue) would be at least twice the text and fails it. Measured here: ~1.08 x.
-        growth_mib = (vm_rss_kib(daemon.proc.pid) - rss_before) / 1024
+        growth_mib = (rss_kib(daemon.proc.pid) - rss_before) / 1024
         sent_mib = sent / 2**20
         assert growth_mib < sent_mib * 1.25 + 16, f"RSS grew {growth_mib:.1f} MiB for {sent_mib:.1f} MiB queued"
 
@@ -116,9 +105,27 @@ def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Dae
         kill_all(logged_pids(log))
 
 
+def all_done_within(commands: tuple[list[str], ...], seconds: float, started: list[subprocess.Popen[str]]) -> list[str]:
+    """`acp-tray ARGS` for each of `commands`, all at once (added to `started`): the ones still
+    waiting after `seconds`, said as problems."""
+    for args in commands:
+        command = [sys.executable, "-m", "acp_tray", *args]
+        started.append(
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
+        )
+    problems = []
+    deadline = time.monotonic() + seconds
+    for args, process in zip(commands, started[-len(commands) :], strict=True):
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            problems.append(f"`acp-tray {' '.join(args)}` still waiting after {seconds:g} s")
+    return problems
+
+
 def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons: list[Daemon], tmp_path: Path) -> None:
     log = deaf_config(tmp_path)
-    daemon = start(daemons, "deaf")
+    daemon = start(daemons, "deaf", verbose=True)
     waiting: list[subprocess.Popen[str]] = []
     problems: list[str] = []
     try:
@@ -130,17 +137,7 @@ def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons
 
         # cancel the running turn, and queue a prompt in a new session: both at once, 5 s for both
         commands = (["cancel", "deaf"], ["prompt", "deaf", "--session", "other", "--no-wait", "hello"])
-        for args in commands:
-            command = [sys.executable, "-m", "acp_tray", *args]
-            waiting.append(
-                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
-            )
-        deadline = time.monotonic() + 5
-        for args, process in zip(commands, waiting, strict=True):
-            try:
-                process.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                problems.append(f"`acp-tray {' '.join(args)}` still waiting after 5 s")
+        problems += all_done_within(commands, 5.0, waiting)
 
         # restart it: the old process must go
         assert cli("agents", "restart", "deaf").returncode == 0

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.daemon_process import Daemon, cli
-from tests.faults.faultkit import agent_table, start, until, write_config
+from tests.faults.faultkit import agent_table
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, start
+from tests.support.waiting import until
 
 HISTORY_WARNING = "acp-tray: WARNING: cannot write the history file"
 
@@ -76,7 +78,7 @@ def console_has(daemon: Daemon, text: str) -> bool:
 def running_on_a_full_disk(daemons: list[Daemon], state: Path, tmp_path: Path) -> tuple[Daemon, Path]:
     """A daemon with one agent whose first notice is recorded; then the disk under the history fills up."""
     write_config("[rate_limit]\nburst = 50\n\n" + agent_table("sa", tmp_path / "sa.log"))
-    daemon = start(daemons, "sa")
+    daemon = start(daemons, "sa", verbose=True)
     assert cli("prompt", "sa", "notice", "before the disk filled").returncode == 0
     until(lambda: "before the disk filled" in titles_in(state), what="the first record")
     return daemon, fill(state)
@@ -135,7 +137,7 @@ def test_full_disk_leaves_no_traceback_no_temporary_files_and_no_torn_record(
 
     # room again, and the daemon started again: every history line must be a record
     filler.unlink()
-    start(daemons, "sa")
+    start(daemons, "sa", verbose=True)
     assert cli("prompt", "sa", "notice", "next run").returncode == 0
     until(lambda: "next run" in (state / "history.jsonl").read_text(encoding="utf-8"), what="the next run's record")
     for line in raw_history(state):

@@ -23,10 +23,10 @@ import pytest
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
-from tests.conftest import cli_env
-from tests.conftest import make_presentation as presentation
-from tests.daemon_process import Daemon, cli
-from tests.faults.faultkit import HERE, agent_table, history, write_config
+from tests.faults.faultkit import HERE, agent_table
+from tests.support.config import history, write_config
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.presentations import make_presentation as presentation
 
 RETRY_AFTER = 2.0
 

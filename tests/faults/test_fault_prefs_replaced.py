@@ -16,8 +16,10 @@ from pathlib import Path
 from acp_tray.app.compose import assemble
 from acp_tray.prefs.load import read_preferences
 from acp_tray.state.history import HistoryWriter, read_history
-from tests.daemon_process import Daemon, cli
-from tests.faults.faultkit import agent_pid, agent_table, history, start, until, write_config
+from tests.faults.faultkit import agent_pid, agent_table
+from tests.support.config import history, write_config
+from tests.support.daemons import Daemon, cli, start
+from tests.support.waiting import until
 
 
 def replace_atomically(path: Path, text: str) -> os.stat_result:
@@ -45,7 +47,7 @@ def prefs_errors() -> list[dict[str, object]]:
 def test_prefs_deleted_then_replaced_valid_then_invalid(daemons: list[Daemon], tmp_path: Path) -> None:
     agents = agent_table("sa", tmp_path / "sa.log")
     path = write_config('[severity.warning]\nroute = "both"\n\n' + agents)
-    daemon = start(daemons, "sa")
+    daemon = start(daemons, "sa", verbose=True)
     pid = agent_pid(daemon, "sa")
     assert notice_route("before the delete") == "both"
 

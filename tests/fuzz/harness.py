@@ -50,8 +50,8 @@ from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMI
 from acp_tray.protocol.notice import SeverityKind, severity_kind
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.state.history import META_LIMIT, META_NOT_RECORDED, RAW_LIMIT, TEXT_LIMIT, HistoryWriter, read_history
-from tests.conftest import FakeClock
 from tests.fuzz.strategies import AGENT, Deep, Expect, Item, encode, same
+from tests.support.clock import FakeClock
 
 ROUTES = ("notify", "tray", "both", "none")
 SUPPRESSED = (None, "muted", "dnd", "rate_limited", "coalesced")
@@ -230,25 +230,35 @@ def record_problem(expect: Expect, record: dict[str, Any], prefs: str, agent: st
     if record.get("source") != "agent":
         return f"source {record.get('source')!r}"
     if expect.record == "malformed":
-        if record.get("kind") != "malformed":
-            return f"kind {record.get('kind')!r}, expected malformed"
-        for key, want in (
-            ("field", expect.field),
-            ("update", expect.variant),
-            ("session_id", expect.session_id),
-            ("severity", expect.severity),
-            ("title", kept(expect.title)),
-        ):
-            if not same(record.get(key), want):
-                return f"{key} {record.get(key)!r:.200}, expected {want!r:.200}"
-        if not isinstance(record.get("reason"), str) or not record["reason"]:
-            return "no reason"
-        if record["route"] is not None or record["notified"] or record["tray"]:
-            return "a malformed update was routed"
-        raw = record.get("raw")
-        if not isinstance(raw, str) or len(raw) > RAW_LIMIT + 1:
-            return "raw missing or not bounded"
-        return None
+        return malformed_record_problem(expect, record)
+    return notice_record_problem(expect, record, prefs)
+
+
+def malformed_record_problem(expect: Expect, record: dict[str, Any]) -> str | None:
+    """Why the record of a malformed update is not what `expect` says."""
+    if record.get("kind") != "malformed":
+        return f"kind {record.get('kind')!r}, expected malformed"
+    for key, want in (
+        ("field", expect.field),
+        ("update", expect.variant),
+        ("session_id", expect.session_id),
+        ("severity", expect.severity),
+        ("title", kept(expect.title)),
+    ):
+        if not same(record.get(key), want):
+            return f"{key} {record.get(key)!r:.200}, expected {want!r:.200}"
+    if not isinstance(record.get("reason"), str) or not record["reason"]:
+        return "no reason"
+    if record["route"] is not None or record["notified"] or record["tray"]:
+        return "a malformed update was routed"
+    raw = record.get("raw")
+    if not isinstance(raw, str) or len(raw) > RAW_LIMIT + 1:
+        return "raw missing or not bounded"
+    return None
+
+
+def notice_record_problem(expect: Expect, record: dict[str, Any], prefs: str) -> str | None:
+    """Why the record of a notice is not what `expect` says: its fields exactly as sent, and its routing."""
     if record.get("kind") != "notice":
         return f"kind {record.get('kind')!r}, expected notice"
     for key, want in (
@@ -333,36 +343,44 @@ def presentation_problems(run: Run) -> list[str]:
     return problems
 
 
+def reference_parse(line: bytes) -> tuple[bool, Any]:
+    """What the standard library's parser makes of `line`: (True, the value), or (False, None) when it
+    refuses it. Too deep for it: what is left without `_meta`, if that parses."""
+    try:
+        return True, json.loads(line)
+    except RecursionError:
+        shallow = without_meta(line)
+        try:
+            reference = json.loads(shallow) if shallow is not None else None
+        except (ValueError, RecursionError):
+            reference = None
+        return reference is not None, reference
+    except ValueError:
+        return False, None
+
+
+def decode_problem(line: bytes) -> str | None:
+    """`decode_line` against the standard library's parser on one line (None: they agree)."""
+    got = decode_line(line)
+    parsed, reference = reference_parse(line)
+    if not parsed:
+        return None if isinstance(got, str) else f"decode_line took what json.loads refuses: {line[:200]!r}"
+    if jsonrpc_problem(reference) is not None:
+        return None if isinstance(got, str) else f"decode_line took a message that is not routable: {line[:200]!r}"
+    if isinstance(got, str) or not json_equal(got, reference):
+        return f"decode_line differs from json.loads ({got!r:.100}): {line[:200]!r}"
+    return None
+
+
 def decode_problems(lines: Iterable[bytes]) -> list[str]:
     """`decode_line` against the standard library's parser on the same lines (what the fallback promises)."""
     problems = []
     for raw in lines:
         for line in raw.split(b"\n"):
             line = line.strip()
-            if not line:
-                continue
-            got = decode_line(line)
-            try:
-                reference = json.loads(line)
-            except RecursionError:  # too deep: what is left without `_meta`, if that parses
-                shallow = without_meta(line)
-                try:
-                    reference = json.loads(shallow) if shallow is not None else None
-                except (ValueError, RecursionError):
-                    reference = None
-                if reference is None:
-                    if not isinstance(got, str):
-                        problems.append(f"decode_line took what json.loads refuses: {line[:200]!r}")
-                    continue
-            except ValueError:
-                if not isinstance(got, str):
-                    problems.append(f"decode_line took what json.loads refuses: {line[:200]!r}")
-                continue
-            if jsonrpc_problem(reference) is not None:
-                if not isinstance(got, str):
-                    problems.append(f"decode_line took a message that is not routable: {line[:200]!r}")
-            elif isinstance(got, str) or not json_equal(got, reference):
-                problems.append(f"decode_line differs from json.loads ({got!r:.100}): {line[:200]!r}")
+            problem = decode_problem(line) if line else None
+            if problem is not None:
+                problems.append(problem)
     return problems
 
 

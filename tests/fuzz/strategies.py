@@ -565,6 +565,20 @@ def broken_envelope(src: Source, cfg: Config) -> Message:
     return Message(message, expect)
 
 
+def break_properties(src: Source, props: dict[str, tuple[bool, Any]], update: dict[str, Any]) -> list[str]:
+    """Some of a variant's properties taken out (required ones) or given a wrong type: their names."""
+    broken: list[str] = []
+    for name, (required, types) in props.items():
+        if not chance(src, 60):
+            continue
+        if required and chance(src, 40):
+            update.pop(name, None)
+        else:
+            update[name] = wrong_value(src, types)
+        broken.append(name)
+    return broken
+
+
 def known_variant(src: Source, cfg: Config) -> Message:
     """A known v2 variant, whole or with required properties missing or of the wrong type.
 
@@ -577,16 +591,7 @@ def known_variant(src: Source, cfg: Config) -> Message:
     for name, (required, types) in props.items():
         if required or chance(src, 50):
             update[name] = variant_value(src, kind, name, types)
-    broken: list[str] = []
-    if props and chance(src, 50):
-        for name, (required, types) in props.items():
-            if not chance(src, 60):
-                continue
-            if required and chance(src, 40):
-                update.pop(name, None)
-            else:
-                update[name] = wrong_value(src, types)
-            broken.append(name)
+    broken = break_properties(src, props, update) if props and chance(src, 50) else []
     if kind == "state_update" and chance(src, 50):
         update["stopReason"] = pick(src, ("end_turn", "refusal", "cancelled", 42, None, text(src)))
         update["error"] = {"message": pick(src, (text(src), None, 5)), "data": any_value(src)}
@@ -723,39 +728,31 @@ def unroutable(src: Source, cfg: Config) -> Lines:
     return Lines(data.encode(), f"unroutable/{how}")
 
 
-def garbage(src: Source, cfg: Config) -> Lines:
-    """Not JSON at all (or not on one line): every non-blank line of it is skipped, one drop each."""
-    base = encode(valid_notice(src, cfg).obj)  # ASCII only
-    how = pick(
-        src,
-        (
-            "bytes",
-            "truncated",
-            "invalid_utf8",
-            "nul",
-            "two_objects",
-            "json5",
-            "pretty",
-            "deep",
-            "cr_separated",
-            "huge_number",
-            "words",
-        ),
-    )
+def garbage_of_a_notice(src: Source, base: str, how: str) -> bytes | None:
+    """A valid notice's line `base` broken in the way `how` names (None: `how` is not such a way)."""
     if how == "bytes":
-        data = b"#" + src.binary(0, 64).replace(b"\n", b" ")
+        return b"#" + src.binary(0, 64).replace(b"\n", b" ")
     elif how == "truncated":  # a partial line: the rest never came
-        data = base.encode()[: src.integer(1, len(base) - 1)]
+        return base.encode()[: src.integer(1, len(base) - 1)]
     elif how == "invalid_utf8":
         at = src.integer(1, len(base) - 1)
-        data = base.encode()[:at] + pick(src, INVALID_UTF8) + base.encode()[at:]
+        return base.encode()[:at] + pick(src, INVALID_UTF8) + base.encode()[at:]
     elif how == "nul":
         at = src.integer(2, len(base) - 1)
-        data = base.encode()[:at] + b"\x00" + base.encode()[at:]
+        return base.encode()[:at] + b"\x00" + base.encode()[at:]
     elif how == "two_objects":
-        data = (base + pick(src, ("", " ", "\t")) + base).encode()
-    elif how == "json5":
-        data = pick(
+        return (base + pick(src, ("", " ", "\t")) + base).encode()
+    elif how == "cr_separated":  # old Mac line endings: two messages on one line
+        return (base + "\r" + base).encode()
+    elif how == "huge_number":  # beyond the integer string conversion limit
+        return b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"x"}'
+    return None
+
+
+def garbage_of_its_own(src: Source, base: str, how: str) -> bytes:
+    """Garbage that is no notice's line: near-JSON, a message over several lines, too deep, or words."""
+    if how == "json5":
+        return pick(
             src,
             (
                 b"{'jsonrpc':'2.0','method':'session/update'}",
@@ -778,16 +775,35 @@ def garbage(src: Source, cfg: Config) -> Lines:
     elif how == "pretty":  # a message written over several lines: each line is garbage on its own
         update = {"sessionUpdate": "notice", "severity": severity(src), "title": title(src)}
         message = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
-        data = json.dumps(message, indent=pick(src, ("", " ", "  ", "\t"))).encode()
+        return json.dumps(message, indent=pick(src, ("", " ", "  ", "\t"))).encode()
     elif how == "deep":  # beyond any parser's limit: dropped, never a crash
         raw = deep(src, refused=True)
-        data = pick(src, (raw.text, raw.text[: len(raw.text) // 2], base[:-2] + ',"x":' + raw.text + "}}")).encode()
-    elif how == "cr_separated":  # old Mac line endings: two messages on one line
-        data = (base + "\r" + base).encode()
-    elif how == "huge_number":  # beyond the integer string conversion limit
-        data = b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"x"}'
-    else:
-        data = b"~" + text(src, 0, 30).encode("utf-8", "surrogatepass").replace(b"\n", b" ")
+        return pick(src, (raw.text, raw.text[: len(raw.text) // 2], base[:-2] + ',"x":' + raw.text + "}}")).encode()
+    return b"~" + text(src, 0, 30).encode("utf-8", "surrogatepass").replace(b"\n", b" ")
+
+
+def garbage(src: Source, cfg: Config) -> Lines:
+    """Not JSON at all (or not on one line): every non-blank line of it is skipped, one drop each."""
+    base = encode(valid_notice(src, cfg).obj)  # ASCII only
+    how = pick(
+        src,
+        (
+            "bytes",
+            "truncated",
+            "invalid_utf8",
+            "nul",
+            "two_objects",
+            "json5",
+            "pretty",
+            "deep",
+            "cr_separated",
+            "huge_number",
+            "words",
+        ),
+    )
+    data = garbage_of_a_notice(src, base, how)
+    if data is None:
+        data = garbage_of_its_own(src, base, how)
     return Lines(data, f"garbage/{how}")
 
 

@@ -36,9 +36,10 @@ from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.state.history import HistoryWriter, read_history
-from tests.conftest import scripted_command
 from tests.fuzz.harness import Run, check, decode_problems, run_stream
 from tests.fuzz.strategies import Config, Expect, Item, RandomSource, Stream, gen_items, streams
+from tests.support.agents import scripted_command
+from tests.support.waiting import until_async
 
 # ACP_TRAY_FUZZ_SCALE=N: N times the examples, freshly random each run (a deeper search than CI's)
 SCALE = int(os.environ.get("ACP_TRAY_FUZZ_SCALE", "0"))
@@ -131,14 +132,6 @@ def nasty_items() -> list[Item]:
     ]
 
 
-async def wait_for(predicate: Any, timeout: float) -> None:
-    async def loop() -> None:
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(loop(), timeout)
-
-
 async def test_a_real_agent_writes_thousands_of_generated_lines_to_a_real_daemon(tmp_path: Path) -> None:
     seed = random.randrange(1 << 32) if SCALE else 20261129
     print(f"end-to-end seed {seed}")  # shown when the test fails
@@ -173,7 +166,7 @@ async def test_a_real_agent_writes_thousands_of_generated_lines_to_a_real_daemon
     stop = asyncio.Event()
     task = asyncio.create_task(daemon.run(stop))
     try:
-        await wait_for(lambda: any(p.title == sentinel["title"] for p in shown) or task.done(), timeout=90)
+        await until_async(lambda: any(p.title == sentinel["title"] for p in shown) or task.done(), timeout=90)
         host = daemon.hosts["bot"]
         assert daemon.agent_states["bot"].state is AgentState.CONNECTED and host.connected.is_set()
         log = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]

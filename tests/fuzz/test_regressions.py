@@ -28,9 +28,10 @@ from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
 from acp_tray.events import NoticeReceived, PermissionAsked, PermissionSettled
 from acp_tray.protocol.version import ProtocolVersion
-from tests.conftest import EventLog, scripted_command
 from tests.fuzz.harness import Run, check, decode_problems, run_stream
 from tests.fuzz.strategies import Deep, Expect, Item
+from tests.support.agents import scripted_command
+from tests.support.event_log import EventLog
 
 SID = "s"
 

@@ -27,10 +27,10 @@ from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from acp_tray.notifiers.plyer_backend import argument_safe
 from acp_tray.tray.menu import approval_label, option_label
 from acp_tray.tray.snapshot import ApprovalRow
-from tests.conftest import cli_env
-from tests.conftest import make_presentation as presentation
-from tests.daemon_process import Daemon as DaemonProcess
 from tests.hostile.corpus import CORPUS, HOSTILE_AGENT, MENU_LABEL, SMALL, Hostile, unsafe_characters
+from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import cli_env
+from tests.support.presentations import make_presentation as presentation
 
 MARKUP = tuple(e for e in SMALL if "markup" in e.tags)
 FOR_NOTIFY_SEND = tuple(e for e in SMALL if e.tags & {"dash", "markup", "format", "control", "bidi"})
@@ -142,7 +142,8 @@ async def dbusmenu_labels(address: str) -> list[str]:
         assert watcher is not None and watcher.message_type == MessageType.METHOD_RETURN
         (item,) = watcher.body[0].value
         owner = item.split("/", 1)[0]
-        tree = subprocess.run(
+        tree = await asyncio.to_thread(
+            subprocess.run,
             ["busctl", f"--address={address}", "tree", owner, "--list", "--no-pager"],
             capture_output=True, text=True, check=True, timeout=10,
         )  # fmt: skip

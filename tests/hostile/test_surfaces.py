@@ -44,8 +44,6 @@ from acp_tray.protocol.notice import Notice, severity_kind
 from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.menu import MENU_TEXT_LIMIT, Entry, menu_of
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot, tooltip_of
-from tests.conftest import ROOT, cli_env
-from tests.conftest import make_presentation as presentation
 from tests.hostile.corpus import (
     AGENT_ROW,
     BIDI_CONTROLS,
@@ -65,6 +63,10 @@ from tests.hostile.corpus import (
     Hostile,
     unsafe_characters,
 )
+from tests.support.daemons import cli_env
+from tests.support.presentations import make_presentation as presentation
+from tests.support.repo import ROOT
+from tests.support.waiting import until_async
 
 entries = pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
 
@@ -326,6 +328,8 @@ def test_needs_approval_keeps_its_hint_whatever_the_title() -> None:
 # a real hostile agent through the daemon, the control socket and the CLI --------------------------
 
 ESCAPES = "\x1b[31mred\x1b[0m\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIH4=\x07\x9b2J\u202eexe.txt\u2066"
+# the hostile session id as a terminal must show it: every character that may not reach one taken out
+SAFE_SESSION = "sess-" + "".join(char for char in ESCAPES if not unsafe_characters(char))
 
 
 @dataclass
@@ -384,9 +388,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
                 notices = [p for p in run.presentations if p.source == "agent"]
                 return len(daemon.approvals.pending()) == wanted_approvals and len(notices) >= wanted_notices
 
-            async with asyncio.timeout(30):
-                while not settled():
-                    await asyncio.sleep(0.05)
+            await until_async(settled, 30, "the hostile agent's notices and approvals")
             await asyncio.sleep(PUBLISH_EVERY + 0.1)  # snapshots are published at most every PUBLISH_EVERY
             assert run.snapshots[-1] == daemon.snapshot()
             run.settled = run.snapshots[-1]
@@ -488,12 +490,16 @@ def test_cli_status_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["status"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray status")
+    rows = [line for line in shown.stdout.decode().splitlines() if line.startswith("  evil ")]
+    assert len(rows) == 1 and f"(session {SAFE_SESSION} · ACP 1)" in rows[0], shown.stdout  # shown, not dropped
 
 
 def test_cli_sessions_is_terminal_safe(escapes_run: Run) -> None:
     shown = escapes_run.cli["sessions"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray sessions")
+    (row,) = shown.stdout.decode().splitlines()  # one session: no injected lines
+    assert row.split()[0] == "evil" and SAFE_SESSION in row.split(), row  # shown, not dropped
 
 
 def test_cli_prompt_reply_is_terminal_safe(escapes_run: Run) -> None:
@@ -532,7 +538,8 @@ def test_cli_status_and_sessions_survive_a_lone_surrogate(surrogate_run: Run) ->
     for name in ("status", "sessions"):
         shown = surrogate_run.cli[name]
         assert shown.returncode == 0, (name, shown.stderr)
-        shown.stdout.decode("utf-8")
+        rows = [line for line in shown.stdout.decode("utf-8").splitlines() if line.split()[:1] == ["evil"]]
+        assert len(rows) == 1 and "s-\ufffd" in rows[0], (name, rows)  # its surrogate replaced, not dropped
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,13 @@ from typing import Any
 
 import pytest
 
+from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
-from tests.conftest import EventLog, scripted_command, validator_for
+from tests.support.agents import scripted_command
+from tests.support.daemons import alive
+from tests.support.event_log import EventLog
+from tests.support.schemas import validator_for
 
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
 V1Host = functools.partial(AgentHost, protocol=1)
@@ -45,7 +49,8 @@ def states(log: EventLog) -> list[AgentState]:
     return [e.state for e in log.of(AgentStatus)]
 
 
-async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: float = 30.0) -> asyncio.Task[None]:
+# `timeout` is passed on to EventLog.wait_for, which holds the deadline
+async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: float = 30.0) -> asyncio.Task[RunEnd]:  # noqa: ASYNC109
     task = asyncio.create_task(host.run())
     try:
         await log.wait_for(lambda: predicate() or task.done(), timeout)
@@ -55,13 +60,13 @@ async def run_until(host: AgentHost, log: EventLog, predicate: Any, timeout: flo
     return task
 
 
-async def stop(task: asyncio.Task[None]) -> None:
+async def stop(task: asyncio.Task[RunEnd]) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_garbage_unknown_and_malformed_then_a_valid_notice(tmp_path: Path) -> None:
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"raw": "this is not json"},
         {"raw": "42"},
         {"raw": '["an", "array"]'},
@@ -232,16 +237,18 @@ async def test_wrong_protocol_version_is_refused(tmp_path: Path) -> None:
     assert failed and "protocolVersion 99" in failed[0].detail
 
 
+def own_children() -> set[str]:
+    """This process's child processes (of its main thread), by pid."""
+    return set(Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split())
+
+
 async def test_stopping_terminates_the_agent_process(tmp_path: Path) -> None:
     log = EventLog()
     host = V1Host("stubborn", scripted([{"sleep": 600}], tmp_path), log)
-    own = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
-    before = set(own.read_text().split())  # e.g. the desktop session of earlier tests: not ours to check
+    before = own_children()  # e.g. the desktop session of earlier tests: not ours to check
     task = await run_until(host, log, lambda: AgentState.CONNECTED in states(log))
-    children = set(own.read_text().split()) - before
+    children = own_children() - before
     assert children  # the agent
     await stop(task)
     assert states(log)[-1] is AgentState.STOPPED
-    for pid in children:
-        stat = Path(f"/proc/{pid}/stat")
-        assert not stat.exists() or stat.read_text().split()[2] == "Z"
+    assert not [pid for pid in children if alive(int(pid))]

@@ -8,8 +8,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tests.daemon_process import Daemon, cli
-from tests.faults.faultkit import SESSION_AGENT, agent_table, start, write_config
+from tests.faults.faultkit import agent_table
+from tests.support.agents import SESSION_AGENT
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, start
 
 
 def agents(config: Path) -> dict[str, dict[str, object]]:
@@ -21,7 +23,7 @@ def test_add_takes_the_url_in_either_order_and_refuses_an_option_as_command(
     daemons: list[Daemon], tmp_path: Path
 ) -> None:
     config = write_config(agent_table("sa", tmp_path / "sa.log"))
-    start(daemons, "sa")
+    start(daemons, "sa", verbose=True)
     for name, args in (
         ("after", ["after", "--url", "ws://127.0.0.1:9/a"]),
         ("before", ["--url", "ws://127.0.0.1:9/b", "before"]),
@@ -47,10 +49,11 @@ def test_a_program_given_by_a_relative_path_is_found_where_it_was_typed(daemons:
     home directory by default), and it starts and connects; arguments are left as written."""
     import subprocess
 
-    from tests.conftest import ROOT, cli_env
+    from tests.support.daemons import cli_env
+    from tests.support.repo import ROOT
 
     config = write_config(agent_table("sa", tmp_path / "sa.log"))
-    start(daemons, "sa")
+    start(daemons, "sa", verbose=True)
     project = tmp_path / "project"
     (project / "bin").mkdir(parents=True)
     program = project / "bin" / "agent"

@@ -9,66 +9,23 @@ dunst emit `ActionInvoked(ID, KEY)` on the bus. The script prints the line the t
 from __future__ import annotations
 
 import asyncio
-import re
 import subprocess
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
-from tests.conftest import make_presentation as presentation
+from tests.support.dunst_menu import dunstctl, menu_lines, pick
+from tests.support.presentations import make_presentation as presentation
+from tests.support.waiting import until_async
 
-ROOT = Path(__file__).resolve().parents[2]
-MENU_LINE = re.compile(r"#(?P<label>.*) \((?P<summary>.*)\) \[(?P<id>\d+),(?P<key>[^\]]*)\]")
 GROUP = 601
 ACTIONS = (
     ("approval:7:allow_once", "Allow once"),
     ("approval:7:reject_once", "Reject\u202e\x1b[31m\n" + "no " * 40),  # hostile label
     ("approval:7:odd]id\n", "Odd"),  # an id that cannot go on dunst's menu line as is
 )
-
-
-@pytest.fixture
-def dmenu(desktop: Any, desktop_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """dunst restarted in the project root (the dunstrc names the script relative to it) with the
-    script reading its choice from, and copying dunst's menu to, a directory of this test."""
-    directory = tmp_path / "dmenu"
-    directory.mkdir()
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("ACP_TRAY_TEST_DMENU", str(directory))
-    desktop.kill_dunst()
-    desktop.start_dunst()
-    yield directory
-
-
-def dunstctl(*args: str) -> None:
-    subprocess.run(["dunstctl", *args], check=True, capture_output=True, timeout=10)
-
-
-def pick(directory: Path, text: str) -> None:
-    """Open dunst's context menu and choose the first line that contains `text`."""
-    (directory / "pick").write_text(text, encoding="utf-8")
-    dunstctl("context")
-
-
-def menu_lines(directory: Path) -> list[dict[str, str]]:
-    lines = (directory / "menu").read_text(encoding="utf-8").splitlines()
-    parsed = [MENU_LINE.fullmatch(line) for line in lines if line]
-    assert all(parsed), lines
-    return [match.groupdict() for match in parsed if match]
-
-
-async def until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only_closed(
@@ -86,7 +43,7 @@ async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only
 
         # a person picks "Allow once" in dunst's menu: the daemon gets the approval id back
         pick(dmenu, "#Allow once (")
-        await until(lambda: len(seen) == 1, "the first action")
+        await until_async(lambda: len(seen) == 1, 10, "the first action")
         assert seen == [(GROUP, "approval:7:allow_once")]
 
         # what dunst offered: the click and the three actions, labels clean and bounded
@@ -106,13 +63,14 @@ async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only
 
         # the hostile label, then the odd id through its stand-in key
         pick(dmenu, "#Reject[31m no")
-        await until(lambda: len(seen) == 2, "the second action")
+        await until_async(lambda: len(seen) == 2, 10, "the second action")
         pick(dmenu, "#Odd (")
-        await until(lambda: len(seen) == 3, "the third action")
+        await until_async(lambda: len(seen) == 3, 10, "the third action")
         assert seen[1:] == [(GROUP, "approval:7:reject_once"), (GROUP, "approval:7:odd]id\n")]
 
         # anyone else on the bus may emit ActionInvoked: it is not believed
-        subprocess.run(
+        await asyncio.to_thread(
+            subprocess.run,
             [
                 "dbus-send",
                 "--session",
@@ -127,12 +85,12 @@ async def test_approval_actions_round_trip_through_dunst_and_a_dismissal_is_only
         )
         # the default action (a click) from dunst itself; it arrives after the fake one
         dunstctl("action", "0")
-        await until(lambda: len(seen) == 4, "the click")
+        await until_async(lambda: len(seen) == 4, 10, "the click")
         assert seen[3] == (GROUP, "clicked")
 
         # a dismissal: "closed", and no approval
         dunstctl("close")
-        await until(lambda: len(seen) == 5, "the dismissal")
+        await until_async(lambda: len(seen) == 5, 10, "the dismissal")
         await asyncio.sleep(0.3)  # anything else dunst might send
         assert seen == [
             (GROUP, "approval:7:allow_once"),
@@ -156,16 +114,16 @@ async def test_dismissing_or_expiring_a_notification_with_approvals_never_answer
         chain.present(presentation(611, "Dismiss me", "warning", timeout=0, actions=ACTIONS[:2]))
         chain.present(presentation(612, "Let me expire", "warning", timeout=1, actions=ACTIONS[:2]))
         await chain.drain()
-        await until(lambda: (612, "expired") in seen, "the expiry")
+        await until_async(lambda: (612, "expired") in seen, 10, "the expiry")
         dunstctl("close")
-        await until(lambda: (611, "closed") in seen, "the dismissal")
+        await until_async(lambda: (611, "closed") in seen, 10, "the dismissal")
         # nothing was picked: the menu opens, the script prints nothing, dunst invokes nothing
         chain.present(presentation(613, "Menu closed", "warning", timeout=0, actions=ACTIONS[:2]))
         await chain.drain()
         pick(dmenu, "no line has this")
-        await until(lambda: (dmenu / "menu").exists(), "the menu")
+        await until_async(lambda: (dmenu / "menu").exists(), 10, "the menu")
         desktop.close_all()
-        await until(lambda: (613, "closed") in seen, "the dismissal")
+        await until_async(lambda: (613, "closed") in seen, 10, "the dismissal")
         await asyncio.sleep(0.3)
         assert sorted(seen) == [(611, "closed"), (612, "expired"), (613, "closed")]
     finally:

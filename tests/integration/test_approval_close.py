@@ -14,8 +14,8 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, until
+from tests.support.daemons import Daemon, cli_env
+from tests.support.waiting import until
 
 DEMO = '[agents.{name}]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = {timeout}\n'
 

@@ -14,9 +14,8 @@ import pytest
 
 from acp_tray.autostart.entries import desktop_entry
 from acp_tray.autostart.manager import Autostart
-from tests.conftest import cli_env
-from tests.daemon_process import cli
 from tests.desktop.exec_line import desktop_argv
+from tests.support.daemons import cli, cli_env
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG autostart is Linux/BSD")
 

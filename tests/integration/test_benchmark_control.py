@@ -6,7 +6,8 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import ROOT, cli_env
+from tests.support.daemons import cli_env
+from tests.support.repo import ROOT
 
 
 def test_the_control_benchmark_runs_in_quick_mode() -> None:

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, cli_env
+from tests.support.daemons import cli_env
+from tests.support.repo import ROOT
 
 NUMBER = r"[\d,]+(?:\.\d+)?"
 

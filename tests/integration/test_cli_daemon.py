@@ -15,8 +15,10 @@ from acp_tray.demo.agent import DEMO_NOTICES
 from acp_tray.files import paths
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import severity_kind
-from tests.conftest import ROOT, TS_AGENT, cli_env, scripted_command
-from tests.daemon_process import Daemon, alive, until
+from tests.support.agents import TS_AGENT, scripted_command
+from tests.support.daemons import Daemon, alive, cli_env
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

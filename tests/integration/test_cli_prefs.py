@@ -15,7 +15,7 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.prefs.template import DEFAULT_FILE
-from tests.conftest import cli_env
+from tests.support.daemons import cli_env
 
 
 def acp_tray(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -21,51 +21,10 @@ import pytest
 
 from acp_tray.control.endpoint import socket_path
 from acp_tray.files import paths
-from acp_tray.state.history import read_history
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, cli_started, until
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
-
-
-def agent_table(name: str, log: Path, **settings: Any) -> str:
-    env = {"SESSION_AGENT_LOG": str(log), **settings.pop("env", {})}
-    lines = [f"[agents.{name}]", f"command = {json.dumps([sys.executable, str(SESSION_AGENT)])}"]
-    lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }")
-    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
-    return "\n".join(lines) + "\n"
-
-
-def write_config(text: str) -> Path:
-    path = paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('notifier = "console"\n# a comment the person wrote\n' + text, encoding="utf-8")
-    return path
-
-
-def start(daemons: list[Daemon], *connected: str) -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
-    daemons.append(daemon)
-    daemon.wait_for_line("control: ")
-    daemon.wait_for_lines(*(f"  {name}  connected" for name in connected))
-    return daemon
-
-
-def received(log: Path, method: str) -> list[dict[str, Any]]:
-    if not log.exists():
-        return []
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    return [e["params"] for e in entries if e["method"] == method]
-
-
-def history() -> list[dict[str, Any]]:
-    return [r for r in read_history(paths.history_file()) if isinstance(r, dict)]
-
-
-def titles(source: str = "acp-tray") -> list[str]:
-    """What the person read: "agent: title", as every surface shows it."""
-    return [f"{r['agent']}: {r['title']}" for r in history() if r.get("source") == source]
-
+from tests.support.agents import SESSION_AGENT, received, session_agent_table
+from tests.support.config import history, titles, write_config
+from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.waiting import until
 
 # no daemon, and a private endpoint ------------------------------------------------------------
 
@@ -82,7 +41,7 @@ def test_cli_without_a_daemon_says_so_in_one_line(command: list[str]) -> None:
 
 
 def test_the_control_socket_is_private_and_answers_status(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("sa", tmp_path / "sa.log"))
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     sock = socket_path()
     assert stat.S_IMODE(sock.stat().st_mode) == 0o600 and stat.S_ISSOCK(sock.stat().st_mode)
@@ -103,7 +62,7 @@ def test_the_control_socket_is_private_and_answers_status(daemons: list[Daemon],
 def test_a_runtime_directory_that_is_not_private_is_refused(problem: str, tmp_path: Path) -> None:
     if problem == "another-user" and os.geteuid() != 0:
         pytest.skip("needs root to give a directory to another user")
-    write_config(agent_table("sa", tmp_path / "sa.log"))
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
     directory = socket_path().parent
     directory.mkdir(parents=True)
     if problem == "world-writable":
@@ -126,7 +85,7 @@ def test_a_runtime_directory_that_is_not_private_is_refused(problem: str, tmp_pa
 
 
 def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("sa", tmp_path / "sa.log"))
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
     first = start(daemons, "sa")
     first.proc.kill()
     first.proc.wait()
@@ -140,7 +99,7 @@ def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[Daemon], tmp
 
 def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: list[Daemon], tmp_path: Path) -> None:
     log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
-    write_config(agent_table("alpha", log_a) + agent_table("beta", log_b))
+    write_config(session_agent_table("alpha", log_a) + session_agent_table("beta", log_b))
     start(daemons, "alpha", "beta")
     one = cli("prompt", "alpha", "say", "hello", "there")
     assert one.returncode == 0, one.stderr
@@ -178,7 +137,7 @@ def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: li
 
 def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
-    write_config(agent_table("sa", log))
+    write_config(session_agent_table("sa", log))
     start(daemons, "sa")
     prompt = cli_started("prompt", "sa", "slow", "20")
     assert prompt.stdout is not None
@@ -195,7 +154,7 @@ def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], 
 
 def test_cancel_command_stops_the_running_turn(daemons: list[Daemon], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
-    write_config(agent_table("sa", log))
+    write_config(session_agent_table("sa", log))
     start(daemons, "sa")
     cli("prompt", "sa", "--session", "long", "--no-wait", "slow", "20")
     until(lambda: received(log, "session/prompt"), what="the prompt")
@@ -206,7 +165,7 @@ def test_cancel_command_stops_the_running_turn(daemons: list[Daemon], tmp_path: 
 
 
 def test_turn_endings_become_notices_by_stop_reason(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("sa", tmp_path / "sa.log"))
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     assert cli("prompt", "sa", "say", "ok").returncode == 0
     assert cli("prompt", "sa", "stop", "max_tokens").returncode == 4
@@ -236,7 +195,8 @@ def _pending(agent: str) -> list[dict[str, Any]]:
 
 def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[Daemon], tmp_path: Path) -> None:
     write_config(
-        agent_table("sa", tmp_path / "sa.log") + agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
+        session_agent_table("sa", tmp_path / "sa.log")
+        + session_agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
     )
     start(daemons, "sa", "slowpoke")
     waiting = cli_started("prompt", "sa", "ask")
@@ -271,8 +231,8 @@ def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[D
 
 def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], tmp_path: Path) -> None:
     write_config(
-        agent_table("strict", tmp_path / "s.log", permission="reject")
-        + agent_table("trusting", tmp_path / "t.log", permission="allow")
+        session_agent_table("strict", tmp_path / "s.log", permission="reject")
+        + session_agent_table("trusting", tmp_path / "t.log", permission="allow")
     )
     start(daemons, "strict", "trusting")
     assert cli("prompt", "strict", "ask").stdout == "outcome=reject\n"
@@ -281,7 +241,7 @@ def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], 
 
 
 def test_an_elicitation_is_declined_and_the_person_told(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("sa", tmp_path / "sa.log"))
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     assert cli("prompt", "sa", "elicit").stdout == "elicitation=decline\n"
     until(lambda: "sa: Asked for input" in titles(), what="the input notice")
@@ -294,7 +254,7 @@ def test_an_elicitation_is_declined_and_the_person_told(daemons: list[Daemon], t
 
 def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[Daemon], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
-    write_config(agent_table("sa", log))
+    write_config(session_agent_table("sa", log))
     daemon = start(daemons, "sa")
     crashed = cli("prompt", "sa", "crash")
     assert crashed.returncode == 1 and "closed the connection" in crashed.stderr
@@ -311,9 +271,9 @@ def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[Daem
 def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], tmp_path: Path) -> None:
     logs = {name: tmp_path / f"{name}.log" for name in ("loader", "resumer", "plain")}
     write_config(
-        agent_table("loader", logs["loader"], env={"SESSION_AGENT_LOAD": "1"})
-        + agent_table("resumer", logs["resumer"], env={"SESSION_AGENT_RESUME": "1"})
-        + agent_table("plain", logs["plain"])
+        session_agent_table("loader", logs["loader"], env={"SESSION_AGENT_LOAD": "1"})
+        + session_agent_table("resumer", logs["resumer"], env={"SESSION_AGENT_RESUME": "1"})
+        + session_agent_table("plain", logs["plain"])
     )
     first = start(daemons, *logs)
     ids = {}
@@ -343,7 +303,7 @@ def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], t
 
 
 def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(daemons: list[Daemon], tmp_path: Path) -> None:
-    config = write_config(agent_table("sa", tmp_path / "sa.log"))
+    config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     added = cli("agents", "add", "extra", "--", sys.executable, str(SESSION_AGENT))
     assert added.returncode == 0, added.stderr
@@ -364,7 +324,7 @@ def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(daemons: list
 def test_agents_add_refuses_a_name_a_shell_or_toml_would_trip_on(daemons: list[Daemon], tmp_path: Path) -> None:
     from acp_tray.control.client import ReplyError, request
 
-    config = write_config(agent_table("sa", tmp_path / "sa.log"))
+    config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     before = config.read_text()
     refused = cli("agents", "add", "bad name!", "--", sys.executable, str(SESSION_AGENT))

@@ -3,60 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from acp_tray.app.actions import Desk
-from acp_tray.app.compose import assemble
-from acp_tray.app.daemon import Daemon
 from acp_tray.events import AgentState
 from acp_tray.prefs.load import read_preferences
-from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.prefs.write import set_dnd
-from acp_tray.presentation.router import Presentation
-from acp_tray.state.history import HistoryWriter
-from acp_tray.tray.snapshot import TraySnapshot, badge_of
-from tests.conftest import scripted_command
-
-
-async def until(predicate: Any, timeout: float = 20.0) -> None:
-    async def loop() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(loop(), timeout)
-
-
-def start(
-    tmp_path: Path, path: Path, desk: Desk | None = None
-) -> tuple[Daemon, list[TraySnapshot], list[Presentation], asyncio.Event, Any]:
-    """A daemon on a real preferences file, recording its snapshots and what it presents."""
-    snapshots: list[TraySnapshot] = []
-    shown: list[Presentation] = []
-    daemon = assemble(
-        read_preferences(path),
-        history=HistoryWriter(tmp_path / "h.jsonl"),
-        surfaces=[shown.append],
-        status=lambda event: None,
-        publishers=[snapshots.append],
-        prefs_path=path,
-        desk=desk,
-    )
-    stop = asyncio.Event()
-    return daemon, snapshots, shown, stop, asyncio.create_task(daemon.run(stop))
-
-
-def config_with_agent(tmp_path: Path, steps: list[dict[str, Any]]) -> Path:
-    path = tmp_path / "config.toml"
-    agent = (
-        "\n[agents.bot]\n"
-        f"command = {json.dumps(scripted_command())}\n"
-        f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n"
-    )
-    path.write_text(DEFAULT_FILE.split("[agents.demo]")[0] + agent, encoding="utf-8")
-    return path
+from acp_tray.tray.snapshot import badge_of
+from tests.support.in_process import scripted_agent_config, start_in_process
+from tests.support.waiting import until_async
 
 
 async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
@@ -64,10 +20,10 @@ async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
         {"update": {"sessionUpdate": "notice", "severity": "info", "title": "Indexed"}},
         {"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}},
     ]
-    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps))
+    daemon, snapshots, shown, stop, task = start_in_process(tmp_path, scripted_agent_config(tmp_path, steps))
     path = tmp_path / "config.toml"
     try:
-        await until(lambda: bool(snapshots) and snapshots[-1].unread == 2)
+        await until_async(lambda: bool(snapshots) and snapshots[-1].unread == 2)
         latest = snapshots[-1]
         assert [item.title for item in latest.recent] == ["Rerouted", "Indexed"]  # newest first
         assert badge_of(latest) == "warning"
@@ -99,9 +55,9 @@ async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
 
         # agents: stop, then start again
         daemon.tray_action("agent:stop:bot")
-        await until(lambda: snapshots[-1].agents[0].state is AgentState.STOPPED)
+        await until_async(lambda: snapshots[-1].agents[0].state is AgentState.STOPPED)
         daemon.tray_action("agent:start:bot")
-        await until(lambda: snapshots[-1].agents[0].state is AgentState.CONNECTED)
+        await until_async(lambda: snapshots[-1].agents[0].state is AgentState.CONNECTED)
 
         daemon.tray_action("quit")
         await asyncio.wait_for(task, 20)  # Quit ends the daemon cleanly
@@ -112,15 +68,15 @@ async def test_tray_snapshots_and_actions(tmp_path: Path) -> None:
 
 
 async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Path) -> None:
-    path = config_with_agent(tmp_path, [])
-    daemon, snapshots, _, stop, task = start(tmp_path, path)
+    path = scripted_agent_config(tmp_path, [])
+    daemon, snapshots, _, stop, task = start_in_process(tmp_path, path)
     try:
-        await until(lambda: bool(snapshots))
+        await until_async(lambda: bool(snapshots))
         soon = daemon.router.clock.now() + timedelta(seconds=1)
         daemon.router.update_prefs(set_dnd(path, enabled=True, until=soon))
         daemon.tray_action("noop")  # any change publishes, and arms the DND-end timer
         assert snapshots[-1].dnd.active
-        await until(lambda: not snapshots[-1].dnd.active, timeout=10)
+        await until_async(lambda: not snapshots[-1].dnd.active, timeout=10)
     finally:
         stop.set()
         await asyncio.wait_for(task, 20)
@@ -130,9 +86,9 @@ async def test_without_native_notifications_show_again_copies_to_the_clipboard(t
     steps = [{"update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rerouted", "description": "d"}}]
     copied: list[str] = []
     desk = Desk(native_notifications=lambda: False, copy_to_clipboard=copied.append)
-    daemon, snapshots, shown, stop, task = start(tmp_path, config_with_agent(tmp_path, steps), desk)
+    daemon, snapshots, shown, stop, task = start_in_process(tmp_path, scripted_agent_config(tmp_path, steps), desk)
     try:
-        await until(lambda: bool(snapshots) and snapshots[-1].unread == 1)
+        await until_async(lambda: bool(snapshots) and snapshots[-1].unread == 1)
         presented = len(shown)
         daemon.tray_action(f"recent:open:{snapshots[-1].recent[0].group}")
         assert copied == ["bot: Rerouted\nd"] and len(shown) == presented

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, until
-from tests.integration.test_tray import HOSTS, icon_centre, screenshot, trayer, xdotool
+from tests.support.daemons import Daemon, cli_env
+from tests.support.trays import HOSTS, icon_centre, screenshot, trayer, xdotool
+from tests.support.waiting import until
 
 
 def doctor(env: dict[str, str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:

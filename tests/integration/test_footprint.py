@@ -4,7 +4,7 @@ watcher that polls; tomlkit only to change the preferences file; no font engine 
 the CLI's commands that talk to a daemon, with their control client; difflib only to suggest a
 key in a broken preferences file; not the notifiers of other platforms).
 
-Wake-ups are counted as the kernel counts them (`tests.wakeups`); `benchmarks/tray_idle.py`
+Wake-ups are counted as the kernel counts them (`tests.support.wakeups`); `benchmarks/tray_idle.py`
 measures the same with the tray, and RSS, against a bare pystray icon.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from acp_tray.demo.agent import DEMO_NOTICES
-from tests.daemon_process import Daemon, cli
-from tests.wakeups import switches, wakeups
+from tests.support.daemons import Daemon, cli
+from tests.support.wakeups import switches, wakeups
 
 QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
 MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100

@@ -3,32 +3,20 @@ the daemon logs to its rotating file."""
 
 from __future__ import annotations
 
-import sys
-
 from acp_tray.control.endpoint import LOCK_NAME, runtime_dir
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
+from tests.support.agents import session_agent_table
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, cli_env, start
 
 
 def configure() -> None:
-    path = paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'notifier = "console"\n[agents.sa]\ncommand = ["{sys.executable}", "{SESSION_AGENT}"]\n')
-
-
-def start(daemons: list[Daemon]) -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
-    daemon.wait_for_line("  sa  connected")
-    return daemon
+    write_config(session_agent_table("sa"))
 
 
 def test_a_second_run_finds_the_first_and_exits_with_one_line(daemons: list[Daemon]) -> None:
     configure()
-    first = start(daemons)
+    first = start(daemons, "sa")
     lock = runtime_dir() / LOCK_NAME
     assert lock.read_text().strip() == str(first.proc.pid)  # the owner, for the message
     second = cli("run", "--headless", timeout=30)
@@ -44,12 +32,12 @@ def test_a_second_run_finds_the_first_and_exits_with_one_line(daemons: list[Daem
 
 def test_a_lock_left_by_a_killed_daemon_is_taken_over(daemons: list[Daemon]) -> None:
     configure()
-    first = start(daemons)
+    first = start(daemons, "sa")
     first.proc.kill()  # no clean-up: the lock file and the socket stay behind
     first.proc.wait()
     lock = runtime_dir() / LOCK_NAME
     assert lock.exists() and lock.read_text().strip() == str(first.proc.pid)
-    second = start(daemons)
+    second = start(daemons, "sa")
     assert lock.read_text().strip() == str(second.proc.pid)
     log = paths.log_file().read_text()
     assert f"took over the lock left by a daemon that did not stop cleanly (pid {first.proc.pid})" in log
@@ -61,7 +49,7 @@ def test_a_lock_file_with_garbage_and_no_owner_does_not_stop_the_daemon(daemons:
     directory = runtime_dir()
     directory.mkdir(mode=0o700, parents=True)
     (directory / LOCK_NAME).write_text("not a pid\n")
-    daemon = start(daemons)
+    daemon = start(daemons, "sa")
     assert (directory / LOCK_NAME).read_text().strip() == str(daemon.proc.pid)
 
 
@@ -80,7 +68,7 @@ def test_the_daemon_logs_to_a_rotating_file_more_with_verbose(daemons: list[Daem
 
 def test_quit_returns_once_the_daemon_has_stopped_so_run_starts_a_new_one(daemons: list[Daemon]) -> None:
     configure()
-    first = start(daemons)
+    first = start(daemons, "sa")
     quit_ = cli("quit")
     assert not (runtime_dir() / LOCK_NAME).exists()  # let go of before `quit` returned
     assert quit_.returncode == 0 and quit_.stdout.splitlines() == ["acp-tray is stopping", "acp-tray stopped"]
@@ -93,7 +81,7 @@ def test_quit_returns_once_the_daemon_has_stopped_so_run_starts_a_new_one(daemon
 
 def test_quit_no_wait_returns_when_told(daemons: list[Daemon]) -> None:
     configure()
-    first = start(daemons)
+    first = start(daemons, "sa")
     quit_ = cli("quit", "--no-wait")
     assert quit_.returncode == 0 and quit_.stdout.strip() == "acp-tray is stopping"
     assert first.proc.wait(15) == 0

@@ -18,11 +18,14 @@ from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
-from tests.conftest import EventLog, cli_env
-from tests.daemon_process import Daemon, cli
-from tests.integration.test_registry_agents import server, start, whole_groups, write_config  # noqa: F401
-from tests.registry_server import RegistryServer, entry, script
-from tests.security.test_control_limits import raw_request
+from tests.support.config import write_config
+from tests.support.control_socket import raw_request
+from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.event_log import EventLog
+from tests.support.registry_server import RegistryServer, entry, script
+
+# each daemon in a process group of its own (`start(..., own_group=True)`), ended whole after the test
+pytestmark = pytest.mark.usefixtures("whole_groups")
 
 
 def test_prefs_validate_names_the_line_of_a_nul_or_an_equals_sign_and_never_shows_a_value(tmp_path: Path) -> None:
@@ -86,7 +89,7 @@ def test_agents_add_refuses_what_no_process_can_be_given_clearly_and_keeps_the_f
     ],
 )
 def test_a_registry_entry_no_process_can_be_given_is_skipped_with_its_reason_at_once(
-    server: RegistryServer,  # noqa: F811
+    server: RegistryServer,
     daemons: list[Daemon],
     tmp_path: Path,
     distribution: dict[str, object],
@@ -95,13 +98,13 @@ def test_a_registry_entry_no_process_can_be_given_is_skipped_with_its_reason_at_
     package = {"package": "sly-agent", **distribution}
     document = {"version": "1.0.0", "agents": [entry("sly-agent", "1.0.0", {"npx": package})], "extensions": []}
     server.files["/registry.json"] = json.dumps(document).encode()  # a registry that does not check
-    config = write_config(server.url("/registry.json"))
+    config = write_config(registry=server.url("/registry.json"))
     fake = tmp_path / "bin" / "npx"  # an npx that runs a real ACP agent
     fake.parent.mkdir()
     fake.write_bytes(script(f"exec {sys.executable} -m acp_tray demo-agent"))
     fake.chmod(0o755)
     path = f"{fake.parent}:{os.environ['PATH']}"
-    start(daemons, PATH=path)
+    start(daemons, own_group=True, env={"PATH": path})
     added = cli("agents", "add", "sly-agent", env=cli_env(PATH=path), timeout=30)
     assert added.returncode != 0
     assert "the registry's entry for agent sly-agent:" in added.stderr and "; skipped" in added.stderr

@@ -7,10 +7,9 @@ import json
 import sys
 
 from acp_tray.files import paths
-from tests.conftest import ROOT
-from tests.daemon_process import Daemon, cli, until
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
+from tests.support.agents import SESSION_AGENT
+from tests.support.daemons import Daemon, cli
+from tests.support.waiting import until
 
 
 def table(name: str, **env: str) -> str:

@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
-from tests.integration.test_process_tree import kill_left, living, tree_table
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.process_trees import kill_left, living, tree_table
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 
 def state_of(name: str) -> str:

@@ -9,8 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon
+from tests.support.daemons import Daemon, cli_env
+from tests.support.repo import ROOT
 
 
 def make_n(venv: Path, **env: str) -> str:

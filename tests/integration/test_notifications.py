@@ -17,9 +17,10 @@ import pytest
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
-from tests.conftest import cli_env, scripted_command
-from tests.conftest import make_presentation as presentation
-from tests.daemon_process import Daemon as DaemonProcess
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import cli_env
+from tests.support.presentations import make_presentation as presentation
 
 NOW = datetime(2026, 11, 29, 12, 0)
 
@@ -61,7 +62,7 @@ async def test_backend_on_dunst_urgency_markup_and_in_place_updates(
         == "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a href='https://evil.example'&gt;link&lt;/a&gt; &lt;img src='x.png'&gt;"
     )
     assert all(item["appname"] == "acp-tray" for item in shown)
-    assert all(Path(item["icon_path"]).is_file() for item in shown)
+    assert await asyncio.to_thread(lambda: all(Path(item["icon_path"]).is_file() for item in shown))
     assert {what for _, what in actions} == {"closed"} and {group for group, _ in actions} == {101, 102, 103}
 
 
@@ -208,7 +209,7 @@ def test_daemon_end_to_end_on_dunst_and_dismissal_sends_nothing(tmp_path: Path, 
 def _wait_for(desktop: Any, mark: int, summary: str, timeout: float = 30.0) -> list[dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        shown = desktop.since(mark)
+        shown: list[dict[str, Any]] = desktop.since(mark)
         if any(item["summary"] == summary for item in shown):
             return shown
         time.sleep(0.2)

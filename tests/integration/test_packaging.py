@@ -27,7 +27,7 @@ import pytest
 
 from acp_tray import __version__
 from acp_tray.demo.agent import DEMO_NOTICES
-from tests.conftest import ROOT
+from tests.support.repo import ROOT
 
 pytestmark = pytest.mark.timeout(900)
 

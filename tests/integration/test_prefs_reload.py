@@ -16,16 +16,10 @@ from acp_tray.app.daemon import Daemon
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.state.history import HistoryWriter, read_history
-from tests.conftest import cli_env, scripted_command
-from tests.daemon_process import Daemon as DaemonProcess
-
-
-async def wait_until(predicate: Any, timeout: float = 20.0) -> None:
-    async def loop() -> None:
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(loop(), timeout)
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import cli_env
+from tests.support.waiting import until_async
 
 
 @contextlib.asynccontextmanager
@@ -54,13 +48,17 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
     shown: list[Presentation] = []
     async with running(path, tmp_path, shown) as daemon:
         path.write_text('# edited\n[severity.info]\nroute = "tray"\n', encoding="utf-8")
-        await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
+        await until_async(lambda: daemon.prefs.severity.info.route == "tray")
 
         good = daemon.prefs
         for broken in ('[severity.info]\nroute = "loud"\n', "[severity.info\n", "[nope]\nx = 1\n"):
             path.write_text(broken, encoding="utf-8")
             count = len(shown)
-            await wait_until(lambda c=count: len(shown) > c)  # the local notice from acp-tray itself
+
+            def grown(before: int = count) -> bool:
+                return len(shown) > before
+
+            await until_async(grown)  # the local notice from acp-tray itself
             assert daemon.prefs == good  # the last good settings stay in force
             assert path.read_text(encoding="utf-8") == broken  # and the file is left as the person saved it
             report = shown[-1]
@@ -69,7 +67,7 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
 
         path.unlink()  # deleted mid-run: reported, settings kept
         count = len(shown)
-        await wait_until(lambda: len(shown) > count)
+        await until_async(lambda: len(shown) > count)
         assert "no such file" in (shown[-1].description or "") and daemon.prefs == good
     records = [r for r in read_history(tmp_path / "history.jsonl") if isinstance(r, dict)]
     assert [r["agent"] for r in records] == ["acp-tray"] * 4
@@ -95,7 +93,7 @@ async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_
         assert len(edited) == written.st_size  # the same size ...
         path.write_text(edited, encoding="utf-8")
         os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))  # ... and the same time
-        await wait_until(lambda: daemon.prefs.severity.info.route == "tray")
+        await until_async(lambda: daemon.prefs.severity.info.route == "tray")
         assert daemon.router.dnd().active
 
 
@@ -171,7 +169,8 @@ def test_dnd_from_the_cli_is_in_force_when_the_command_returns(tmp_path: Path) -
     """`acp-tray dnd on` and at once `acp-tray status`: the daemon says "on" (it applies the file
     the CLI wrote when the CLI asks, not only once its watcher saw the file settle), and applies
     each change once (the watcher's later look finds it applied)."""
-    from tests.daemon_process import cli, until
+    from tests.support.daemons import cli
+    from tests.support.waiting import until
 
     config = tmp_path / "config.toml"
     config.write_text("# mine\n", encoding="utf-8")

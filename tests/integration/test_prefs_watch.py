@@ -1,7 +1,7 @@
 """The preferences watcher on real files: woken only by a change, once per save, through symlinks.
 
 The wake-ups are counted as the kernel counts them (context switches of the watching process's
-threads, `tests.wakeups`), over a window in which nothing changes: a watcher that polls (as
+threads, `tests.support.wakeups`), over a window in which nothing changes: a watcher that polls (as
 watchfiles did, every 50 ms) switches dozens of times; one woken by inotify does not switch at all.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from acp_tray.prefs.watch import watch_file
-from tests.daemon_process import Daemon
-from tests.wakeups import switches, wakeups
+from tests.support.daemons import Daemon
+from tests.support.wakeups import switches, wakeups
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the tick-free watcher is Linux's (inotify)")
 

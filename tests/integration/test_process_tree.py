@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,42 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host import AgentHost
 from acp_tray.agents.launcher import AgentProcess
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 from acp_tray.files import paths
-from tests.conftest import ROOT, EventLog
-from tests.daemon_process import Daemon, alive, cli, until
-
-TREE_AGENT = ROOT / "tests" / "agents" / "tree_agent.py"
-
-
-def tree(tmp_path: Path, mode: str) -> tuple[AgentSpec, Path]:
-    pids = tmp_path / f"pids-{mode}"
-    pids.mkdir()
-    return AgentSpec([sys.executable, str(TREE_AGENT), mode], cwd=tmp_path, env={"TREE_AGENT_PIDS": str(pids)}), pids
-
-
-def started(pids: Path) -> dict[int, str]:
-    """Every process of the tree ever started: pid -> its role ("wrap"/"fork" launcher, "child")."""
-    return {int(p.name): p.read_text() for p in pids.iterdir()}
-
-
-def living(pids: Path) -> list[int]:
-    return [pid for pid in started(pids) if alive(pid)]
-
-
-def kill_left(pids: Path) -> None:
-    for pid in living(pids):  # a failed test must not leave them behind
-        os.kill(pid, signal.SIGKILL)
-
-
-async def wait_for(predicate: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+from tests.support.agents import TREE_AGENT
+from tests.support.daemons import Daemon, alive, cli
+from tests.support.event_log import EventLog
+from tests.support.process_trees import kill_left, living, started, tree, tree_table
+from tests.support.waiting import until, until_async
 
 
 async def test_a_stop_ends_the_grandchild_that_ignores_eof_and_sigterm(tmp_path: Path) -> None:
@@ -87,7 +60,7 @@ async def test_the_v1_fallback_ends_the_first_tree(tmp_path: Path) -> None:
         await log.wait_for(lambda: host.connected.is_set() or task.done(), 30)
         assert host.connected.is_set() and int(host.version) == 1
         assert sorted(started(pids).values()) == ["child", "child", "wrap", "wrap"]  # two trees
-        await wait_for(lambda: len(living(pids)) == 2)  # only the second one (the first goes meanwhile)
+        await until_async(lambda: len(living(pids)) == 2)  # only the second one (the first goes meanwhile)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         assert {pid: started(pids)[pid] for pid in living(pids)} == {}, [str(e) for e in log.events]
@@ -107,7 +80,7 @@ async def test_a_launcher_that_forks_and_exits_is_an_exit_and_its_orphan_goes(tm
         await log.wait_for(lambda: len(log.of(AgentCrashed)) >= 2 or task.done(), 30)
         exits = [e.detail for e in log.of(AgentStatus) if e.state is AgentState.EXITED]
         assert exits and exits[0].startswith("exit code 0")
-        await wait_for(lambda: len(living(pids)) <= 2)  # at most the current run's launcher and child
+        await until_async(lambda: len(living(pids)) <= 2)  # at most the current run's launcher and child
         children = [pid for pid, role in started(pids).items() if role == "child"]
         assert len(children) >= 2 and not alive(children[0])
         task.cancel()
@@ -118,15 +91,11 @@ async def test_a_launcher_that_forks_and_exits_is_an_exit_and_its_orphan_goes(tm
         kill_left(pids)
 
 
-def tree_table(name: str, pids: Path) -> str:
-    command = [sys.executable, str(TREE_AGENT), "wrap"]
-    return f'[agents.{name}]\ncommand = {json.dumps(command)}\nenv = {{ TREE_AGENT_PIDS = "{pids}" }}\n'
-
-
 def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, daemons: list[Daemon]) -> None:
     """Through the daemon, as a person runs it; each agent starts with the v1 fallback (offered 2)."""
     a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir(), b.mkdir()
+    a.mkdir()
+    b.mkdir()
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n' + tree_table("a", a) + tree_table("b", b), encoding="utf-8")
@@ -157,12 +126,12 @@ async def test_a_stop_cancelled_on_the_way_still_leaves_no_process(tmp_path: Pat
     spec, pids = tree(tmp_path, "wrap")
     agent = await AgentProcess.start(spec.command, env={**os.environ, **spec.env}, cwd=tmp_path, limit=2**16)
     try:
-        await wait_for(lambda: len(living(pids)) == 2)
+        await until_async(lambda: len(living(pids)) == 2)
         stopping = asyncio.create_task(agent.stop())
         await asyncio.sleep(0.2)  # in its grace: the child ignores EOF
         stopping.cancel()
         await asyncio.gather(stopping, return_exceptions=True)
-        await wait_for(lambda: living(pids) == [])
+        await until_async(lambda: living(pids) == [])
     finally:
         kill_left(pids)
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env, validator_for
-from tests.daemon_process import Daemon, cli
-from tests.integration.test_control import agent_table, history, received, start, titles, until, write_config
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
+from tests.support.agents import received, session_agent_table
+from tests.support.config import history, titles, write_config
+from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.schemas import validator_for
+from tests.support.waiting import until
 
 # what acp-tray sends, by method, and the v2 definition it must satisfy
 SENT = {
@@ -36,7 +36,7 @@ def log_entries(log: Path) -> list[dict[str, Any]]:
 
 
 def v2_agent(name: str, log: Path, **env: str) -> str:
-    return agent_table(name, log, env={"SESSION_AGENT_PROTOCOL": "2", **env})
+    return session_agent_table(name, log, env={"SESSION_AGENT_PROTOCOL": "2", **env})
 
 
 def test_everything_sent_on_a_v2_connection_validates_against_the_v2_schema(
@@ -86,7 +86,7 @@ def test_a_v1_only_agent_offered_2_continues_on_v1_with_notices_and_is_remembere
     log = tmp_path / "v1.log"
     # demo1: the bundled demo agent as a v1-only agent (it reads the v1 fields of whatever it is offered)
     demo1 = '[agents.demo1]\ncommand = ["acp-tray", "demo-agent", "--protocol", "1"]\n'
-    write_config(agent_table("one", log) + demo1)
+    write_config(session_agent_table("one", log) + demo1)
     first = start(daemons, "one", "demo1")
     offers = [p["protocolVersion"] for p in received(log, "initialize")]
     assert offers == [2, 1]  # the v2 offer, then a fresh connection offered 1
@@ -104,7 +104,7 @@ def test_a_v1_only_agent_offered_2_continues_on_v1_with_notices_and_is_remembere
 
 
 def test_an_unsupported_answer_ends_the_connection_with_a_clear_error(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("three", tmp_path / "3.log", env={"SESSION_AGENT_PROTOCOL": "3"}))
+    write_config(session_agent_table("three", tmp_path / "3.log", env={"SESSION_AGENT_PROTOCOL": "3"}))
     daemon = Daemon("run", "--headless", env=cli_env())
     daemons.append(daemon)
     line = daemon.wait_for_line("  three  FAILED")
@@ -140,7 +140,7 @@ def test_a_v2_only_agent_pinned_to_1_and_a_sign_in_are_errors_the_person_can_act
 
 
 def test_the_same_notice_is_presented_the_same_on_v1_and_v2(daemons: list[Daemon], tmp_path: Path) -> None:
-    write_config(agent_table("one", tmp_path / "1.log") + v2_agent("two", tmp_path / "2.log"))
+    write_config(session_agent_table("one", tmp_path / "1.log") + v2_agent("two", tmp_path / "2.log"))
     start(daemons, "one", "two")
     for agent in ("one", "two"):
         assert cli("prompt", agent, "notice", "Disk", "almost", "full").returncode == 0
@@ -175,7 +175,9 @@ def test_a_global_protocol_preference_is_what_is_offered(
     preference: str, daemons: list[Daemon], tmp_path: Path
 ) -> None:
     log = tmp_path / "a.log"
-    write_config(f"protocol = {preference}\n" + agent_table("auto", log, env={"SESSION_AGENT_PROTOCOL": preference}))
+    write_config(
+        f"protocol = {preference}\n" + session_agent_table("auto", log, env={"SESSION_AGENT_PROTOCOL": preference})
+    )
     start(daemons, "auto")
     assert [p["protocolVersion"] for p in received(log, "initialize")] == [int(preference)]
 
@@ -185,7 +187,7 @@ def test_a_permission_request_the_agent_withdraws_is_answered_cancelled_and_leav
     protocol: str, daemons: list[Daemon], tmp_path: Path
 ) -> None:
     log = tmp_path / "a.log"
-    write_config(agent_table("sa", log, env={"SESSION_AGENT_PROTOCOL": protocol}))
+    write_config(session_agent_table("sa", log, env={"SESSION_AGENT_PROTOCOL": protocol}))
     start(daemons, "sa")
     waiting = cli("prompt", "sa", "--no-wait", "withdraw", "1.0")
     assert waiting.returncode == 0

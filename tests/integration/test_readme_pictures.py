@@ -12,7 +12,8 @@ from typing import Any
 from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
-from tests.conftest import ROOT, cli_env
+from tests.support.daemons import cli_env
+from tests.support.repo import ROOT
 
 
 def _has(image: Image.Image, colour: tuple[int, int, int, int], box: tuple[int, int, int, int]) -> bool:

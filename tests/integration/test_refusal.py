@@ -9,7 +9,8 @@ from pathlib import Path
 
 from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.events import AgentState
-from tests.integration.test_supervision import Running, config, until
+from tests.support.in_process import Running, session_agent_config
+from tests.support.waiting import until_async
 
 REFUSAL = "Query closed before response received"
 
@@ -22,10 +23,10 @@ def session_news(log: Path) -> int:
 
 async def test_a_refusal_is_one_error_notice_and_no_relaunch_until_restart(tmp_path: Path) -> None:
     log = tmp_path / "agent.log"
-    path = config(tmp_path, {"SESSION_AGENT_REFUSE": REFUSAL, "SESSION_AGENT_LOG": str(log)})
+    path = session_agent_config(tmp_path, {"SESSION_AGENT_REFUSE": REFUSAL, "SESSION_AGENT_LOG": str(log)})
     run = Running(tmp_path, path, BackoffPolicy(initial=0.05, maximum=0.1, fast=10.0, give_up_after=5))
     try:
-        await until(lambda: "bot: Refused to work" in run.titles())
+        await until_async(lambda: "bot: Refused to work" in run.titles())
         state = run.daemon.agent_states["bot"]
         assert state.state is AgentState.REFUSED and REFUSAL in state.detail
         (notice,) = [p for p in run.shown if p.title == "Refused to work"]
@@ -41,7 +42,7 @@ async def test_a_refusal_is_one_error_notice_and_no_relaunch_until_restart(tmp_p
         assert not run.daemon.supervised("bot")
         # `agents restart` (and a sign-in: Daemon.retry_agent) asks again
         run.daemon.retry_agent("bot")
-        await until(lambda: run.titles().count("bot: Refused to work") == 2)
+        await until_async(lambda: run.titles().count("bot: Refused to work") == 2)
         assert session_news(log) == 2
     finally:
         await run.close()

@@ -5,10 +5,8 @@ agents really started from what was installed."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -20,64 +18,23 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, carrying, cli
 from tests.hostile.archives import path_max_chain, pax_header_bomb, zip_directory_bomb
-from tests.registry_server import (
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, carrying, cli, cli_env, start
+from tests.support.registry_server import (
     ICON,
     RegistryServer,
     binary_distribution,
-    demo_agent_script,
+    demo_binary,
     entry,
     script,
     tar_gz,
     tree,
-    zip_file,
 )
+from tests.support.repo import ROOT
 
-
-@pytest.fixture
-def server() -> Any:
-    registry = RegistryServer()
-    yield registry
-    registry.close()
-
-
-def write_config(registry_url: str) -> Path:
-    path = paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'notifier = "console"\n# a comment the person wrote\nregistry = "{registry_url}"\n')
-    return path
-
-
-@pytest.fixture(autouse=True)
-def whole_groups(daemons: list[Daemon]) -> Any:
-    """Each daemon in a process group of its own, ended whole after the test: an npx agent's own
-    children (npm exec → node → the agent's binary) outlive the npx process acp-tray stops."""
-    yield
-    for daemon in daemons:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(daemon.proc.pid, signal.SIGKILL)
-
-
-def start(daemons: list[Daemon], **env: str) -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env(**env), own_group=True)
-    daemons.append(daemon)
-    daemon.wait_for_line("control: ")
-    return daemon
-
-
-def demo_binary(server: RegistryServer, version: str, kind: str = "tar.gz", body: bytes | None = None) -> Any:
-    path = f"/dl/demo-{version}.{kind}"
-    members = {"demo/bin/demo-acp": body or demo_agent_script(), "demo/LICENSE": b"MIT"}
-    server.files[path] = tar_gz(members) if kind == "tar.gz" else zip_file(members)
-    return entry(
-        "demo-acp",
-        version,
-        binary_distribution(server, path, "./demo/bin/demo-acp"),
-        name="Demo ACP",
-        icon=server.url("/demo-acp.svg"),
-    )
+# each daemon in a process group of its own (`start(..., own_group=True)`), ended whole after the test
+pytestmark = pytest.mark.usefixtures("whole_groups")
 
 
 def agents() -> dict[str, dict[str, Any]]:
@@ -89,7 +46,7 @@ def agents() -> dict[str, dict[str, Any]]:
 
 def test_search_lists_matching_agents_and_offline_uses_the_cache_and_says_its_age(server: RegistryServer) -> None:
     write_config(
-        server.publish(
+        registry=server.publish(
             entry(
                 "codex-acp",
                 "0.16.0",
@@ -119,7 +76,7 @@ def test_search_lists_matching_agents_and_offline_uses_the_cache_and_says_its_ag
 
 
 def test_no_registry_and_no_cache_is_one_clear_line(tmp_path: Path) -> None:
-    write_config("http://127.0.0.1:9/registry.json")
+    write_config(registry="http://127.0.0.1:9/registry.json")
     result = cli("agents", "search")
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "cannot read the registry" in result.stderr
@@ -127,14 +84,14 @@ def test_no_registry_and_no_cache_is_one_clear_line(tmp_path: Path) -> None:
 
 
 def test_add_without_a_daemon_says_so_and_downloads_nothing(server: RegistryServer) -> None:
-    write_config(server.publish(demo_binary(server, "1.0.0")))
+    write_config(registry=server.publish(demo_binary(server, "1.0.0")))
     result = cli("agents", "add", "demo-acp")
     assert result.returncode == 3 and "acp-tray is not running" in result.stderr
     assert server.hits == {} and tree(paths.data_dir()) == []
 
 
 def test_a_registry_that_is_not_https_is_refused_in_the_preferences() -> None:
-    write_config("http://registry.example.org/registry.json")
+    write_config(registry="http://registry.example.org/registry.json")
     result = cli("agents", "search")
     assert result.returncode == 1 and "config.toml:3: `registry`" in result.stderr and "only https://" in result.stderr
 
@@ -146,9 +103,9 @@ def test_a_registry_that_is_not_https_is_refused_in_the_preferences() -> None:
 def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
     server: RegistryServer, daemons: list[Daemon], kind: str
 ) -> None:
-    config = write_config(server.publish(demo_binary(server, "1.2.0", kind)))
+    config = write_config(registry=server.publish(demo_binary(server, "1.2.0", kind)))
     server.files["/demo-acp.svg"] = ICON
-    start(daemons)
+    start(daemons, own_group=True)
     added = cli("agents", "add", "demo-acp")
     assert added.returncode == 0, added.stderr
     assert "demo-acp connected" in added.stdout
@@ -189,13 +146,13 @@ def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_
     needs: str,
 ) -> None:  # fmt: skip
     distribution = {runner: {"package": package, "args": ["--acp"], "env": {"X": "1"}}}
-    config = write_config(server.publish(entry("runner-agent", "3.1.4", distribution)))
+    config = write_config(registry=server.publish(entry("runner-agent", "3.1.4", distribution)))
     fake = tmp_path / "bin" / runner  # an npx/uvx that is a real ACP agent: what matters is the command line
     fake.parent.mkdir()
     fake.write_bytes(script(f'echo "$@" > {tmp_path}/args\nexec {sys.executable} -m acp_tray demo-agent'))
     fake.chmod(0o755)
     path = f"{fake.parent}:{os.environ['PATH']}"
-    start(daemons, PATH=path)
+    start(daemons, own_group=True, env={"PATH": path})
     empty = tmp_path / "empty-path"
     empty.mkdir()
     missing = cli("agents", "add", "runner-agent", env=cli_env(PATH=str(empty)))
@@ -221,12 +178,12 @@ def test_a_hostile_archive_is_refused_and_nothing_is_installed_or_configured(
     server: RegistryServer, daemons: list[Daemon], archive: bytes, reason: str
 ) -> None:
     config = write_config(
-        server.publish(
+        registry=server.publish(
             entry("hostile", "1.0.0", binary_distribution(server, "/dl/hostile.tar.gz", "./demo/bin/demo-acp"))
         )
     )
     server.files["/dl/hostile.tar.gz"] = archive
-    start(daemons)
+    start(daemons, own_group=True)
     result = cli("agents", "add", "hostile")
     assert result.returncode == 1 and "archive refused" in result.stderr and reason in result.stderr
     assert "[agents.hostile]" not in config.read_text()
@@ -238,7 +195,9 @@ def publish_hostile(server: RegistryServer, name: str, archive: bytes) -> Path:
     """The registry offers `hostile` 1.0.0 as the archive `name`; the preferences file."""
     server.files[f"/dl/{name}"] = archive
     return write_config(
-        server.publish(entry("hostile", "1.0.0", binary_distribution(server, f"/dl/{name}", "./demo/bin/demo-acp")))
+        registry=server.publish(
+            entry("hostile", "1.0.0", binary_distribution(server, f"/dl/{name}", "./demo/bin/demo-acp"))
+        )
     )
 
 
@@ -258,7 +217,7 @@ def test_links_chained_past_path_max_write_nothing_outside_the_agents_folder(
     planted.parent.mkdir()
     unpacked = paths.registry_agents_dir() / "hostile" / ".download-abcdefgh" / "unpacked"  # as long as acp-tray's
     config = publish_hostile(server, "hostile.tar.gz", path_max_chain(unpacked, planted))
-    start(daemons)
+    start(daemons, own_group=True)
     result = cli("agents", "add", "hostile")
     assert tree(planted.parent) == [], result.stderr
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
@@ -270,7 +229,7 @@ def add_measured(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], int]
     """`acp-tray agents add hostile`, run to its end, and its peak resident memory in MB (the CLI
     downloads and unpacks; the daemon never does)."""
     report = tmp_path / "peak-kb"
-    peak = ROOT / "tests" / "peak_memory.py"
+    peak = ROOT / "tests" / "support" / "peak_memory.py"
     result = subprocess.run(
         [sys.executable, str(peak), str(report), "acp_tray", "agents", "add", "hostile"],
         capture_output=True,
@@ -296,7 +255,7 @@ def test_an_archive_made_to_fill_memory_is_refused_in_bounded_memory(
     """A header that tarfile would read whole, or a member list ZipFile would turn into millions
     of objects: refused from what they declare, before they are read, in bounded memory."""
     config = publish_hostile(server, name, archive())
-    start(daemons)
+    start(daemons, own_group=True)
     result, peak_mb = add_measured(tmp_path)
     assert peak_mb < 300, f"acp-tray agents add peaked at {peak_mb} MB: {result.stderr}"
     assert result.returncode == 1 and "archive refused" in result.stderr and reason in result.stderr, result.stderr
@@ -306,7 +265,7 @@ def test_an_archive_made_to_fill_memory_is_refused_in_bounded_memory(
 
 def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, daemons: list[Daemon]) -> None:
     config = write_config(
-        server.publish(
+        registry=server.publish(
             entry(
                 "plain",
                 "1.0.0",
@@ -321,15 +280,15 @@ def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, d
             )
         )
     )
-    start(daemons)
+    start(daemons, own_group=True)
     result = cli("agents", "add", "plain")
     assert result.returncode == 1 and "only https://" in result.stderr
     assert "[agents.plain]" not in config.read_text()
 
 
 def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, daemons: list[Daemon]) -> None:
-    write_config(server.publish(demo_binary(server, "1.0.0")))
-    start(daemons)
+    write_config(registry=server.publish(demo_binary(server, "1.0.0")))
+    start(daemons, own_group=True)
     unknown = cli("agents", "add", "demo")
     assert unknown.returncode == 1 and "no agent 'demo' in the registry" in unknown.stderr
     assert "Traceback" not in unknown.stderr  # said in one line
@@ -344,8 +303,8 @@ def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, dae
 
 def demo_added(server: RegistryServer, daemons: list[Daemon]) -> Path:
     """A daemon with demo-acp 1.0.0 added from the registry; the preferences file."""
-    config = write_config(server.publish(demo_binary(server, "1.0.0")))
-    start(daemons)
+    config = write_config(registry=server.publish(demo_binary(server, "1.0.0")))
+    start(daemons, own_group=True)
     assert cli("agents", "add", "demo-acp").returncode == 0
     return config
 
@@ -388,8 +347,8 @@ def test_an_upgrade_that_does_not_connect_is_rolled_back_and_the_old_version_kep
 
 
 def test_upgrade_of_an_agent_not_from_the_registry_says_so(server: RegistryServer, daemons: list[Daemon]) -> None:
-    write_config(server.publish(demo_binary(server, "1.0.0")))
-    start(daemons)
+    write_config(registry=server.publish(demo_binary(server, "1.0.0")))
+    start(daemons, own_group=True)
     assert cli("agents", "add", "mine", "--", sys.executable, "-m", "acp_tray", "demo-agent").returncode == 0
     result = cli("agents", "upgrade", "mine")
     assert result.returncode == 1 and "mine was not added from the registry" in result.stderr
@@ -407,7 +366,7 @@ def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_conn
     pinned = json.loads((ROOT / "tests" / "real_agents" / "package.json").read_text())["dependencies"]
     version = pinned["@zed-industries/codex-acp"]
     config = write_config(
-        server.publish(
+        registry=server.publish(
             entry(
                 "codex-acp",
                 version,
@@ -419,7 +378,7 @@ def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_conn
         )
     )
     server.files["/codex-acp.svg"] = ICON
-    start(daemons)
+    start(daemons, own_group=True)
     added = cli("agents", "add", "codex-acp", timeout=600)
     assert added.returncode == 0, added.stderr
     assert "codex-acp connected" in added.stdout
@@ -438,8 +397,8 @@ def test_remove_stops_the_agent_then_deletes_what_add_installed(server: Registry
     to delete, and the other agent's files stay. Added again, it is downloaded again and runs."""
     server.files["/demo-acp.svg"] = ICON
     marked = script(f"DEMO_ACP_MARK=installed exec {sys.executable} -m acp_tray demo-agent")
-    config = write_config(server.publish(demo_binary(server, "1.0.0", body=marked)))
-    start(daemons)
+    config = write_config(registry=server.publish(demo_binary(server, "1.0.0", body=marked)))
+    start(daemons, own_group=True)
     assert cli("agents", "add", "demo-acp").returncode == 0
     assert cli("agents", "add", "mine", "--", sys.executable, "-m", "acp_tray", "demo-agent").returncode == 0
     root = paths.data_dir() / "agents"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, alive, until
-from tests.integration.test_approval_actions import dmenu, pick  # noqa: F401  (dmenu: a fixture)
-from tests.integration.test_process_tree import TREE_AGENT, kill_left, living, tree_table
-from tests.integration.test_signin_desktop import agent_table, state
+from tests.support.agents import TREE_AGENT, auth_agent_table
+from tests.support.daemons import Daemon, agent_state, alive, cli_env
+from tests.support.dunst_menu import pick
+from tests.support.process_trees import kill_left, living, tree_table
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper reads /proc")
 REAPED = "agent processes left running by a daemon that did not stop cleanly"
@@ -55,7 +55,7 @@ def killed(daemon: Daemon) -> None:
 
 def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents_do_not(
     desktop: Any,
-    dmenu: Path,  # noqa: F811
+    dmenu: Path,
     tmp_path: Path,
     daemons: list[Daemon],
 ) -> None:
@@ -65,7 +65,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
     pids.mkdir()
     config = tmp_path / "config.toml"
     config.write_text(
-        'notifier = "freedesktop"\n\n' + agent_table("tui", tmp_path / "tui") + tree_table("tree", pids),
+        'notifier = "freedesktop"\n\n' + auth_agent_table("tui", tmp_path / "tui") + tree_table("tree", pids),
         encoding="utf-8",
     )
     env = cli_env(**desktop.env, TERMINAL="xterm")
@@ -73,12 +73,16 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
     try:
         first = Daemon("run", "--config", str(config), env=env)
         daemons.append(first)
-        until(lambda: state("tui", env) == "needs sign-in" and state("tree", env) == "connected", 30, "the agents")
+        until(
+            lambda: agent_state("tui", env) == "needs sign-in" and agent_state("tree", env) == "connected",
+            30,
+            "the agents",
+        )
         # the "Sign in in a terminal" button: a real xterm runs `acp-tray login tui tui --pause`,
         # which signs in and then waits for Enter, as a person's window does
         pick(dmenu, "#Sign in in a terminal (tui: Sign in to tui)")
         xterms += until(lambda: [p for p in first.children() if comm(p) == "xterm"], 20, "the xterm")
-        until(lambda: state("tui", env) == "connected", 30, "the sign-in in the xterm")
+        until(lambda: agent_state("tui", env) == "connected", 30, "the sign-in in the xterm")
         in_window = children_of(xterms[0])  # `acp-tray login`, waiting for Enter
         assert in_window and all(alive(p) for p in in_window)
         until(lambda: len(living(pids)) == 2, what="the v1 fallback's first tree to go")
@@ -89,7 +93,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
         daemons.append(second)
         second.wait_for_stderr(REAPED)
         until(lambda: not set(tree) & set(living(pids)), what="the killed daemon's agents to be ended")
-        until(lambda: state("tree", env) == "connected", 30, "the new daemon's agent")
+        until(lambda: agent_state("tree", env) == "connected", 30, "the new daemon's agent")
         assert alive(xterms[0]), "the person's terminal window was ended with the agents"
         assert all(alive(p) for p in in_window), "what runs in the terminal window was ended with the agents"
         assert second.stop() == 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from tests.daemon_process import Daemon, cli
+from tests.support.daemons import Daemon, cli
 
 
 def run_daemon(daemons: list[Daemon]) -> Daemon:

@@ -6,26 +6,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
-from tests.desktop.keyring import missing, secret_service
+from tests.support.agents import AUTH_AGENT
+from tests.support.config import history, write_agent_config
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.waiting import until
 
-AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 SECRET = "sk-test-Zq9-not-a-real-key"
-
-
-@pytest.fixture
-def keyring_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    if missing():
-        pytest.fail(f"install the Debian packages {' '.join(missing())} (make test does, as root)")
-    with secret_service(tmp_path / "keyring") as env:
-        yield env
 
 
 def write_config(tmp_path: Path, name: str, protocol: int, at: str) -> Path:
@@ -35,22 +26,7 @@ def write_config(tmp_path: Path, name: str, protocol: int, at: str) -> Path:
         "AUTH_AGENT_TOKEN": str(tmp_path / "token"),
         "AUTH_AGENT_LOG": str(tmp_path / "agent.jsonl"),
     }
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f"[agents.{name}]\n"
-        f"command = {json.dumps([sys.executable, str(AUTH_AGENT)])}\n"
-        f'cwd = "{tmp_path}"\n'
-        f"protocol = {protocol}\n"
-        f"env = {json.dumps(env).replace(':', ' =')}\n",
-        encoding="utf-8",
-    )
-    return config
-
-
-def history() -> list[dict[str, object]]:
-    path = paths.history_file()
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return write_agent_config(name, [sys.executable, str(AUTH_AGENT)], tmp_path, env, extra=f"protocol = {protocol}\n")
 
 
 def agent_row(name: str) -> dict[str, object]:

@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,42 +19,26 @@ from acp_tray.presentation.router import Presentation
 from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import TraySnapshot
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
-from tests.integration.test_approval_actions import dmenu, menu_lines, pick  # noqa: F401  (dmenu: a fixture)
+from tests.support.agents import auth_agent_table
+from tests.support.daemons import Daemon, agent_state, cli_env
+from tests.support.dunst_menu import menu_lines, pick
+from tests.support.repo import ROOT
+from tests.support.waiting import until, until_async
 
-AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
-
-
-def agent_table(name: str, directory: Path, protocol: int = 1, at: str = "new") -> str:
-    directory.mkdir(exist_ok=True)
-    env = {"AUTH_AGENT_PROTOCOL": str(protocol), "AUTH_AGENT_AT": at, "AUTH_AGENT_TOKEN": str(directory / "token")}
-    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-    return (
-        f"[agents.{name}]\ncommand = {json.dumps([sys.executable, str(AUTH_AGENT)])}\n"
-        f'cwd = "{directory}"\nprotocol = {protocol}\nenv = {{ {inline} }}\n\n'
-    )
-
-
-def state(name: str, env: dict[str, str]) -> str:
-    listed = cli("agents", "list", "--json", env=env)
-    if listed.returncode != 0:
-        return ""  # the daemon is not up yet
-    return str(next(r for r in json.loads(listed.stdout) if r["name"] == name)["state"])
 
 
 def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
     desktop: Any,
-    dmenu: Path,  # noqa: F811
+    dmenu: Path,
     tmp_path: Path,
     daemons: list[Daemon],
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
         'notifier = "freedesktop"\n\n'
-        + agent_table("locked", tmp_path / "locked")
-        + agent_table("tui", tmp_path / "tui"),
+        + auth_agent_table("locked", tmp_path / "locked")
+        + auth_agent_table("tui", tmp_path / "tui"),
         encoding="utf-8",
     )
     terminal = tmp_path / "terminal"
@@ -64,7 +47,11 @@ def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
     mark = desktop.mark()
     daemon = Daemon("run", "--config", str(config), env=env)
     daemons.append(daemon)
-    until(lambda: state("locked", env) == "needs sign-in" and state("tui", env) == "needs sign-in", 30, "sign-in")
+    until(
+        lambda: agent_state("locked", env) == "needs sign-in" and agent_state("tui", env) == "needs sign-in",
+        30,
+        "sign-in",
+    )
 
     # both notices are up, each with its agent's methods (env_var "API key": no button)
     pick(dmenu, "no such line")  # only to get dunst's menu copied
@@ -78,13 +65,13 @@ def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
 
     # an agent method: the daemon signs in through the agent
     pick(dmenu, "#Use a token (locked: Sign in to locked)")
-    until(lambda: state("locked", env) == "connected", 30, "locked to connect")
+    until(lambda: agent_state("locked", env) == "connected", 30, "locked to connect")
     assert (tmp_path / "locked" / "token").exists()
 
     # a terminal method: $TERMINAL runs `acp-tray login tui tui --pause`, which runs the agent's own
     # command with the method's args here and tells the daemon
     pick(dmenu, "#Sign in in a terminal (tui: Sign in to tui)")
-    until(lambda: state("tui", env) == "connected", 30, "tui to connect")
+    until(lambda: agent_state("tui", env) == "connected", 30, "tui to connect")
     called = (terminal / "called").read_text().splitlines()
     assert called[0] == "-e" and called[-4:] == ["login", "tui", "tui", "--pause"]
     output = (terminal / "output").read_text()
@@ -100,7 +87,9 @@ def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
 
 async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text(agent_table("locked", tmp_path / "locked") + agent_table("tui", tmp_path / "tui"), encoding="utf-8")
+    path.write_text(
+        auth_agent_table("locked", tmp_path / "locked") + auth_agent_table("tui", tmp_path / "tui"), encoding="utf-8"
+    )
     snapshots: list[TraySnapshot] = []
     shown: list[Presentation] = []
     daemon = assemble(
@@ -117,13 +106,11 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
         return next(c for c in sign_in.children if c.label == label) if sign_in else None
 
     try:
-        async with asyncio.timeout(30):
-            while entry("locked", "Use a token") is None or entry("tui", "Sign in in a terminal") is None:
-                await asyncio.sleep(0.05)
+        await until_async(
+            lambda: entry("locked", "Use a token") and entry("tui", "Sign in in a terminal"), 30, "the entries"
+        )
         daemon.tray_action(entry("locked", "Use a token").action)
-        async with asyncio.timeout(30):
-            while daemon.agent_states["locked"].state is not AgentState.CONNECTED:
-                await asyncio.sleep(0.05)
+        await until_async(lambda: daemon.agent_states["locked"].state is AgentState.CONNECTED, 30, "the sign-in")
         assert entry("locked", "Use a token") is None  # signed in: the entry goes
 
         saved = os.environ.get("PATH", ""), os.environ.pop("TERMINAL", None)
@@ -134,9 +121,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
             os.environ["PATH"] = saved[0]
             if saved[1] is not None:
                 os.environ["TERMINAL"] = saved[1]
-        async with asyncio.timeout(10):
-            while not any(p.title == "Sign-in failed" for p in shown):
-                await asyncio.sleep(0.05)
+        await until_async(lambda: any(p.title == "Sign-in failed" for p in shown), 10, "Sign-in failed")
         failed = next(p for p in shown if p.title == "Sign-in failed")
         assert failed.agent == "tui" and failed.severity == "error"
         assert failed.description == (

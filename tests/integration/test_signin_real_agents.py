@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli, until, write_agent_config
-from tests.integration.test_signin_cli import keyring_env  # noqa: F401  (a fixture)
 from tests.real_agents import npm_bin, root
+from tests.support.config import history, write_agent_config
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.waiting import until
 
 FAKE_KEY = "sk-fake-acp-tray-tests-0000000000000000"
 REAL_AGENTS = str(root())  # found at import, before each test's isolated XDG dirs hide the cache
@@ -48,15 +48,10 @@ def write_config(name: str, command: list[str], cwd: Path, env: dict[str, str]) 
     write_agent_config(name, command, cwd, env, extra="protocol = 1\n")
 
 
-def history() -> list[dict[str, object]]:
-    path = paths.history_file()
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
 def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_network_error_is_shown(
     daemons: list[Daemon],
     tmp_path: Path,
-    keyring_env: dict[str, str],  # noqa: F811
+    keyring_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for key, value in keyring_env.items():

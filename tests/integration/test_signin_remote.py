@@ -22,8 +22,9 @@ from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, SignInNeeded
-from tests.conftest import EventLog
-from tests.integration.test_signin_host import AUTH_AGENT, assert_all_valid, received, status_states, wait_state
+from tests.support.agents import AUTH_AGENT
+from tests.support.event_log import EventLog
+from tests.support.signin import assert_all_valid, received, status_states, wait_state
 
 pytestmark = pytest.mark.usefixtures("no_proxies")
 

@@ -6,77 +6,23 @@ The backoff is shortened (50 ms) so a crash loop runs in a test's time; the rule
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
-from acp_tray.app.compose import assemble
-from acp_tray.app.fleet import Hosting
 from acp_tray.events import AgentState
-from acp_tray.prefs.load import read_preferences
-from acp_tray.presentation.router import Presentation
-from acp_tray.state.history import HistoryWriter, read_history
+from acp_tray.state.history import read_history
 from acp_tray.tray.menu import menu_of
-from acp_tray.tray.snapshot import TraySnapshot
-from tests.conftest import ROOT
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
-
-
-async def until(predicate: Any, timeout: float = 20.0) -> None:
-    async def loop() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(loop(), timeout)
-
-
-def config(tmp_path: Path, env: dict[str, str], **settings: Any) -> Path:
-    path = tmp_path / "config.toml"
-    lines = [
-        'notifier = "console"',
-        "[agents.bot]",
-        f"command = {json.dumps([sys.executable, str(SESSION_AGENT)])}",
-        "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }",
-        *(f"{k} = {json.dumps(v)}" for k, v in settings.items()),
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-class Running:
-    def __init__(self, tmp_path: Path, path: Path, backoff: BackoffPolicy) -> None:
-        self.shown: list[Presentation] = []
-        self.snapshots: list[TraySnapshot] = []
-        self.history_path = tmp_path / "history.jsonl"
-        self.daemon = assemble(
-            read_preferences(path),
-            history=HistoryWriter(self.history_path),
-            surfaces=[self.shown.append],
-            status=lambda event: None,
-            publishers=[self.snapshots.append],
-            prefs_path=path,
-            hosting=Hosting(backoff=backoff),
-        )
-        self.stop = asyncio.Event()
-        self.task = asyncio.create_task(self.daemon.run(self.stop))
-
-    def titles(self) -> list[str]:
-        return [f"{p.agent}: {p.title}" for p in self.shown]
-
-    async def close(self) -> None:
-        self.stop.set()
-        await asyncio.wait_for(self.task, 20)
+from tests.support.in_process import Running, session_agent_config
+from tests.support.waiting import until_async
 
 
 async def test_a_crash_loop_is_retried_with_growing_delays_then_given_up(tmp_path: Path) -> None:
-    path = config(tmp_path, {"SESSION_AGENT_EXIT_AT_START": "2"})
+    path = session_agent_config(tmp_path, {"SESSION_AGENT_EXIT_AT_START": "2"})
     run = Running(tmp_path, path, BackoffPolicy(initial=0.05, maximum=1.0, fast=10.0, give_up_after=3))
     try:
-        await until(lambda: "bot: Keeps crashing; stopped" in run.titles())
+        await until_async(lambda: "bot: Keeps crashing; stopped" in run.titles())
         crashes = [p for p in run.shown if p.title == "Crashed"]
         assert [p.severity for p in crashes] == ["warning", "warning"]
         assert "Restarting in 0.05 s" in (crashes[0].description or "")
@@ -92,7 +38,7 @@ async def test_a_crash_loop_is_retried_with_growing_delays_then_given_up(tmp_pat
         assert not run.daemon.supervised("bot")
         # the tray can start it again, with a fresh count
         run.daemon.agent_action("restart", "bot")
-        await until(lambda: run.titles().count("bot: Keeps crashing; stopped") == 2)
+        await until_async(lambda: run.titles().count("bot: Keeps crashing; stopped") == 2)
         records = [r for r in read_history(run.history_path) if isinstance(r, dict)]
         assert [r["title"] for r in records if r["source"] == "acp-tray"].count("Crashed") == 4
     finally:
@@ -101,15 +47,15 @@ async def test_a_crash_loop_is_retried_with_growing_delays_then_given_up(tmp_pat
 
 async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_not(tmp_path: Path) -> None:
     log = tmp_path / "agent.log"
-    path = config(tmp_path, {"SESSION_AGENT_LOG": str(log)})
+    path = session_agent_config(tmp_path, {"SESSION_AGENT_LOG": str(log)})
     run = Running(tmp_path, path, BackoffPolicy())
     try:
-        await until(lambda: run.daemon.hosts["bot"].connected.is_set())
+        await until_async(lambda: run.daemon.hosts["bot"].connected.is_set())
         session = await run.daemon.hosts["bot"].open_session()
         chunks: list[dict[str, Any]] = []
         job = PromptJob(session.key, "ask", stream=chunks.append)
         session.submit(job)
-        await until(lambda: run.snapshots and run.snapshots[-1].approvals)
+        await until_async(lambda: run.snapshots and run.snapshots[-1].approvals)
         (row,) = run.snapshots[-1].approvals
         entries = [e for e in menu_of(run.snapshots[-1]) if e.label.startswith("Needs approval")]
         assert entries, "the tray menu offers the approval"
@@ -124,6 +70,6 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         outcome = await asyncio.wait_for(job.result, 10)
         assert outcome.stop_reason == "end_turn"
         assert {"event": "chunk", "text": "outcome=reject"} in chunks
-        await until(lambda: not run.snapshots[-1].approvals)
+        await until_async(lambda: not run.snapshots[-1].approvals)
     finally:
         await run.close()

@@ -17,60 +17,60 @@ import pytest
 from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
-from tests.conftest import cli_env, scripted_command
-from tests.daemon_process import Daemon as DaemonProcess
-
-STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
-
-
-HOSTS = {
-    # XEmbed, the classic system tray
-    "trayer": ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32",
-               "--transparent", "false", "--tint", "0x333333"],
-    # StatusNotifierItem with its own watcher: the path real desktops (KDE, GNOME with the extension) use
-    "sni": ["gtk-sni-tray-standalone", "--watcher", "--top", "--end", "--size", "32"],
-}  # fmt: skip
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import cli_env
+from tests.support.trays import docked, icon_centre, screenshot, strip_pixels, trayer, xdotool
 
 
-@pytest.fixture(params=list(HOSTS))
-def tray_host(desktop: Any, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
-    pytest.importorskip("gi", reason="PyGObject is needed for the tray menu (make test installs it)")
-    env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
-    host = subprocess.Popen(HOSTS[request.param], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    try:
-        yield env
-    finally:
-        host.terminate()
-        host.wait(5)
+def shot_once_docked(env: dict[str, str], shot: Path) -> Image.Image:
+    """A screenshot with the icon docked (the last one taken, if it never docks)."""
+    deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
+    while True:
+        time.sleep(0.5)
+        image = screenshot(env, shot)
+        if strip_pixels(image, (43, 58, 85, 255), tolerance=8) or time.monotonic() > deadline:
+            return image
 
 
-def screenshot(env: dict[str, str], path: Path) -> Image.Image:
-    subprocess.run(["import", "-window", "root", str(path)], env=env, check=True)
-    return Image.open(path).convert("RGB")
+def shot_with_badge(env: dict[str, str], shot: Path, severity: str) -> Image.Image:
+    """A screenshot with the `severity` badge on the icon (the last one taken, if it never shows)."""
+    deadline = time.monotonic() + 15
+    while True:
+        image = screenshot(env, shot)
+        if strip_pixels(image, BADGE_COLOURS[severity]) or time.monotonic() >= deadline:
+            return image
+        time.sleep(0.3)
 
 
-def strip_pixels(image: Image.Image, colour: tuple[int, int, int, int], tolerance: int = 30) -> list[tuple[int, int]]:
-    width = image.width
-    found = []
-    for y in range(STRIP):
-        for x in range(width - 200, width):
-            pixel = image.getpixel((x, y))
-            if all(abs(a - b) <= tolerance for a, b in zip(pixel, colour[:3], strict=False)):
-                found.append((x, y))
-    return found
+def dnd_for_an_hour_from_the_menu(env: dict[str, str], centre: tuple[int, int], config: Path, shot: Path) -> None:
+    """Do not disturb -> For 1 hour, through the real menu, until the preferences file says so."""
+    for _attempt in range(3):  # a loaded machine may open the menu late: try again, never loosen
+        xdotool(env, "key", "Escape")
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        time.sleep(0.7)
+        screenshot(env, shot)
+        for key in ("Down", "Down", "Right", "Down", "Down", "Return"):
+            xdotool(env, "key", key)
+        deadline = time.monotonic() + 5
+        while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if "enabled = true" in config.read_text(encoding="utf-8"):
+            return
 
 
-def icon_centre(image: Image.Image) -> tuple[int, int]:
-    navy = strip_pixels(image, (43, 58, 85, 255), tolerance=8)
-    assert navy, "the tray icon is not docked"
-    xs, ys = [p[0] for p in navy], [p[1] for p in navy]
-    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
-
-
-def xdotool(env: dict[str, str], *args: str) -> None:
-    subprocess.run(["xdotool", *args], env=env, check=True, capture_output=True)
-    time.sleep(0.3)
+def quit_from_the_menu(env: dict[str, str], centre: tuple[int, int], daemon: DaemonProcess) -> None:
+    """Quit, through the menu: the daemon ends (a clean exit is the caller's to check)."""
+    for _attempt in range(3):
+        xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
+        time.sleep(0.7)
+        xdotool(env, "key", "End")
+        xdotool(env, "key", "Return")
+        try:
+            assert daemon.proc.wait(10) == 0
+            return
+        except subprocess.TimeoutExpired:
+            xdotool(env, "key", "Escape")
 
 
 def test_icon_docks_badges_and_the_menu_drives_the_daemon(
@@ -93,22 +93,12 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
     try:
         assert "tray: pystray" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("connected")
-        deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
-        while True:
-            time.sleep(0.5)
-            before = screenshot(env, tmp_path / "before.png")
-            if strip_pixels(before, (43, 58, 85, 255), tolerance=8) or time.monotonic() > deadline:
-                break
+        before = shot_once_docked(env, tmp_path / "before.png")
         centre = icon_centre(before)
         assert not strip_pixels(before, BADGE_COLOURS["warning"]), "no badge before anything arrived"
 
         go.touch()
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            after = screenshot(env, tmp_path / "after.png")
-            if strip_pixels(after, BADGE_COLOURS["warning"]):
-                break
-            time.sleep(0.3)
+        after = shot_with_badge(env, tmp_path / "after.png", "warning")
         assert strip_pixels(after, BADGE_COLOURS["warning"]), "the warning badge never appeared"
         if request.node.callspec.params["tray_host"] == "sni":
             # the SNI host renders our menu over dbusmenu but takes no keyboard navigation from
@@ -116,19 +106,7 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
             assert daemon.stop() == 0
             return
 
-        # Do not disturb -> For 1 hour, through the real menu
-        for _attempt in range(3):  # a loaded machine may open the menu late: try again, never loosen
-            xdotool(env, "key", "Escape")
-            xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
-            time.sleep(0.7)
-            screenshot(env, tmp_path / "menu.png")
-            for key in ("Down", "Down", "Right", "Down", "Down", "Return"):
-                xdotool(env, "key", key)
-            deadline = time.monotonic() + 5
-            while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if "enabled = true" in config.read_text(encoding="utf-8"):
-                break
+        dnd_for_an_hour_from_the_menu(env, centre, config, tmp_path / "menu.png")
         text = config.read_text(encoding="utf-8")
         assert "enabled = true  # toggled from the tray" in text and text.startswith("# my settings")
         status = subprocess.run(
@@ -137,17 +115,7 @@ def test_icon_docks_badges_and_the_menu_drives_the_daemon(
         )  # fmt: skip
         assert status.stdout.startswith("do not disturb: on until ")
 
-        # Quit, through the menu: a clean exit
-        for _attempt in range(3):
-            xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
-            time.sleep(0.7)
-            xdotool(env, "key", "End")
-            xdotool(env, "key", "Return")
-            try:
-                assert daemon.proc.wait(10) == 0
-                break
-            except subprocess.TimeoutExpired:
-                xdotool(env, "key", "Escape")
+        quit_from_the_menu(env, centre, daemon)
         assert daemon.proc.wait(10) == 0
     finally:
         if daemon.proc.poll() is None:
@@ -218,32 +186,13 @@ def bot_daemon(tmp_path: Path, env: dict[str, str], program: list[str] | None = 
             daemon.proc.wait()
 
 
-@contextlib.contextmanager
-def trayer(env: dict[str, str]) -> Iterator[None]:
-    host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield
-    finally:
-        host.terminate()
-        host.wait(5)
-
-
-def _docked(env: dict[str, str], shot: Path) -> bool:
-    deadline = time.monotonic() + 15  # a loaded machine docks the icon late: wait for it, never loosen
-    while time.monotonic() < deadline:
-        if strip_pixels(screenshot(env, shot), (43, 58, 85, 255), tolerance=8):
-            return True
-        time.sleep(0.5)
-    return False
-
-
 def test_appindicator_starts_without_gtk_noise_on_the_console(tmp_path: Path, tray_host: dict[str, str]) -> None:
     """With an XEmbed host AppIndicator falls back to a GtkStatusIcon, and GTK printed
     `Gdk-CRITICAL … gdk_window_thaw_toplevel_updates` at every start; it goes to the log file."""
     with bot_daemon(tmp_path, tray_host) as daemon:
         assert "tray: pystray, appindicator backend" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("connected")
-        assert _docked(tray_host, tmp_path / "shot.png")
+        assert docked(tray_host, tmp_path / "shot.png")
         assert daemon.stop() == 0
     stderr = daemon.stderr_text()
     assert "CRITICAL" not in stderr and "Gtk-WARNING" not in stderr, stderr
@@ -269,7 +218,7 @@ def test_without_the_gtk_runtime_packages_the_x11_icon_is_used(tmp_path: Path, d
             " sudo apt-get install gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1)"
         )
         daemon.wait_for_line("connected")
-        assert _docked(env, tmp_path / "shot.png"), "the X11 icon is not in the tray"
+        assert docked(env, tmp_path / "shot.png"), "the X11 icon is not in the tray"
         assert daemon.stop() == 0
     assert "Traceback" not in daemon.stderr_text()
 

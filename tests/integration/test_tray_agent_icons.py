@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.integration.test_tray import tray_host  # noqa: F401 - the fixture
-from tests.registry_server import ICON
+from tests.support.registry_server import ICON
 
 MENU_SCRIPT = """
 import json, sys, threading, time
@@ -57,7 +56,7 @@ app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_si
 """
 
 
-def test_a_registry_agent_shows_its_icon_in_the_agents_menu(tray_host: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_a_registry_agent_shows_its_icon_in_the_agents_menu(tray_host: dict[str, str], tmp_path: Path) -> None:
     icon = tmp_path / "icon.svg"
     icon.write_bytes(ICON)
     broken = tmp_path / "broken.svg"
@@ -85,14 +84,15 @@ async def test_the_daemon_hands_the_tray_the_icon_agents_add_kept(tmp_path: Path
     """`agents add ID` keeps the icon in the data dir; the daemon's snapshot names it for the tray."""
     from acp_tray.events import AgentState
     from acp_tray.files import paths
-    from tests.integration.test_daemon_tray_state import config_with_agent, start, until
+    from tests.support.in_process import scripted_agent_config, start_in_process
+    from tests.support.waiting import until_async
 
     icon = paths.agent_icon("bot")
     icon.parent.mkdir(parents=True)
     icon.write_bytes(ICON)
-    _, snapshots, _, stop, task = start(tmp_path, config_with_agent(tmp_path, []))
+    _, snapshots, _, stop, task = start_in_process(tmp_path, scripted_agent_config(tmp_path, []))
     try:
-        await until(lambda: bool(snapshots) and snapshots[-1].agents[0].state is AgentState.CONNECTED)
+        await until_async(lambda: bool(snapshots) and snapshots[-1].agents[0].state is AgentState.CONNECTED)
         assert snapshots[-1].agents[0].icon == str(icon)
     finally:
         stop.set()
@@ -149,7 +149,7 @@ def _drawing_processes() -> list[str]:
     return found
 
 
-def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: dict[str, str], tmp_path: Path) -> None:
     """A 1.5 KB SVG (`<use>` fan-out 2^19 with a blur) takes librsvg half a minute or more: the
     menu is built at once without it, five times in a row, it is tried once (the failure is
     remembered), and the tray stops at once even while it is being drawn; no drawing process is left."""

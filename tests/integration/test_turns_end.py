@@ -17,10 +17,9 @@ from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.turns import PromptJob
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentStatus, TurnEnded
-from tests.conftest import ROOT, EventLog
 from tests.real_agents import sdk_example
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
+from tests.support.agents import SESSION_AGENT
+from tests.support.event_log import EventLog
 
 
 async def connected(host: AgentHost, log: EventLog) -> asyncio.Task[Any]:

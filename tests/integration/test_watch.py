@@ -15,8 +15,10 @@ from typing import Any
 
 from acp_tray.control.endpoint import socket_path
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env, scripted_command
-from tests.daemon_process import Daemon, cli, until
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon, cli, cli_env, rss_kib
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 
 def follow(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
@@ -60,11 +62,17 @@ def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, da
         assert cli("dnd", "on").returncode == 0
         until(lambda: any(json.loads(line).get("dnd", "").startswith("on") for line in lines), what="DND on")
         assert cli("agents", "restart", "demo").returncode == 0
-        events = lambda: [json.loads(line) for line in lines]  # noqa: E731
+
+        def events() -> list[dict[str, Any]]:
+            return [json.loads(line) for line in lines]
+
         until(lambda: states(events())[-2:] == ["starting", "connected"], what="the restart, step by step")
         assert "stopped" in states(events()) or "exited" in states(events())
+
         # the demo agent introduces itself on every start: each notice is a history event, in order
-        titles = lambda: [e["record"]["title"] for e in events() if e["event"] == "history"]  # noqa: E731
+        def titles() -> list[str]:
+            return [e["record"]["title"] for e in events() if e["event"] == "history"]
+
         until(lambda: "Workspace indexed" in titles(), what="the new notices")
         start = titles().index("Workspace indexed")
         until(lambda: len(titles()) >= start + 4, what="all four")
@@ -97,13 +105,6 @@ def test_no_daemon_is_said_in_one_line(isolated_dirs: Path) -> None:
     assert done.returncode == 3 and done.stdout == "" and "not running" in done.stderr
 
 
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS")
-
-
 FLOOD = 3000
 DESCRIPTION = 10_000  # characters: 3000 such records are ~30 MB of JSON if anything buffered them all
 
@@ -131,14 +132,14 @@ def test_a_watcher_that_stops_reading_costs_bounded_memory_then_gets_a_fresh_sna
         (isolated_dirs / f"go-{n}").touch()
         last = f'"title":"{n - 1} {FLOOD - 1}"'
         until(lambda: history.exists() and last in history.read_text()[-(DESCRIPTION + 1000) :], 60, f"flood {n}")
-        return rss_kb(daemon.proc.pid)
+        return rss_kib(daemon.proc.pid)
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel holds little for it
         sock.connect(str(socket_path()))
         sock.sendall(b'{"v":1,"op":"watch","args":{}}\n')
         time.sleep(1.0)  # its snapshot is sent; from now on it reads nothing
-        before = rss_kb(daemon.proc.pid)
+        before = rss_kib(daemon.proc.pid)
         settled = flooded(1)
         grown = flooded(2) - settled
         print(f"daemon RSS: {before} kB, {settled} kB after a first flood, +{grown} kB after a second")

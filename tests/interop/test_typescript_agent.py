@@ -11,9 +11,13 @@ import shutil
 
 import pytest
 
+from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
-from tests.conftest import ROOT, TS_AGENT, EventLog
+from tests.support.agents import TS_AGENT
+from tests.support.event_log import EventLog
+from tests.support.repo import ROOT
+from tests.support.waiting import until_async
 
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
 V1Host = functools.partial(AgentHost, protocol=1)
@@ -27,7 +31,7 @@ def node() -> str:
     return path
 
 
-async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[None]]:
+async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[RunEnd]]:
     log = EventLog()
     host = V1Host("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
     task = asyncio.create_task(host.run())
@@ -54,11 +58,7 @@ async def test_without_the_capability_the_typescript_agent_sends_no_notices(node
 
     # The agent sends its fallback (an agent_message_chunk) *instead of* notices, right after
     # session/new; once it has arrived, any notice would already have arrived before it.
-    async def wait_fallback() -> None:
-        while host.other_updates == 0:
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(wait_fallback(), 30)
+    await until_async(lambda: host.other_updates > 0, 30, "the fallback")
     assert log.of(NoticeReceived) == []
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)

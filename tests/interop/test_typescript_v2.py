@@ -26,8 +26,11 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.support.agents import agent_table
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 INTEROP = ROOT / "tests" / "interop"
 V2_AGENT = INTEROP / "v2_agent.mjs"
@@ -51,25 +54,6 @@ def node() -> str:
 
 
 # helpers ------------------------------------------------------------------------------------
-
-
-def write_config(*tables: str) -> None:
-    path = paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('notifier = "console"\nprotocol = "auto"\n' + "".join(tables), encoding="utf-8")
-
-
-def agent_table(name: str, command: list[str], env: dict[str, str]) -> str:
-    pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in env.items())
-    return f"[agents.{name}]\ncommand = {json.dumps(command)}\nenv = {{ {pairs} }}\n"
-
-
-def start(daemons: list[Daemon], name: str) -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
-    daemon.wait_for_line("control: ")
-    daemon.wait_for_line(f"  {name}  connected")
-    return daemon
 
 
 def quit_daemon(daemon: Daemon) -> None:
@@ -118,7 +102,7 @@ def test_v2_agent_runs_a_full_turn_with_notices_approval_and_finished(
     node: str, daemons: list[Daemon], tmp_path: Path
 ) -> None:
     log = tmp_path / "v2agent.log"
-    write_config(agent_table("v2agent", [node, str(V2_AGENT)], {"V2_AGENT_LOG": str(log)}))
+    write_config(agent_table("v2agent", [node, str(V2_AGENT)], {"V2_AGENT_LOG": str(log)}), protocol="auto")
     daemon = start(daemons, "v2agent")
 
     # the notices sent right after session/new, exactly as sent (the extension severity too)
@@ -192,7 +176,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
 ) -> None:
     log = tmp_path / "router.log"
     command = [node, str(ROUTER_AGENT), "--versions=1"]
-    write_config(agent_table("router", command, {"ROUTER_AGENT_LOG": str(log)}))
+    write_config(agent_table("router", command, {"ROUTER_AGENT_LOG": str(log)}), protocol="auto")
     daemon = start(daemons, "router")
     until(lambda: len(agent_notices("router")) >= 3, what="the router agent's notices")
     assert agent_notices("router") == ROUTER_NOTICES
@@ -256,7 +240,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
 def test_router_with_v1_and_v2_negotiates_v2_and_notices_flow(node: str, daemons: list[Daemon], tmp_path: Path) -> None:
     log = tmp_path / "router.log"
     command = [node, str(ROUTER_AGENT), "--versions=1,2"]
-    write_config(agent_table("router", command, {"ROUTER_AGENT_LOG": str(log)}))
+    write_config(agent_table("router", command, {"ROUTER_AGENT_LOG": str(log)}), protocol="auto")
     start(daemons, "router")
     until(lambda: len(agent_notices("router")) >= 3, what="the router agent's notices")
     assert agent_notices("router") == ROUTER_NOTICES

@@ -12,7 +12,7 @@ from pathlib import Path
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentState, AgentStatus
-from tests.conftest import EventLog
+from tests.support.event_log import EventLog
 
 
 async def test_an_agent_start_out_of_descriptors_is_retried(tmp_path: Path) -> None:
@@ -59,6 +59,7 @@ async def test_an_agent_flooding_requests_is_read_no_further_until_some_are_answ
     await asyncio.sleep(0.1)
     assert not blocked.done(), "read on while every request is still unanswered"
     await watched.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}})
-    assert (await asyncio.wait_for(blocked, 5))["id"] == MAX_UNANSWERED + 1
+    unblocked = await asyncio.wait_for(blocked, 5)
+    assert unblocked is not None and unblocked["id"] == MAX_UNANSWERED + 1
     await watched.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {}})  # not an answer
     assert watched._unanswered == MAX_UNANSWERED

@@ -16,25 +16,11 @@ from acp_tray.agents.approvals import MAX_PENDING_PER_AGENT
 from acp_tray.control.endpoint import socket_path
 from acp_tray.control.server import MAX_CONNECTIONS, READ_TIMEOUT
 from acp_tray.files import paths
-from tests.conftest import ROOT, scripted_command
-from tests.daemon_process import Daemon, cli, until
-
-SESSION_AGENT = ROOT / "tests" / "agents" / "session_agent.py"
-
-
-def raw_request(data: bytes, timeout: float = 20.0) -> bytes:
-    """Send `data` as is on a fresh connection; everything the daemon answers until it closes."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(socket_path()))
-        sock.sendall(data)
-        chunks = []
-        try:
-            while chunk := sock.recv(65536):
-                chunks.append(chunk)
-        except ConnectionResetError:  # closed at once (busy) before it had read what was sent
-            pass
-    return b"".join(chunks)
+from tests.support.agents import scripted_command, session_agent_table
+from tests.support.config import write_config
+from tests.support.control_socket import raw_request
+from tests.support.daemons import Daemon, cli, rss_kib
+from tests.support.waiting import until
 
 
 def log_text() -> str:
@@ -59,19 +45,8 @@ def test_a_deeply_nested_request_gets_a_clear_error(isolated_dirs: Path, daemons
     assert "Traceback" not in daemon.stderr_text()
 
 
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS")
-
-
-def session_agent_config(**settings: str) -> None:
-    lines = [f"[agents.sa]\ncommand = {json.dumps([sys.executable, str(SESSION_AGENT)])}"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('notifier = "console"\n' + "\n".join(lines) + "\n")
+def session_agent_config() -> None:
+    write_config(session_agent_table("sa"))
 
 
 def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
@@ -81,13 +56,13 @@ def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
     daemon = Daemon("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("sa  connected")
-    before = rss_kb(daemon.proc.pid)
+    before = rss_kib(daemon.proc.pid)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a reader that is suspended
         sock.connect(str(socket_path()))
         sock.sendall(json.dumps({"v": 1, "op": "prompt", "args": {"agent": "sa", "text": "flood 64"}}).encode() + b"\n")
         until(lambda: not json.loads(cli("status", "--json").stdout)["agents"][0]["busy"], 120, "the turn to end")
-        grown = rss_kb(daemon.proc.pid) - before
+        grown = rss_kib(daemon.proc.pid) - before
         sock.settimeout(30)
         data = b""
         while chunk := sock.recv(1 << 20):
@@ -206,7 +181,9 @@ def test_a_daemon_that_does_not_answer_in_time_gets_a_clear_error_not_a_tracebac
     from acp_tray.control import client
     from acp_tray.files.private import make_dir
 
-    monkeypatch.setitem(client.request.__kwdefaults__, "timeout", 0.5)
+    defaults = client.request.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "timeout", 0.5)
     path = socket_path()
     make_dir(path.parent)
     connections: list[socket.socket] = []

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.files import paths
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli, until
 from tests.desktop.keyring import secret_service
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.waiting import until
 
 KEYRING_SECRET = "kr-Zq9-keyring-only-value"
 CONFIG_SECRET = "cfg-Qx7-config-env-value"

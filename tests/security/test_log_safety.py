@@ -17,8 +17,10 @@ import pytest
 
 from acp_tray.logs.redact import redact, shown_url
 from acp_tray.logs.setup import SafeRecords
-from tests.conftest import ROOT, cli_env, scripted_command
-from tests.daemon_process import Daemon, cli, until
+from tests.support.agents import scripted_command
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
 TOKEN = "tok-4f9a1c7e2b"
 PASSWORD = "pw-77e1d3"

@@ -16,11 +16,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli
+from tests.support.daemons import Daemon, cli, cli_env
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # the second user cannot read the test's venv: stdlib only
 
@@ -53,15 +53,16 @@ class OtherUser:
     uid: int
     gid: int
 
-    def run(self, *args: str, **kwargs: object) -> subprocess.Popen[str]:
-        return subprocess.Popen(
+    def run(self, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+        process: subprocess.Popen[str] = subprocess.Popen(
             [SYSTEM_PYTHON, *args],
             user=self.uid,
             group=self.gid,
             extra_groups=[],
             text=True,
-            **kwargs,  # type: ignore[call-overload]
+            **kwargs,
         )
+        return process
 
 
 @pytest.fixture(scope="module")

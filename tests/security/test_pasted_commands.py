@@ -25,10 +25,12 @@ import pytest
 
 from acp_tray.cli import build_parser
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, until, write_agent_config
+from tests.support.agents import AUTH_AGENT
+from tests.support.config import write_agent_config
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.repo import ROOT
+from tests.support.waiting import until
 
-AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
 # "`acp-tray …`", or "…: acp-tray …" to the end of its line (the form a sign-in notice used)
 COMMAND_START = re.compile(r"`acp-tray |(?<=: )acp-tray ")
 UNDELIMITED = re.compile(r"acp-tray (?:login|logout|agents|approve|deny|prompt)\b")

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.daemon_process import Daemon, cli, until
+from tests.support.daemons import Daemon, cli
+from tests.support.waiting import until
 
 
 def replace_atomically(path: Path, text: str) -> None:
@@ -102,7 +103,11 @@ def test_a_file_nested_thousands_deep_is_one_line_everywhere_and_never_applied(
         text = f'notifier = "console"\n# line 2\n{deep}\n'
         config.write_text(text)
         said = f"{config}:3: arrays or tables are nested more than 100 deep; acp-tray does not read such a file"
-        until(lambda said=said: said in "\n".join(daemon.err_lines), what="the reload's error")
+
+        def reported(said: str = said) -> bool:
+            return said in "\n".join(daemon.err_lines)
+
+        until(reported, what="the reload's error")
         assert dnd().startswith("on"), "the last good settings stay in force"
         for command in (["prefs", "validate"], ["prefs", "show"], ["doctor"], ["dnd", "off"]):
             done = cli(*command)

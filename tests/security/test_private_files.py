@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.repo import ROOT
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Items 3 and 9 of the security review, as a person meets them: `acp-tray agents add ID` and
 `agents search` against a real daemon, a real npx and a registry document served by the local
-registry server (tests/registry_server.py; for npm packages, a local npm registry on it too).
+registry server (tests/support/registry_server.py; for npm packages, a local npm registry on it too).
 
 - a registry `package` (or `args`) never becomes an option of npx itself (`--call` ran a command);
 - an id or version that cannot be a directory is refused before anything is downloaded;
@@ -17,31 +17,22 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, cli_started, until
-from tests.integration.test_registry_agents import (  # noqa: F401  (whole_groups: an autouse fixture)
-    demo_binary,
-    start,
-    whole_groups,
-    write_config,
-)
-from tests.registry_server import Drip, RegistryServer, entry, script, tar_gz, tree
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.registry_server import Drip, RegistryServer, demo_binary, entry, script, tar_gz, tree
+from tests.support.repo import ROOT
+from tests.support.waiting import until
+
+# each daemon in a process group of its own (`start(..., own_group=True)`), ended whole after the test
+pytestmark = pytest.mark.usefixtures("whole_groups")
 
 HERE = Path(__file__).resolve().parent
-
-
-@pytest.fixture
-def server() -> Iterator[RegistryServer]:
-    registry = RegistryServer()
-    yield registry
-    registry.close()
 
 
 def npm_env(registry: RegistryServer, tmp_path: Path) -> dict[str, str]:
@@ -83,9 +74,9 @@ def test_a_registry_package_that_is_an_npx_option_never_runs(
 ) -> None:
     marker = tmp_path / "ran"
     npx = json.loads(json.dumps(distribution).replace("{marker}", str(marker)))
-    config = write_config(server.publish(entry("hostile", "1.0.0", {"npx": npx})))
+    config = write_config(registry=server.publish(entry("hostile", "1.0.0", {"npx": npx})))
     before = config.read_text()
-    start(daemons, **npm_env(server, tmp_path))
+    start(daemons, own_group=True, env=npm_env(server, tmp_path))
     result = cli("agents", "add", "hostile")
     assert not marker.exists(), "npx ran the registry's command"
     assert config.read_text() == before  # nothing saved
@@ -106,8 +97,8 @@ def test_the_registrys_args_reach_the_agent_as_its_own_arguments(
     publish_npm_package(server, "argv-agent", "1.0.0", agent)
     args = [f"--call=touch {marker}", "-c", f"touch {marker}", "--acp"]
     distribution = {"npx": {"package": "argv-agent", "args": args}}
-    config = write_config(server.publish(entry("argv-agent", "1.0.0", distribution)))
-    start(daemons, **npm_env(server, tmp_path))
+    config = write_config(registry=server.publish(entry("argv-agent", "1.0.0", distribution)))
+    start(daemons, own_group=True, env=npm_env(server, tmp_path))
     added = cli("agents", "add", "argv-agent", timeout=120)
     assert added.returncode == 0, added.stderr
     assert "argv-agent connected" in added.stdout
@@ -134,9 +125,9 @@ def test_an_id_or_version_that_cannot_be_a_directory_is_refused_before_any_downl
     server: RegistryServer, daemons: list[Daemon], agent_id: str, version: str, said: str
 ) -> None:
     published = demo_binary(server, "1.0.0") | {"id": agent_id, "version": version}
-    config = write_config(server.publish(published))
+    config = write_config(registry=server.publish(published))
     before = config.read_text()
-    start(daemons)
+    start(daemons, own_group=True)
     result = cli("agents", "add", agent_id)
     assert result.returncode == 1, result
     assert f"the registry's entry for agent {agent_id[:10]}" in result.stderr and said in result.stderr
@@ -152,8 +143,8 @@ def test_a_registry_nested_too_deeply_is_a_clear_error_and_a_cached_copy_still_s
     deep = b"[" * 200_000 + b"]" * 200_000
     url = server.url("/registry.json")
     server.files["/registry.json"] = deep
-    write_config(url)
-    start(daemons)
+    write_config(registry=url)
+    start(daemons, own_group=True)
     for command in (["agents", "search"], ["agents", "add", "demo-acp"]):
         result = cli(*command)
         assert result.returncode == 1, result
@@ -180,11 +171,11 @@ def test_an_archive_that_drips_is_stopped_at_the_download_deadline(
     (60 s); the download's own deadline (an hour; 2 s here, set by short_deadline_acp_tray.py)
     stops it, in plain words, and nothing is installed or configured."""
     published = demo_binary(server, "1.0.0")
-    config = write_config(server.publish(published))
+    config = write_config(registry=server.publish(published))
     before = config.read_text()
     assert len(server.files["/dl/demo-1.0.0.tar.gz"]) > 200
     server.drips["/dl/demo-1.0.0.tar.gz"] = Drip(0.5)
-    start(daemons)
+    start(daemons, own_group=True)
     result = subprocess.run(
         [sys.executable, str(HERE / "short_deadline_acp_tray.py"), "agents", "add", "demo-acp"],
         capture_output=True,
@@ -211,11 +202,11 @@ def test_ctrl_c_while_agents_add_waits_exits_130(
     agent to connect (it never answers): exit code 130, as for any command Ctrl+C ends, and no
     traceback; an interrupted download leaves nothing behind."""
     body = script("exec sleep 600") if waiting_on == "daemon" else None
-    config = write_config(server.publish(demo_binary(server, "1.0.0", body=body)))
+    config = write_config(registry=server.publish(demo_binary(server, "1.0.0", body=body)))
     before = config.read_text()
     if waiting_on == "download":
         server.drips["/dl/demo-1.0.0.tar.gz"] = Drip(0.1)
-    start(daemons)
+    start(daemons, own_group=True)
     adding = cli_started("agents", "add", "demo-acp")
     try:
         if waiting_on == "download":

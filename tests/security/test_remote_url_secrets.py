@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.conftest import cli_env
-from tests.daemon_process import Daemon, cli, until
+from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.usefixtures("no_proxies")
 

@@ -13,10 +13,9 @@ import stat
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, cli_env
-from tests.daemon_process import Daemon, cli, write_agent_config
-
-AUTH_AGENT = ROOT / "tests" / "agents" / "auth_agent.py"
+from tests.support.agents import AUTH_AGENT
+from tests.support.config import write_agent_config
+from tests.support.daemons import Daemon, cli, cli_env
 
 
 def test_the_program_printed_is_the_program_run(daemons: list[Daemon], tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
-from tests.integration.test_tray import HOSTS, icon_centre  # noqa: E402
 from tests.real_agents import npm_bin  # noqa: E402
+from tests.support.trays import HOSTS, icon_centre  # noqa: E402
 
 DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
 WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu

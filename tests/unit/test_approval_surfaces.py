@@ -19,7 +19,7 @@ from acp_tray.presentation.recent import RecentItem
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.menu import MAX_APPROVALS, MENU_TEXT_LIMIT, Entry, menu_of
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot, badge_of, tooltip_of
-from tests.conftest import make_presentation
+from tests.support.presentations import make_presentation
 
 T = datetime(2026, 11, 29, 13, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 OPTIONS = (

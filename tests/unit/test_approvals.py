@@ -12,7 +12,7 @@ import pytest
 from acp_tray.agents.approvals import ApprovalError, Approvals, policy_outcome
 from acp_tray.events import PermissionAsked, PermissionSettled
 from acp_tray.protocol.session import PermissionOption, PermissionRequest, parse_permission_request
-from tests.conftest import validator_for
+from tests.support.schemas import validator_for
 
 ALLOW_ONCE = PermissionOption("a1", "Allow once", "allow_once")
 ALLOW_ALWAYS = PermissionOption("a2", "Always allow", "allow_always")
@@ -34,7 +34,8 @@ def valid(outcome: dict[str, Any]) -> dict[str, Any]:
 def chosen(outcome: dict[str, Any] | None) -> str | None:
     assert outcome is not None
     valid(outcome)
-    return outcome["outcome"].get("optionId", "cancelled")
+    option: str = outcome["outcome"].get("optionId", "cancelled")
+    return option
 
 
 # --- policies -----------------------------------------------------------------------------------
@@ -49,7 +50,9 @@ def chosen(outcome: dict[str, Any] | None) -> str | None:
         ((), "cancelled"),
     ],
 )
-def test_reject_policy_prefers_reject_once_and_otherwise_cancels(options: tuple, expected: str) -> None:
+def test_reject_policy_prefers_reject_once_and_otherwise_cancels(
+    options: tuple[PermissionOption, ...], expected: str
+) -> None:
     assert chosen(policy_outcome("reject", options)) == expected
 
 
@@ -60,17 +63,17 @@ def test_reject_policy_prefers_reject_once_and_otherwise_cancels(options: tuple,
         ((REJECT_ONCE, ALLOW_ALWAYS), "a2"),
     ],
 )
-def test_allow_policy_prefers_allow_once(options: tuple, expected: str) -> None:
+def test_allow_policy_prefers_allow_once(options: tuple[PermissionOption, ...], expected: str) -> None:
     assert chosen(policy_outcome("allow", options)) == expected
 
 
 @pytest.mark.parametrize("options", [(), (REJECT_ONCE, REJECT_ALWAYS), (ODD,), (ODD, REJECT_ONCE)])
-def test_allow_policy_without_an_allow_option_asks_the_person(options: tuple) -> None:
+def test_allow_policy_without_an_allow_option_asks_the_person(options: tuple[PermissionOption, ...]) -> None:
     assert policy_outcome("allow", options) is None
 
 
 @pytest.mark.parametrize("options", [(ALLOW_ONCE, REJECT_ONCE), (ODD,), ()])
-def test_ask_policy_never_answers_by_itself(options: tuple) -> None:
+def test_ask_policy_never_answers_by_itself(options: tuple[PermissionOption, ...]) -> None:
     assert policy_outcome("ask", options) is None
 
 
@@ -109,7 +112,7 @@ class Harness:
         session_id: str = "s1",
         title: str = "rm -rf build",
         policy: str = "ask",
-        timeout: float = LONG,
+        timeout: float = LONG,  # noqa: ASYNC109  (the approval's own expiry, passed on to Approvals.request)
     ) -> tuple[asyncio.Task[dict[str, Any]], str]:
         before = len(self.asked())
         task = asyncio.create_task(
@@ -199,7 +202,9 @@ async def test_approve_with_an_unknown_option_raises_and_lists_the_options() -> 
 
 
 @pytest.mark.parametrize("options", [(ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE), (REJECT_ONCE,)])
-async def test_approve_without_a_choice_raises_unless_exactly_one_allow_option(options: tuple) -> None:
+async def test_approve_without_a_choice_raises_unless_exactly_one_allow_option(
+    options: tuple[PermissionOption, ...],
+) -> None:
     h = Harness()
     task, approval_id = await h.start(options)
     with pytest.raises(ApprovalError) as raised:

@@ -22,7 +22,7 @@ from acp_tray.autostart.entries import (
 )
 from acp_tray.autostart.manager import Autostart, AutostartError
 from tests.desktop.exec_line import desktop_argv
-from tests.platforms import posix_only
+from tests.support.platforms import posix_only
 
 AWKWARD = [
     ["/usr/bin/acp-tray", "run"],

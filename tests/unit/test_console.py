@@ -12,7 +12,7 @@ from acp_tray.notifiers.console import ConsoleNotifier, notice_line, presentatio
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.text import TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
-from tests.conftest import make_presentation
+from tests.support.presentations import make_presentation
 
 T = datetime(2026, 11, 29, 14, 5, 9, tzinfo=UTC)
 
@@ -22,7 +22,7 @@ def line_for(severity: str, title: str, description: str | None = None, agent: s
 
 
 def presentation(title: str, *, notify: bool = True, count: int = 1) -> Presentation:
-    return make_presentation(1, title, agent="a", notify=notify, count=count, time=T)  # type: ignore[no-any-return]
+    return make_presentation(1, title, agent="a", notify=notify, count=count, time=T)
 
 
 @pytest.mark.parametrize(

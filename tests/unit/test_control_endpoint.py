@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -206,7 +207,7 @@ def test_every_accepted_socket_path_can_be_bound(short_dir: Path, monkeypatch: p
         {"ok": False, "error": "no such agent", "code": "unknown_agent"},
     ],
 )
-def test_wire_round_trip(message: dict) -> None:
+def test_wire_round_trip(message: dict[str, Any]) -> None:
     line = wire.encode(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1  # one message, one line
     decoded = wire.decode(line)

@@ -53,7 +53,8 @@ class Served:
             await control.start()
             self.control = control
             self.started.set()
-            time.sleep(self.busy_at_start)  # the daemon busy starting (imports, agents): the loop does not run
+            # the daemon busy starting (imports, agents): the loop does not run, on purpose
+            time.sleep(self.busy_at_start)  # noqa: ASYNC251
             self.stop = asyncio.Event()
             await self.stop.wait()
             await control.aclose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from acp_tray.files import private
 from acp_tray.presentation.router import Decision
 from acp_tray.protocol.notice import Notice
 from acp_tray.state.history import HistoryWriter, history_files, read_history
-from tests.platforms import posix_only
+from tests.support.platforms import posix_only
 
 
 def received(title: str, **kw: object) -> NoticeReceived:
@@ -72,7 +73,7 @@ def test_disk_full_is_reported_once_and_never_raises(
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
     monkeypatch.setattr(private, "NOFOLLOW", 0)  # the link to /dev/full is this test's own
-    monkeypatch.setattr(private.stat, "S_ISREG", private.stat.S_ISCHR)  # and so is the device in a file's place
+    monkeypatch.setattr(stat, "S_ISREG", stat.S_ISCHR)  # and so is the device in a file's place
     path = tmp_path / "h.jsonl"
     path.symlink_to("/dev/full")
     writer = HistoryWriter(path)
@@ -104,7 +105,8 @@ def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
 
 
 def _history_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    from tests.conftest import ROOT, cli_env
+    from tests.support.daemons import cli_env
+    from tests.support.repo import ROOT
 
     return subprocess.run(
         [sys.executable, "-m", "acp_tray", "history", *args],
@@ -145,7 +147,7 @@ def test_an_ordinary_notice_records_why_it_took_its_route(tmp_path: Path) -> Non
 
     from acp_tray.prefs.model import Preferences
     from acp_tray.presentation.router import Router
-    from tests.conftest import FakeClock
+    from tests.support.clock import FakeClock
 
     start = datetime(2026, 11, 27, 15, 0, tzinfo=UTC)
     prefs = Preferences.model_validate(

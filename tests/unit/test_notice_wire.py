@@ -11,7 +11,7 @@ import pytest
 from acp_tray.protocol.notice import Notice, SeverityKind, parse_notice, severity_kind
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
-from tests.conftest import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
+from tests.support.schemas import SCHEMA_DIR, SHARED_SCHEMA_DIR, schema, validator_for
 
 VERSIONS = ("v1", "v2")
 
@@ -82,12 +82,14 @@ def default_on_error(version: str, update: dict[str, Any]) -> dict[str, Any]:
 
 
 def schema_accepts(version: str, update: dict[str, Any]) -> bool:
-    return validator_for(version, "SessionUpdate").is_valid(default_on_error(version, update))
+    return bool(validator_for(version, "SessionUpdate").is_valid(default_on_error(version, update)))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize(("case", "payload", "expected"), ACCEPTED, ids=[c[0] for c in ACCEPTED])
-def test_accepted_notice_agrees_with_schema(version: str, case: str, payload: dict[str, Any], expected: tuple) -> None:
+def test_accepted_notice_agrees_with_schema(
+    version: str, case: str, payload: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
     assert schema_accepts(version, payload), f"{version} schema rejects {case}"
     parsed = parse_notice(payload)
     assert isinstance(parsed, Notice)
@@ -105,7 +107,9 @@ def test_rejected_notice_agrees_with_schema(version: str, case: str, payload: di
 
 
 @pytest.mark.parametrize(("case", "payload", "expected"), ACCEPTED, ids=[c[0] for c in ACCEPTED])
-def test_same_notice_parses_identically_in_v1_and_v2(case: str, payload: dict[str, Any], expected: tuple) -> None:
+def test_same_notice_parses_identically_in_v1_and_v2(
+    case: str, payload: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
     params = {"sessionId": "sess-1", "update": payload}
     v1 = parse_session_update(params, ProtocolVersion.V1)
     v2 = parse_session_update(params, ProtocolVersion.V2)

@@ -14,8 +14,8 @@ from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.content import notification_of
 from acp_tray.notifiers.osascript import SCRIPT, OsascriptBackend, osascript_argv
 from acp_tray.notifiers.plyer_backend import ZERO_WIDTH_SPACE
-from tests.conftest import make_presentation as presentation
 from tests.hostile.corpus import CORPUS, Hostile, unsafe_characters
+from tests.support.presentations import make_presentation as presentation
 
 
 def test_the_script_reads_its_text_from_argv_only() -> None:

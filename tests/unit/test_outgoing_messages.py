@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from acp_tray import __version__
 from acp_tray.agents.approvals import policy_outcome
 from acp_tray.protocol.initialize import initialize_params_v1, new_session_params
 from acp_tray.protocol.session import parse_permission_request
-from tests.conftest import validator_for
+from tests.support.schemas import validator_for
 
 
 @pytest.mark.parametrize("unstable", [True, False])
@@ -66,7 +68,7 @@ def test_session_new_validates() -> None:
         ([], {"outcome": "cancelled"}),
     ],
 )
-def test_reject_policy_answers_safely_and_validates(options: list, expected: dict) -> None:
+def test_reject_policy_answers_safely_and_validates(options: list[dict[str, Any]], expected: dict[str, Any]) -> None:
     params = {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": options}
     outcome = policy_outcome("reject", parse_permission_request(params).options)
     assert outcome is not None

@@ -16,7 +16,7 @@ from acp_tray.prefs.load import PreferencesError, parse_preferences, read_prefer
 from acp_tray.prefs.model import Preferences, builtin_defaults
 from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
-from tests.platforms import posix_only
+from tests.support.platforms import posix_only
 
 
 def model_keys(model: type[BaseModel], prefix: str = "") -> set[str]:

@@ -21,8 +21,8 @@ from acp_tray.registry.install import platform_id, uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
 from tests.hostile.archives import late_link, path_max_chain, plain_link_chain
-from tests.platforms import posix_only
-from tests.registry_server import Drip, RegistryServer, entry, script, tar_gz, tree, validate, zip_file
+from tests.support.platforms import posix_only
+from tests.support.registry_server import Drip, RegistryServer, entry, script, tar_gz, tree, validate, zip_file
 
 CODEX = entry("codex-acp", "0.16.0", {"npx": {"package": "@zed-industries/codex-acp@0.16.0"}}, name="Codex CLI")
 

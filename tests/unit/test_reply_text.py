@@ -10,6 +10,7 @@ from acp_tray.agents.sessions import SessionKey
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.protocol.session import whole_message_text
 from acp_tray.protocol.version import ProtocolVersion
+from tests.support.waiting import until_async
 
 
 class Waiting:
@@ -28,8 +29,7 @@ async def streamed(updates: list[tuple[str, str | None, bool]]) -> str:
     chunks: list[dict[str, Any]] = []
     job = PromptJob(key, "hi", stream=chunks.append)
     session.submit(job)
-    while session.current is None:
-        await asyncio.sleep(0)
+    await until_async(lambda: session.current is not None, 5, "the job to start")
     for text, message, whole in updates:
         session.on_message_text(text, message, whole)
     session.close("done")

@@ -14,7 +14,7 @@ from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.ratelimit import RateLimiter, TokenBucket
 from acp_tray.presentation.router import Router
 from acp_tray.protocol.notice import Notice
-from tests.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 ZONE = ZoneInfo("Europe/Berlin")
 START = datetime(2026, 11, 27, 15, 0, tzinfo=ZONE)  # a Friday afternoon

@@ -20,7 +20,7 @@ from acp_tray.protocol.session import (
     resume_session_params,
     selected,
 )
-from tests.conftest import schema, validator_for
+from tests.support.schemas import schema, validator_for
 
 CWD = "/home/me/project"
 

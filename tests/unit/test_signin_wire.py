@@ -19,7 +19,7 @@ from acp_tray.protocol.session import agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import AgentRow, TraySnapshot
-from tests.conftest import validator_for
+from tests.support.schemas import validator_for
 
 V1, V2 = ProtocolVersion.V1, ProtocolVersion.V2
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from acp.connection import Connection
@@ -100,9 +100,9 @@ async def test_overlong_line_is_dropped_whole_and_the_next_message_arrives() -> 
     drops: list[str] = []
     transport = LineTransport(
         reader,
-        NullWriter(),
+        cast(asyncio.StreamWriter, NullWriter()),  # a stand-in: the test only reads
         on_drop=lambda reason, line: drops.append(reason),
-        max_line_bytes=limit,  # type: ignore[arg-type]
+        max_line_bytes=limit,
     )
     huge = json.dumps({**VALID, "method": "huge", "params": {"x": "y" * 50_000}}).encode() + b"\n"
     # fed in small chunks, as a pipe would deliver it

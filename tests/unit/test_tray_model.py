@@ -15,7 +15,7 @@ from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.icon import BADGE_COLOURS, DND_GREY, badge_pixel, dnd_pixel, render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of, recent_label
 from acp_tray.tray.snapshot import AgentRow, TraySnapshot, badge_of, tooltip_of
-from tests.conftest import make_presentation
+from tests.support.presentations import make_presentation
 
 T = datetime(2026, 11, 29, 13, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 

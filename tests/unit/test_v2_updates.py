@@ -17,7 +17,7 @@ from acp_tray.protocol import v2_variants
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.v2_variants import IDLE_STOP_REASONS, KNOWN_STATES, VARIANTS
 from acp_tray.protocol.version import ProtocolVersion
-from tests.conftest import schema, validator_for
+from tests.support.schemas import schema, validator_for
 from tests.tools.make_v2_variants import build_table, render
 
 V1, V2 = ProtocolVersion.V1, ProtocolVersion.V2
@@ -67,7 +67,7 @@ def wrong_values(types: tuple[str, ...]) -> list[Any]:
 
 
 def v2_schema_accepts(update: dict[str, Any]) -> bool:
-    return validator_for("v2", "SessionUpdate").is_valid(update)
+    return bool(validator_for("v2", "SessionUpdate").is_valid(update))
 
 
 def parse(update: object, version: ProtocolVersion = V2) -> Any:

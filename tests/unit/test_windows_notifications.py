@@ -16,8 +16,8 @@ from acp_tray.notifiers import plyer_backend
 from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.ico import ico_for
 from acp_tray.notifiers.plyer_backend import PlyerBackend
-from tests.conftest import make_presentation as presentation
-from tests.unit.test_notifier_chain import Scripted
+from tests.support.notifier_backends import Scripted
+from tests.support.presentations import make_presentation as presentation
 
 
 @pytest.mark.parametrize("size", [16, 64, 256])

@@ -52,7 +52,7 @@ def _wait_channels(pid: int) -> str:
 
 
 def _collect(stream: IO[bytes], into: bytearray) -> None:
-    for chunk in iter(lambda: stream.read1(65536), b""):
+    for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
         into.extend(chunk)
 
 

@@ -10,14 +10,16 @@ import sys
 import tarfile
 import threading
 import zipfile
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import jsonschema
+import pytest
 import referencing
 
-from tests.conftest import ROOT
+from tests.support.repo import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "acp-registry"
 ICON = (FIXTURES / "codex-acp.svg").read_bytes()
@@ -50,6 +52,58 @@ class Drip(NamedTuple):
     headers: bool = False
 
 
+class _Server(ThreadingHTTPServer):
+    """The HTTP server on a free port of 127.0.0.1, serving what `registry` holds."""
+
+    def __init__(self, registry: RegistryServer) -> None:
+        self.registry = registry
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request to the registry server: a redirect, a file (dripped when asked), or 404."""
+
+    server: _Server
+
+    def do_GET(self) -> None:
+        outer = self.server.registry
+        outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
+        if self.path in outer.redirects:
+            self.send_response(302)
+            self.send_header("Location", outer.redirects[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = outer.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        if self.path in outer.drips:
+            self._drip(outer.drips[self.path], body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _drip(self, drip: Drip, body: bytes) -> None:
+        outer = self.server.registry
+        self.close_connection = True
+        head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        try:
+            if not drip.headers:
+                self.wfile.write(head)
+            for byte in head + body if drip.headers else body:
+                if outer.closing.wait(drip.every):
+                    return
+                self.wfile.write(bytes([byte]))
+        except OSError:  # the client went away
+            return
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 class RegistryServer:
     """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests;
     `drips` makes a path's answer come slowly."""
@@ -59,47 +113,8 @@ class RegistryServer:
         self.redirects: dict[str, str] = {}  # path -> Location
         self.drips: dict[str, Drip] = {}
         self.hits: dict[str, int] = {}
-        self._closing = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.hits[self.path] = outer.hits.get(self.path, 0) + 1
-                if self.path in outer.redirects:
-                    self.send_response(302)
-                    self.send_header("Location", outer.redirects[self.path])
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                body = outer.files.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                if self.path in outer.drips:
-                    self._drip(outer.drips[self.path], body)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _drip(self, drip: Drip, body: bytes) -> None:
-                self.close_connection = True
-                head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                try:
-                    if not drip.headers:
-                        self.wfile.write(head)
-                    for byte in head + body if drip.headers else body:
-                        if outer._closing.wait(drip.every):
-                            return
-                        self.wfile.write(bytes([byte]))
-                except OSError:  # the client went away
-                    return
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.closing = threading.Event()
+        self._server = _Server(self)
         self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -115,7 +130,7 @@ class RegistryServer:
         return self.url("/registry.json")
 
     def close(self) -> None:
-        self._closing.set()
+        self.closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -177,3 +192,24 @@ def binary_distribution(server: RegistryServer, path: str, cmd: str, **extra: An
 
 def tree(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+
+
+@pytest.fixture
+def server() -> Iterator[RegistryServer]:
+    """A local registry server for the test, closed after it."""
+    registry = RegistryServer()
+    yield registry
+    registry.close()
+
+
+def demo_binary(server: RegistryServer, version: str, kind: str = "tar.gz", body: bytes | None = None) -> Any:
+    path = f"/dl/demo-{version}.{kind}"
+    members = {"demo/bin/demo-acp": body or demo_agent_script(), "demo/LICENSE": b"MIT"}
+    server.files[path] = tar_gz(members) if kind == "tar.gz" else zip_file(members)
+    return entry(
+        "demo-acp",
+        version,
+        binary_distribution(server, path, "./demo/bin/demo-acp"),
+        name="Demo ACP",
+        icon=server.url("/demo-acp.svg"),
+    )

@@ -1,4 +1,4 @@
-"""`python tests/peak_memory.py REPORT MODULE ARGS...`: runs `python -m MODULE ARGS...` in this
+"""`python tests/support/peak_memory.py REPORT MODULE ARGS...`: runs `python -m MODULE ARGS...` in this
 process and, as it ends, writes its peak resident memory in kB to the file REPORT.
 
 The peak is VmHWM from /proc/self/status: this process's own. getrusage's ru_maxrss is no use

@@ -1,19 +1,31 @@
-"""`acp-tray` as a person runs it, for tests: the daemon as a subprocess, read line by line."""
+"""`acp-tray` as a person runs it, for tests: the daemon as a subprocess read line by line, one
+`acp-tray ...` command, and the processes they leave."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from queue import Empty, Queue
-from typing import Any
 
-from tests.conftest import ROOT, cli_env
+import pytest
+
+from tests.support.repo import ROOT
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for running `python -m acp_tray` as a subprocess in a test."""
+    env = dict(os.environ)
+    env.update(extra)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
 
 
 class Daemon:
@@ -139,17 +151,6 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60.0) ->
     )
 
 
-def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    """Poll `condition` until it gives something true (returned), or fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-
-
 def cli_started(*args: str) -> subprocess.Popen[str]:
     """One `acp-tray ARGS...` command started and left running (stdout and stderr piped), e.g. a waiting prompt."""
     return subprocess.Popen(
@@ -161,18 +162,51 @@ def cli_started(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def write_agent_config(name: str, command: list[str], cwd: Path, env: dict[str, str], extra: str = "") -> Path:
-    """The preferences file with one agent `name` (its command, cwd and env; `extra` TOML lines for it)."""
-    import json
-
-    from acp_tray.files import paths
-
-    inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())  # JSON strings are TOML strings
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f"[agents.{name}]\ncommand = {json.dumps(command)}\ncwd = {json.dumps(str(cwd))}\n"
-        f"{extra}env = {{ {inline} }}\n",
-        encoding="utf-8",
+def start(
+    daemons: list[Daemon],
+    *connected: str,
+    verbose: bool = False,
+    own_group: bool = False,
+    env: dict[str, str] | None = None,
+) -> Daemon:
+    """`acp-tray run --headless` (`-v` when `verbose`; `env`: more variables), kept in `daemons` (the
+    fixture ends it), once its control socket is up and the agents named `connected` have connected.
+    `own_group`: in a process group of its own, with its agents (the `whole_groups` fixture ends it)."""
+    daemon = Daemon(
+        "run",
+        "--headless",
+        *(["-v"] if verbose else []),
+        env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05", **(env or {})),
+        own_group=own_group,
     )
-    return config
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")
+    daemon.wait_for_lines(*(f"  {name}  connected" for name in connected))
+    return daemon
+
+
+def agent_state(name: str, env: dict[str, str] | None = None) -> str:
+    """Agent `name`'s state as `acp-tray agents list --json` says it ("" while the daemon is not up)."""
+    listed = cli("agents", "list", "--json", env=env)
+    if listed.returncode != 0:
+        return ""
+    return str(next(r for r in json.loads(listed.stdout) if r["name"] == name)["state"])
+
+
+@pytest.fixture
+def whole_groups(daemons: list[Daemon]) -> Iterator[None]:
+    """Each daemon's process group ended whole after the test (for daemons started with
+    `own_group`): an npx agent's own children (npm exec → node → the agent's binary) outlive the npx
+    process acp-tray stops."""
+    yield
+    for daemon in daemons:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(daemon.proc.pid, signal.SIGKILL)
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident memory now (VmRSS), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")

@@ -296,10 +296,10 @@ def _control_check() -> Check:
 
 
 def _autostart_check() -> Check:
-    from acp_tray.autostart.manager import Autostart
+    from acp_tray.autostart.select import autostart_for
 
     try:
-        lines = Autostart().status()
+        lines = autostart_for().status()
     except Exception as exc:
         return Check("start on login", "note", f"cannot tell ({exc})")
     installed = [line for line in lines if "not installed" not in line and "not enabled" not in line]

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from acp_tray.autostart.entries import desktop_entry
-from acp_tray.autostart.manager import Autostart
+from acp_tray.autostart.files import run_tool
+from acp_tray.autostart.xdg import XdgAutostart
 from tests.desktop.exec_line import desktop_argv
 from tests.support.daemons import cli, cli_env
 
@@ -78,7 +79,7 @@ def test_an_installation_under_a_path_with_spaces_starts_from_its_entry(tmp_path
     program = odd / "acp-tray"
     program.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m acp_tray \"$@\"\n")
     program.chmod(0o755)
-    auto = Autostart("linux", [str(program), "run"])
+    auto = XdgAutostart([str(program), "run"], run_tool)
     auto.enable()
     assert auto.desktop_file.read_text() == desktop_entry([str(program), "run"])
     validate = subprocess.run(["desktop-file-validate", str(auto.desktop_file)], capture_output=True, text=True)

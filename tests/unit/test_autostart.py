@@ -20,7 +20,10 @@ from acp_tray.autostart.entries import (
     systemd_unit,
     this_installation,
 )
-from acp_tray.autostart.manager import Autostart, AutostartError
+from acp_tray.autostart.files import AutostartError
+from acp_tray.autostart.launchd import LaunchAgentAutostart
+from acp_tray.autostart.select import autostart_for
+from acp_tray.autostart.xdg import XdgAutostart
 from tests.desktop.exec_line import desktop_argv
 from tests.support.platforms import posix_only
 
@@ -118,20 +121,20 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_linux_enable_is_idempotent_and_disable_removes_only_its_own(home: Path) -> None:
-    auto = Autostart("linux", ["/opt/a b/acp-tray", "run"], runner=Calls())
+    auto = XdgAutostart(["/opt/a b/acp-tray", "run"], Calls())
     first = auto.enable()
     assert auto.desktop_file == home / ".config" / "autostart" / "acp-tray.desktop"
     assert "written" in first[0] and auto.desktop_file.read_text() == desktop_entry(["/opt/a b/acp-tray", "run"])
     assert "already enabled" in auto.enable()[0]
     assert auto.status()[0].endswith("installed — starts this installation")
-    other = Autostart("linux", ["/elsewhere/acp-tray", "run"], runner=Calls())
+    other = XdgAutostart(["/elsewhere/acp-tray", "run"], Calls())
     assert "starts another installation" in other.status()[0]
     assert auto.disable() == [f"removed {auto.desktop_file}"] and not auto.desktop_file.exists()
     assert auto.disable() == ["start on login: not enabled"]
 
 
 def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Path) -> None:
-    auto = Autostart("linux", ["/x/acp-tray", "run"], runner=Calls())
+    auto = XdgAutostart(["/x/acp-tray", "run"], Calls())
     auto.desktop_file.parent.mkdir(parents=True)
     auto.desktop_file.write_text("[Desktop Entry]\nExec=my-own-wrapper\n")
     with pytest.raises(AutostartError, match="not written by acp-tray"):
@@ -144,7 +147,7 @@ def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Pat
 @posix_only("symlinks (systemd's wants link)")
 def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
     calls = Calls(code=1)  # no user manager here: the unit is still installed and enabled
-    auto = Autostart("linux", ["/x/acp-tray", "run"], runner=calls)
+    auto = XdgAutostart(["/x/acp-tray", "run"], calls)
     auto.enable()
     said = auto.enable(systemd=True)
     assert not auto.desktop_file.exists()  # instead of, not as well as
@@ -160,7 +163,7 @@ def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
 @posix_only("os.getuid (launchctl's gui/UID domain)")
 def test_macos_launch_agent_is_written_bootstrapped_and_booted_out(home: Path) -> None:
     calls = Calls()
-    auto = Autostart("darwin", ["/Users/ann/Library/Python/bin/acp-tray", "run"], runner=calls)
+    auto = LaunchAgentAutostart(["/Users/ann/Library/Python/bin/acp-tray", "run"], calls)
     auto.enable()
     assert auto.plist_file == home / "Library" / "LaunchAgents" / f"{LAUNCH_AGENT_LABEL}.plist"
     assert plistlib.loads(auto.plist_file.read_bytes())["ProgramArguments"][0].endswith("acp-tray")
@@ -176,12 +179,14 @@ def test_macos_launch_agent_is_written_bootstrapped_and_booted_out(home: Path) -
 def test_windows_run_value_enable_status_disable() -> None:
     registry = Registry()
     argv = ["C:\\Users\\Ann Lee\\Scripts\\acp-tray-gui.exe", "run"]
-    auto = Autostart("win32", argv, registry=registry)
+    auto = autostart_for("win32", argv, registry=registry)
     auto.enable()
     assert registry.values == {"acp-tray": run_value(argv)}
     assert "already enabled" in auto.enable()[0]
     assert "starts this installation" in auto.status()[0]
-    assert "starts another installation" in Autostart("win32", ["C:\\other.exe", "run"], registry=registry).status()[0]
+    assert (
+        "starts another installation" in autostart_for("win32", ["C:\\other.exe", "run"], registry=registry).status()[0]
+    )
     auto.disable()
     assert registry.values == {} and auto.status() == ["start on login: not enabled"]
 
@@ -193,3 +198,10 @@ def test_the_templates_in_packaging_are_what_enable_writes() -> None:
     assert (packaging / "acp-tray.service").read_text() == systemd_unit(["@ACP_TRAY@", "run"])
     plist = (packaging / f"{LAUNCH_AGENT_LABEL}.plist").read_bytes()
     assert plist == launch_agent(["@ACP_TRAY@", "run"], Path("@LOG_FILE@"))
+
+
+def test_each_os_gets_its_own_kind() -> None:
+    assert isinstance(autostart_for("linux", ["x"]), XdgAutostart)
+    assert isinstance(autostart_for("freebsd14", ["x"]), XdgAutostart)
+    assert isinstance(autostart_for("darwin", ["x"]), LaunchAgentAutostart)
+    assert autostart_for("win32", ["x"], registry=Registry()).status() == ["start on login: not enabled"]

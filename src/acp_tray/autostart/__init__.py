@@ -1,3 +1,4 @@
-"""Start on login, per OS: an XDG autostart entry or a systemd user unit (Linux/BSD), a LaunchAgent
-(macOS), the `Run` registry value (Windows). `entries.py` writes the files' content (pure);
-`manager.py` installs, removes and reports them."""
+"""Start on login, one class per OS behind `select.autostart_for`: an XDG autostart entry or a
+systemd user unit (Linux/BSD, `xdg.py`), a LaunchAgent (macOS, `launchd.py`), the `Run` registry
+value (Windows, `windows.py`). `entries.py` writes the entries' content (pure); `files.py` is what
+the file-based kinds share."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from acp_tray.autostart.manager import Autostart, AutostartError
+from acp_tray.autostart.files import AutostartError
+from acp_tray.autostart.select import autostart_for
 from acp_tray.cli.output import EXIT_FAILED, fail
 
 
 def cmd_autostart(args: argparse.Namespace) -> int:
-    autostart = Autostart()
+    autostart = autostart_for()
     try:
         if args.action == "enable":
             lines = autostart.enable(systemd=args.systemd)

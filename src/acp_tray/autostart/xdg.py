@@ -1,0 +1,68 @@
+"""Start on login on Linux and the BSDs: an XDG autostart entry (every desktop reads it), or a
+systemd user unit instead (`--systemd`), never both."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from acp_tray.autostart.entries import APP, DESKTOP_MARK, SYSTEMD_MARK, desktop_entry, systemd_unit
+from acp_tray.autostart.files import EntryFiles
+
+NOT_ENABLED = "start on login: not enabled"
+
+
+def _config_home() -> Path:
+    configured = os.environ.get("XDG_CONFIG_HOME", "")
+    return Path(configured) if os.path.isabs(configured) else Path.home() / ".config"
+
+
+class XdgAutostart(EntryFiles):
+    @property
+    def desktop_file(self) -> Path:
+        return _config_home() / "autostart" / f"{APP}.desktop"
+
+    @property
+    def unit_file(self) -> Path:
+        return _config_home() / "systemd" / "user" / f"{APP}.service"
+
+    @property
+    def unit_link(self) -> Path:
+        return self.unit_file.parent / "graphical-session.target.wants" / f"{APP}.service"
+
+    def enable(self, *, systemd: bool = False) -> list[str]:
+        if systemd:
+            return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._enable_systemd()
+        said = self._remove_systemd()
+        return said + self.write(self.desktop_file, desktop_entry(self.command), DESKTOP_MARK, "XDG autostart entry")
+
+    def disable(self) -> list[str]:
+        return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._remove_systemd() or [NOT_ENABLED]
+
+    def status(self) -> list[str]:
+        linked = not self.unit_file.exists() or self.unit_link.is_symlink()
+        return [
+            self.file_status(self.desktop_file, DESKTOP_MARK, desktop_entry(self.command).encode()),
+            self.file_status(self.unit_file, SYSTEMD_MARK, systemd_unit(self.command).encode())
+            + ("" if linked else " (not enabled)"),
+        ]
+
+    def _enable_systemd(self) -> list[str]:
+        said = self.write(self.unit_file, systemd_unit(self.command), SYSTEMD_MARK, "systemd user unit")
+        if not self.unit_link.is_symlink():  # what `systemctl --user enable` does, without needing a user manager
+            self.unit_link.parent.mkdir(parents=True, exist_ok=True)
+            self.unit_link.symlink_to(Path("..") / self.unit_file.name)
+            said.append(f"enabled: {self.unit_link}")
+        reload = self.runner(["systemctl", "--user", "daemon-reload"])
+        if reload.returncode != 0:
+            said.append("(no systemd user manager reachable now: the unit takes effect at the next login)")
+        return said
+
+    def _remove_systemd(self) -> list[str]:
+        if not self.is_ours(self.unit_file, SYSTEMD_MARK):
+            return self.remove_ours(self.unit_file, SYSTEMD_MARK)
+        if self.unit_link.is_symlink():
+            self.unit_link.unlink()
+        said = self.remove_ours(self.unit_file, SYSTEMD_MARK)
+        self.runner(["systemctl", "--user", "daemon-reload"])
+        return said

@@ -112,11 +112,13 @@ class Harness:
         session_id: str = "s1",
         title: str = "rm -rf build",
         policy: str = "ask",
-        timeout: float = LONG,  # noqa: ASYNC109  (the approval's own expiry, passed on to Approvals.request)
+        expires_after: float = LONG,
     ) -> tuple[asyncio.Task[dict[str, Any]], str]:
         before = len(self.asked())
         task = asyncio.create_task(
-            self.approvals.request(agent, PermissionRequest(session_id, title, options), policy=policy, timeout=timeout)
+            self.approvals.request(
+                agent, PermissionRequest(session_id, title, options), policy=policy, expires_after=expires_after
+            )
         )
         for _ in range(100):
             await asyncio.sleep(0)
@@ -157,7 +159,7 @@ async def test_allow_policy_with_nothing_to_allow_asks_the_person() -> None:
 async def test_a_policy_answer_asks_nobody() -> None:
     h = Harness()
     request = PermissionRequest("s1", "t", (ALLOW_ONCE, REJECT_ONCE))
-    outcome = await h.approvals.request("bot", request, policy="reject", timeout=LONG)
+    outcome = await h.approvals.request("bot", request, policy="reject", expires_after=LONG)
     assert chosen(outcome) == "r1"
     assert h.asked() == [] and h.approvals.pending() == []
 
@@ -234,7 +236,7 @@ async def test_deny_without_a_reject_option_answers_cancelled() -> None:
 
 async def test_no_answer_in_time_is_cancelled_and_reported() -> None:
     h = Harness()
-    task, approval_id = await h.start((ALLOW_ONCE, REJECT_ONCE), timeout=0.05)
+    task, approval_id = await h.start((ALLOW_ONCE, REJECT_ONCE), expires_after=0.05)
     assert await answer(task) == CANCELLED
     assert [(e.approval_id, e.outcome, e.by) for e in h.settled()] == [(approval_id, "cancelled", "timeout")]
     assert h.approvals.pending() == []
@@ -244,7 +246,7 @@ async def test_no_answer_in_time_is_cancelled_and_reported() -> None:
 
 async def test_an_answer_in_time_stops_the_timer() -> None:
     h = Harness()
-    task, approval_id = await h.start((ALLOW_ONCE,), timeout=0.05)
+    task, approval_id = await h.start((ALLOW_ONCE,), expires_after=0.05)
     h.approvals.approve(approval_id)
     assert chosen(await answer(task)) == "a1"
     await asyncio.sleep(0.1)

@@ -44,6 +44,7 @@ from acp_tray.presentation.actions import (
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.state.history import HistoryWriter
+from tests.support.waiting import until_async
 
 
 def daemon_on(tmp_path: Path) -> Daemon:
@@ -138,8 +139,7 @@ async def test_the_prompt_queue_says_when_it_changes() -> None:
     first, second = PromptJob(key, "one"), PromptJob(key, "two")
     session.submit(first)
     session.submit(second)
-    while session.current is None:
-        await asyncio.sleep(0)
+    await until_async(lambda: session.current is not None, what="the first turn to start")
     assert queue() == [(False, 1), (False, 2), (True, 1)]  # queued, queued, the first turn started
     assert await session.cancel(second)
     assert queue()[-1] == (True, 0)

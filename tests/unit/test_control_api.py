@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import types
 import typing
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -136,19 +136,25 @@ def answer_with_name(op: api.Op[Any, Any]) -> Any:
 
 
 @pytest.fixture
-async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
-    """A real control server on a real socket (in a short directory: socket paths are bounded),
-    each declared op answered with its name and the arguments it was given, as checked."""
+def runtime_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private runtime directory short enough for a socket path (they are bounded)."""
     runtime = Path(tempfile.mkdtemp(prefix="api-", dir="/tmp"))
     runtime.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield runtime
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture
+async def server(runtime_dir: Path) -> AsyncIterator[None]:
+    """A real control server on a real socket in `runtime_dir`, each declared op answered with its
+    name and the arguments it was given, as checked."""
     control = ControlServer(dispatch(*(Route(op, answer_with_name(op)) for op in api.OPS)))
     await control.start()
     try:
         yield
     finally:
         await control.aclose()
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 async def refused(op: str, args: dict[str, Any]) -> ReplyError:

@@ -70,9 +70,10 @@ class Approvals:
         return list(self._pending.values())
 
     async def request(
-        self, agent: str, request: PermissionRequest, *, policy: str, timeout: float, request_id: object = None
+        self, agent: str, request: PermissionRequest, *, policy: str, expires_after: float, request_id: object = None
     ) -> dict[str, Any]:
-        """The outcome to send back for one `session/request_permission`."""
+        """The outcome to send back for one `session/request_permission`; unanswered, it is cancelled
+        after `expires_after` seconds (the request's own expiry, shown to the person)."""
         outcome = policy_outcome(policy, request.options)
         if outcome is not None:
             log.warning(
@@ -108,9 +109,11 @@ class Approvals:
             None,
             request_id,
         )
-        pending.timer = loop.call_later(timeout, self._settle, approval_id, cancelled(), "timeout")
+        pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
-        self._emit(PermissionAsked(agent, request.session_id, approval_id, request.title, request.options, timeout))
+        self._emit(
+            PermissionAsked(agent, request.session_id, approval_id, request.title, request.options, expires_after)
+        )
         try:
             return await pending.answer
         finally:  # answered, or the agent's request went away (connection closed): then say so

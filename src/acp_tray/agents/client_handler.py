@@ -10,6 +10,7 @@ elicitations are declined and the person is told. Anything else gets method-not-
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from acp.exceptions import RequestError
@@ -79,30 +80,47 @@ class ClientHandler:
         if isinstance(update, NoticeUpdate):
             self._sink(NoticeReceived(self._agent, update.session_id, update.notice))
         elif isinstance(update, MalformedUpdate):
-            self.malformed += 1
-            n = self.malformed
-            if n <= LOG_FIRST or n % LOG_EVERY == 0:  # every one is in the history; the log is not flooded
-                log.warning(
-                    "%s sent a malformed session/update (%s: %s; %d so far); dropped, session continues",
-                    self._agent,
-                    update.field,
-                    update.reason,
-                    n,
-                )
-            self._sink(NoticeMalformed(self._agent, update.session_id, update.field, update.reason, update.raw))
-        elif isinstance(update, OtherUpdate):
+            self._on_malformed(update)
+        else:
             self.other_updates += 1
-            if self._peer is None:
-                return
-            if update.kind == AGENT_MESSAGE:
-                text = message_text(update.raw)
-                if text is not None:
-                    self._peer.on_message_text(update.session_id, text, message_id(update.raw))
-            elif update.kind == WHOLE_AGENT_MESSAGE and self.version is ProtocolVersion.V2:
-                text = whole_message_text(update.raw)
-                if text is not None:
-                    self._peer.on_message_text(update.session_id, text, message_id(update.raw), whole=True)
-            elif update.kind == STATE_UPDATE and self.version is ProtocolVersion.V2:
-                change = state_change(update.raw)
-                if change is not None:
-                    self._peer.on_state(update.session_id, change)
+            route = _ROUTES[self.version].get(update.kind)
+            if route is not None and self._peer is not None:
+                route(self._peer, update)
+
+    def _on_malformed(self, update: MalformedUpdate) -> None:
+        self.malformed += 1
+        n = self.malformed
+        if n <= LOG_FIRST or n % LOG_EVERY == 0:  # every one is in the history; the log is not flooded
+            log.warning(
+                "%s sent a malformed session/update (%s: %s; %d so far); dropped, session continues",
+                self._agent,
+                update.field,
+                update.reason,
+                n,
+            )
+        self._sink(NoticeMalformed(self._agent, update.session_id, update.field, update.reason, update.raw))
+
+
+def _message_chunk(peer: Peer, update: OtherUpdate) -> None:
+    text = message_text(update.raw)
+    if text is not None:
+        peer.on_message_text(update.session_id, text, message_id(update.raw))
+
+
+def _whole_message(peer: Peer, update: OtherUpdate) -> None:
+    text = whole_message_text(update.raw)
+    if text is not None:
+        peer.on_message_text(update.session_id, text, message_id(update.raw), whole=True)
+
+
+def _state(peer: Peer, update: OtherUpdate) -> None:
+    change = state_change(update.raw)
+    if change is not None:
+        peer.on_state(update.session_id, change)
+
+
+# Per protocol version, the non-notice updates the peer is told about (the rest are only counted).
+_ROUTES: dict[ProtocolVersion, dict[str, Callable[[Peer, OtherUpdate], None]]] = {
+    ProtocolVersion.V1: {AGENT_MESSAGE: _message_chunk},
+    ProtocolVersion.V2: {AGENT_MESSAGE: _message_chunk, WHOLE_AGENT_MESSAGE: _whole_message, STATE_UPDATE: _state},
+}

@@ -193,7 +193,7 @@ class AgentHost:
                         await self.stderr.quiet(SETTLE_TIMEOUT)  # what it wrote on the way to its answer
                         self._refused(self._failure)
                     else:
-                        if await agent.ended(transport.ended, SETTLE_TIMEOUT):
+                        if await self._settled(agent, transport.ended):
                             await self._drained(drain)
                         self._status(AgentState.FAILED, self._failure + self._exit_code(agent) + self.stderr.hint())
                     return self._failure_end
@@ -213,6 +213,16 @@ class AgentHost:
                 stopping = asyncio.create_task(agent.stop(grace=0), name=f"stop:{self.name}")
                 self._stopping.add(stopping)
                 stopping.add_done_callback(self._stopping.discard)
+
+    @staticmethod
+    async def _settled(agent: AgentProcess, output_closed: asyncio.Event) -> bool:
+        """Briefly, for the agent to end (its exit or its output closing); True when it did."""
+        try:
+            await asyncio.wait_for(agent.either_ended(output_closed), SETTLE_TIMEOUT)
+        except TimeoutError:
+            return False
+        await agent.other_ended(output_closed)
+        return True
 
     @staticmethod
     async def _drained(drain: asyncio.Task[None]) -> None:

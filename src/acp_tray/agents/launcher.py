@@ -103,23 +103,29 @@ class AgentProcess:
         """The leader has exited (its children may live on until `stop()`)."""
         return self._protocol.exited.is_set()
 
-    async def ended(self, output_closed: asyncio.Event, timeout: float | None = None) -> bool:
-        """Wait until the leader exits or its stdout closes (`output_closed`), up to `timeout`; then
-        a moment for the other of the two. True when it ended."""
+    async def ended(self, output_closed: asyncio.Event) -> None:
+        """Wait until the leader exits or its stdout closes (`output_closed`), then a moment for the
+        other of the two."""
+        await self.either_ended(output_closed)
+        await self.other_ended(output_closed)
+
+    async def either_ended(self, output_closed: asyncio.Event) -> None:
+        """Wait until the leader exits or its stdout closes (`output_closed`), whichever comes first
+        (unbounded: a caller that cannot wait forever bounds it with `asyncio.timeout`)."""
         waits = [asyncio.ensure_future(self._protocol.exited.wait()), asyncio.ensure_future(output_closed.wait())]
         try:
-            done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for w in waits:
                 w.cancel()
-        if not done:
-            return False
-        # the other half, briefly: its last output after its exit, its exit code after its EOF
+
+    async def other_ended(self, output_closed: asyncio.Event) -> None:
+        """After `either_ended`, the other half, briefly: its last output after its exit, its exit
+        code after its EOF."""
         other = output_closed if self.exited else self._protocol.exited
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STOP_GRACE):
                 await other.wait()
-        return True
 
     async def let_go(self) -> None:
         """Before closing: let what is on its way (answers to the agent's requests) go out, briefly;
@@ -146,9 +152,11 @@ class AgentProcess:
                     async with asyncio.timeout(grace):
                         await self._protocol.exited.wait()
             if self._signal(signal.SIGTERM):
-                await self._group_gone(TERM_GRACE)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._group_gone(), TERM_GRACE)
                 if self._signal(_SIGKILL):
-                    await self._group_gone(REAP_TIMEOUT)  # a signal is delivered, not acted on, when kill() returns
+                    with contextlib.suppress(TimeoutError):  # a signal is delivered, not acted on, when kill() returns
+                        await asyncio.wait_for(self._group_gone(), REAP_TIMEOUT)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(REAP_TIMEOUT):
                     await self._protocol.exited.wait()
@@ -180,10 +188,10 @@ class AgentProcess:
             return False
         return True
 
-    async def _group_gone(self, timeout: float) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while loop.time() < deadline:
+    async def _group_gone(self) -> None:
+        """Poll until nothing of the tree is left (unbounded: the caller bounds it). Polled: the
+        group's other members are not our children, so nothing tells us when they go."""
+        while True:
             if not self._group_alive():
                 return
             await asyncio.sleep(POLL)

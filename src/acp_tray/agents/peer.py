@@ -50,7 +50,7 @@ class AgentPeer:
         request = parse_permission_request(params)
         policy = self._policy()
         return await self._approvals.request(
-            self._name, request, policy=policy.policy, timeout=policy.timeout, request_id=self._request_id(params)
+            self._name, request, policy=policy.policy, expires_after=policy.timeout, request_id=self._request_id(params)
         )
 
     def cancel_request(self, params: object) -> None:

@@ -73,6 +73,15 @@ def windows_balloon(kwargs: dict[str, Any], shown: concurrent.futures.Future[Non
     tip.__del__()
 
 
+def _missing_on_linux() -> str | None:
+    """What plyer's Linux path (notify-send on the session bus) lacks here, None if nothing (it looks at files)."""
+    if not session_bus_available():
+        return "no session bus for notify-send"
+    if not os.path.isdir("/app") and not shutil.which("notify-send"):
+        return "notify-send is not installed"
+    return None
+
+
 class PlyerBackend:
     name = "plyer"
 
@@ -92,10 +101,8 @@ class PlyerBackend:
             raise BackendUnavailableError(f"no Windows icon from {png}: {exc}") from exc
 
     async def start(self) -> str:
-        if sys.platform.startswith("linux") and not session_bus_available():
-            raise BackendUnavailableError("no session bus for notify-send")
-        if sys.platform.startswith("linux") and not os.path.isdir("/app") and not shutil.which("notify-send"):
-            raise BackendUnavailableError("notify-send is not installed")
+        if sys.platform.startswith("linux") and (missing := await asyncio.to_thread(_missing_on_linux)) is not None:
+            raise BackendUnavailableError(missing)
         try:
             from plyer import notification
         except Exception as exc:  # plyer raises many kinds on import

@@ -131,12 +131,13 @@ def _ended(event: Event, watches: dict[Path, Watch]) -> bool:
 async def _watch_polling(path: Path, on_change: Callable[[], None], stop: asyncio.Event) -> None:
     import watchfiles
 
-    names = {str(name) for name in _names(path)}
+    names = {str(name) for name in await asyncio.to_thread(_names, path)}
+    directory = (await asyncio.to_thread(path.resolve)).parent
 
     def relevant(_change: watchfiles.Change, changed: str) -> bool:
         return changed in names or str(Path(changed).resolve()) in names
 
     async for _changes in watchfiles.awatch(
-        path.resolve().parent, watch_filter=relevant, debounce=300, step=50, stop_event=stop, recursive=False
+        directory, watch_filter=relevant, debounce=300, step=50, stop_event=stop, recursive=False
     ):
         on_change()

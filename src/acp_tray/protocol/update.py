@@ -122,17 +122,23 @@ def parse_session_update(params: object, version: ProtocolVersion = ProtocolVers
         return MalformedUpdate(session_id, None, "update.sessionUpdate", "missing or not a string", params)
     if kind != NOTICE:
         if version == _V2:
-            checks = _V2_CHECKS.get(kind)  # None: an unknown variant, never an error
-            if checks is not None:
-                for name, allowed in checks:
-                    if type(update.get(name, _MISSING)) not in allowed:
-                        reason = _reason(name, VARIANTS[kind][name][1], update)
-                        return MalformedUpdate(session_id, kind, f"update.{name}", reason, params)
+            broken = _broken_v2_variant(session_id, kind, update, params)
+            if broken is not None:
+                return broken
         return OtherUpdate(session_id, kind, update)
     parsed = parse_notice(update)
     if isinstance(parsed, Violation):
         return MalformedUpdate(session_id, kind, f"update.{parsed.field}", parsed.reason, params)
     return NoticeUpdate(session_id, parsed)
+
+
+def _broken_v2_variant(session_id: str, kind: str, update: dict[str, Any], params: object) -> MalformedUpdate | None:
+    """A known v2 variant whose property is missing or of the wrong type; None if it passes or is unknown."""
+    for name, allowed in _V2_CHECKS.get(kind, ()):  # none for an unknown variant, never an error
+        if type(update.get(name, _MISSING)) not in allowed:
+            reason = _reason(name, VARIANTS[kind][name][1], update)
+            return MalformedUpdate(session_id, kind, f"update.{name}", reason, params)
+    return None
 
 
 def _reason(name: str, json_types: tuple[str, ...], update: dict[str, Any]) -> str:

@@ -56,39 +56,55 @@ def _skip(stream: io.BufferedIOBase, size: int) -> None:
 def scan(stream: io.BufferedIOBase) -> None:
     """Read the archive's headers to its end; ArchiveError at the first that is over a bound."""
     budget = Budget()
-    in_a_row = headers_bytes = 0
+    extended = _ExtendedHeaders()
     first = True
-    while True:
-        block = stream.read(tarfile.BLOCKSIZE)
-        if len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0") and not in_a_row:
-            return  # the end of the archive (an empty archive is one too)
-        try:
-            header = tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
-        except tarfile.HeaderError as exc:  # no more headers: the end for tarfile too, unless it is the first
-            if in_a_row or first:
-                raise tarfile.ReadError(str(exc)) from None
-            return
+    while (header := _next_header(stream, first, extended.in_a_row)) is not None:
         first = False
         if header.type in _EXTENDED:
-            in_a_row += 1
-            headers_bytes += header.size
-            if header.size > MAX_HEADER_BYTES:
-                raise refused(f"an extended header of {header.size} bytes (more than {MAX_HEADER_BYTES})")
-            if in_a_row > MAX_HEADERS_IN_A_ROW:
-                raise refused(f"more than {MAX_HEADERS_IN_A_ROW} extended headers in a row")
-            if headers_bytes > MAX_HEADER_BYTES_IN_ALL:
-                raise refused(f"extended headers of more than {MAX_HEADER_BYTES_IN_ALL} bytes in all")
-            records = _read(stream, _blocks(header.size))[: header.size]
-            if header.type in _PAX and any(record in records for record in _MOVING):
-                raise refused("an extended header sets a member's size or makes it sparse")
+            extended.read(stream, header)
             continue
-        in_a_row = 0
+        extended.in_a_row = 0
         budget.member()
         if header.type in _FILES:
             budget.take(header.size)
             _skip(stream, _blocks(header.size))
         elif header.type not in _OTHERS:
             raise _unusual(header.name)
+
+
+def _next_header(stream: io.BufferedIOBase, first: bool, in_a_row: int) -> tarfile.TarInfo | None:
+    """The next header, or None at the end of the archive (`in_a_row` extended headers wait for a member)."""
+    block = stream.read(tarfile.BLOCKSIZE)
+    if len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0") and not in_a_row:
+        return None  # the end of the archive (an empty archive is one too)
+    try:
+        return tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
+    except tarfile.HeaderError as exc:  # no more headers: the end for tarfile too, unless it is the first
+        if in_a_row or first:
+            raise tarfile.ReadError(str(exc)) from None
+        return None
+
+
+class _ExtendedHeaders:
+    """The extended headers seen so far: how many before the coming member, and their bytes in all."""
+
+    def __init__(self) -> None:
+        self.in_a_row = 0
+        self.in_all = 0
+
+    def read(self, stream: io.BufferedIOBase, header: tarfile.TarInfo) -> None:
+        """Count `header`, bound it, then read its records and refuse those that move members."""
+        self.in_a_row += 1
+        self.in_all += header.size
+        if header.size > MAX_HEADER_BYTES:
+            raise refused(f"an extended header of {header.size} bytes (more than {MAX_HEADER_BYTES})")
+        if self.in_a_row > MAX_HEADERS_IN_A_ROW:
+            raise refused(f"more than {MAX_HEADERS_IN_A_ROW} extended headers in a row")
+        if self.in_all > MAX_HEADER_BYTES_IN_ALL:
+            raise refused(f"extended headers of more than {MAX_HEADER_BYTES_IN_ALL} bytes in all")
+        records = _read(stream, _blocks(header.size))[: header.size]
+        if header.type in _PAX and any(record in records for record in _MOVING):
+            raise refused("an extended header sets a member's size or makes it sparse")
 
 
 def _unusual(name: str) -> ArchiveError:

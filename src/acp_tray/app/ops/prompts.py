@@ -36,7 +36,7 @@ class PromptOps:
     async def prompt(self, args: PromptArgs, emit: Emit) -> PromptDone | PromptQueued:
         agent, cwd = args.agent, args.cwd
         name = args.session or DEFAULT_SESSION
-        if cwd is not None and (not Path(cwd).is_absolute() or not Path(cwd).is_dir()):
+        if cwd is not None and not (Path(cwd).is_absolute() and await asyncio.to_thread(Path(cwd).is_dir)):
             raise OpError(f"--cwd {cwd}: not an existing absolute directory", ErrorCode.BAD_REQUEST)
         if not args.wait:  # queued at once; the session opens behind it (an agent may be slow to answer)
             self._hosts.running(agent)

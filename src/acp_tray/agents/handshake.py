@@ -10,18 +10,31 @@ signs in.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from acp.connection import Connection
 from acp.exceptions import RequestError
 
+from acp_tray.agents.transport import WatchedTransport
 from acp_tray.agents.turns import Requester, error_text
 from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.initialize import initialize_params
 from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
 
-__all__ = ["AUTH_REQUIRED", "FallbackError", "HandshakeError", "RefusedError", "RunEnd", "UnusableAgentError"]
+__all__ = [
+    "AUTH_REQUIRED",
+    "Connect",
+    "FallbackError",
+    "HandshakeError",
+    "HandshakeFailure",
+    "RefusedError",
+    "RunEnd",
+    "UnusableAgentError",
+]
 
 UNSUPPORTED_VERSION = -32022
 
@@ -61,6 +74,19 @@ class FallbackError(HandshakeError):
     """Offered 2, answered 1: start a fresh connection offering 1."""
 
     end = RunEnd.RECONNECT
+
+
+@dataclass(frozen=True)
+class HandshakeFailure:
+    """A connection whose handshake failed: why, for a person, and how its run ends."""
+
+    reason: str
+    end: RunEnd
+
+
+LetGo = Callable[[], Awaitable[None]]  # cuts what is on its way to the agent (a process's stdin)
+# the host's connection over a transport, handshake done (or why not): one run's middle
+Connect = Callable[[WatchedTransport, LetGo | None], AbstractAsyncContextManager[Connection | HandshakeFailure]]
 
 
 async def negotiate(

@@ -71,7 +71,13 @@ class SignIn:
     """The sign-in state of one agent, kept across its connections (restarts) by its host."""
 
     def __init__(
-        self, agent: str, sink: EventSink, status: Callable[[AgentState, str], None], *, remote: bool = False
+        self,
+        agent: str,
+        sink: EventSink,
+        status: Callable[[AgentState, str], None],
+        *,
+        remote: bool = False,
+        on_signed_in: Callable[[], None] = lambda: None,
     ) -> None:
         self.agent = agent
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
@@ -79,7 +85,7 @@ class SignIn:
         self.can_log_out = False
         self.env_names: frozenset[str] | None = None  # the variables the agent started with (None: remote, or not yet)
         self.needed: str | None = None  # why, while the agent waits for a sign-in
-        self.on_signed_in: Callable[[], None] = lambda: None  # set by the host: its state goes back
+        self._on_signed_in = on_signed_in  # the host's: its state goes back
         self._sink = sink
         self._status = status
         self._announced = False  # the person was told; again only after a sign-in succeeded
@@ -118,7 +124,7 @@ class SignIn:
         self._open.set()
         if was_needed:
             log.info("%s: signed in", self.agent)
-            self.on_signed_in()
+            self._on_signed_in()
 
     def abandon(self) -> None:
         """The agent is stopped or replaced: whoever waits here stops waiting (and looks again)."""

@@ -115,6 +115,7 @@ class HostedSession:
         on_cancel: Callable[[str], None],
         version: ProtocolVersion = ProtocolVersion.V1,
         on_v1_reply: Callable[[], None] | None = None,
+        signin: Gate | None = None,
     ) -> None:
         self.key = key
         self.session_id = session_id
@@ -132,7 +133,7 @@ class HostedSession:
         self._on_v1_reply = on_v1_reply  # a v2 prompt answered as v1 would
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
-        self.signin: Gate | None = None  # set by the host: the queue waits while a sign-in is needed
+        self.signin = signin  # the agent's: the queue waits while a sign-in is needed
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property

@@ -6,6 +6,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
+# The tests run on several workers (pytest-xdist): most of their time is spent waiting on the agents,
+# daemons and desktop processes they start, so more workers than cores pay off. Tests that must not
+# run beside each other are kept on one worker (tests/support/parallel.py says which). TEST_WORKERS=0
+# runs them all in one process, one after another.
+TEST_WORKERS ?= 4
 
 .PHONY: run test lint bench clean
 
@@ -52,7 +57,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json
 	bash .ci/system-deps
 	bash .ci/real-agents >/dev/null
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=10 $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks

@@ -8,7 +8,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,33 @@ pytest_plugins = [  # fixtures shared by test modules of several folders
 ]
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist's, when it is there
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup` (make test): xdist's, with the modules tests/support/parallel.py names kept together."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from tests.support.parallel import GroupedScheduling
+
+    return GroupedScheduling(config, log)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(
+    report: pytest.TestReport | pytest.CollectReport,
+) -> Generator[None, dict[str, Any] | None, dict[str, Any] | None]:
+    """A worker's report as xdist sends it, its lone surrogates (from a hostile agent's text, in
+    captured logs) escaped: execnet cannot send them, and the whole run would end in an internal error."""
+    data = yield
+    from tests.support.parallel import transportable
+
+    sendable: dict[str, Any] | None = transportable(data)
+    return sendable
+
+
 @pytest.fixture(scope="session")
 def desktop() -> Iterator[Any]:
-    """A real Xvfb + private D-Bus session bus + dunst, shared by the tests that need one."""
+    """A real Xvfb + private D-Bus session bus + dunst, shared by the tests that need one (in a
+    parallel run, one per worker: Xvfb takes a free display, the bus and dunst are its own)."""
     from tests.desktop.session import DesktopSession, missing_tools
 
     missing = missing_tools()
@@ -71,9 +95,12 @@ def bus_link(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own XDG config/state/runtime dirs: real files, never the user's."""
+    """Every test gets its own XDG config/state/runtime dirs: real files, never the user's. The
+    runtime dir's name is short: the control socket's path must fit a Unix socket's 100 bytes
+    also under a parallel run's worker folder (/tmp/pytest-of-root/pytest-N/popen-gw0/TEST0/...)."""
+    names = {"XDG_RUNTIME_DIR": "run"}
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
-        path = tmp_path / name.lower()
+        path = tmp_path / names.get(name, name.lower())
         path.mkdir(mode=0o700)
         monkeypatch.setenv(name, str(path))
     yield tmp_path

@@ -3,11 +3,13 @@ Xvfb in a tray host, the icon drawn by librsvg (through GdkPixbuf) in the menu's
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.daemons import carrying
 from tests.support.registry_server import ICON
 
 MENU_SCRIPT = """
@@ -136,16 +138,14 @@ app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_si
 """
 
 
-def _drawing_processes() -> list[str]:
+def _drawing_processes(mark: str) -> list[int]:
+    """The icon-drawing processes started under this test's `mark` (an environment variable the
+    drawing process inherits): another test's, running beside it, are not this test's to count."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"acp_tray.tray.icon_raster" in cmdline:
-                found.append(entry.name)
+    for pid in carrying((int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()), mark):
+        with contextlib.suppress(OSError):
+            if b"acp_tray.tray.icon_raster" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
     return found
 
 
@@ -161,8 +161,10 @@ def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: d
         '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16">'
         f'<defs>{"".join(defs)}</defs><use xlink:href="#a19"/></svg>'
     )
+    mark = f"ACP_TRAY_TEST_MARK={tmp_path}"
+    env = {**tray_host, "ACP_TRAY_TEST_MARK": str(tmp_path)}
     app = subprocess.run(
-        [sys.executable, "-c", BOMB_SCRIPT, str(bomb)], env=tray_host, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", BOMB_SCRIPT, str(bomb)], env=env, capture_output=True, text=True, timeout=60
     )
     assert app.returncode == 0, app.stderr
     report = json.loads(app.stdout.strip().splitlines()[-1])
@@ -175,4 +177,4 @@ def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: d
     ], report
     assert app.stderr.count(f"no menu icon from {bomb}") <= 1, app.stderr  # tried once, not at every menu
     assert "Traceback" not in app.stderr
-    assert _drawing_processes() == []
+    assert _drawing_processes(mark) == []

@@ -322,6 +322,7 @@ def _with_absolute_member() -> bytes:
         ("dotdot.zip", zip_file({"ok": b"x", "a/../../escaped": b"evil"}), r"outside the directory \(\.\.\)"),
         ("link.zip", zip_file({"ok": b"x"}, links={"passwd": "/etc/passwd"}), "is a link"),
     ],
+    ids=lambda value: "archive" if isinstance(value, bytes) else None,  # a gzip header's time: not in an id
 )
 def test_hostile_archives_are_refused_and_leave_nothing(tmp_path: Path, name: str, data: bytes, reason: str) -> None:
     work = tmp_path / "work"

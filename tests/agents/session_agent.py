@@ -13,6 +13,7 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   notice TITLE...    send a warning notice, then end_turn
   withdraw [SECONDS] request permission, then withdraw it with `$/cancel_request` after SECONDS
   hang               never end the turn, and ignore session/cancel
+  hold PATH          end the turn (end_turn) once the file PATH exists, looking every 0.1 s for at most 60 s
 Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
@@ -175,6 +176,7 @@ class SessionAgent:
             "say": self.say_words,
             "flood": self.flood,
             "slow": self.slow,
+            "hold": self.hold,
             "ask": self.ask,
             "stop": self.stop,
             "hang": self.hang,
@@ -205,6 +207,12 @@ class SessionAgent:
             await self.say(session_id, "tick ")
             await asyncio.sleep(0.1)
         return None
+
+    async def hold(self, session_id: str, rest: str) -> None:
+        for _ in range(600):  # until the test lets the turn end: its timing is the test's, not the machine's
+            if await asyncio.to_thread(os.path.exists, rest):
+                return
+            await asyncio.sleep(0.1)
 
     async def ask(self, session_id: str, rest: str) -> dict[str, Any] | None:
         options = [

@@ -111,12 +111,15 @@ def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: li
     beta = cli("prompt", "beta", "--session", "build", "--cwd", str(other_dir), "say", "third")
     assert beta.returncode == 0 and beta.stdout == "third \n"
     # three prompts queued at once into one session run one at a time, in order
-    for text in ("slow 0.6", "say b", "say c"):
+    release = tmp_path / "release"  # the first turn runs until the test has seen the other two queued
+    first = f"hold {release}"
+    for text in (first, "say b", "say c"):
         queued = cli("prompt", "alpha", "--session", "queue", "--no-wait", *text.split())
         assert queued.returncode == 0 and "queued as prompt" in queued.stdout
     sessions = json.loads(cli("sessions", "--json").stdout)
     busy = next(s for s in sessions if s["agent"] == "alpha" and s["name"] == "queue")
     assert busy["state"] == "running" and busy["queued"] == 2
+    release.touch()
 
     def queue_done() -> bool:
         rows = json.loads(cli("sessions", "--json").stdout)
@@ -126,7 +129,7 @@ def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: li
     until(queue_done, what="the queued prompts")
     queue_id = busy["session_id"]
     texts = [p["prompt"][0]["text"] for p in received(log_a, "session/prompt") if p["sessionId"] == queue_id]
-    assert texts == ["slow 0.6", "say b", "say c"]
+    assert texts == [first, "say b", "say c"]
     sessions = json.loads(cli("sessions", "--json").stdout)
     keys = {(s["agent"], s["name"], s["cwd"]) for s in sessions}
     home = str(Path.home())

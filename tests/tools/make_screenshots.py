@@ -20,6 +20,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from acp_tray.demo.agent import DEMO_NOTICES
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -44,6 +46,14 @@ def shown(env: dict[str, str]) -> str:
     return subprocess.run(history, env=env, capture_output=True, text=True).stdout
 
 
+def until_shown(env: dict[str, str], *titles: str, timeout: float = 60.0) -> None:
+    """Until acp-tray has presented every one of `titles` (at most `timeout` s: a busy machine starts
+    the daemon and its agents slowly; the picture is taken and checked all the same)."""
+    deadline = time.monotonic() + timeout
+    while not all(title in shown(env) for title in titles) and time.monotonic() < deadline:
+        time.sleep(0.3)
+
+
 def key(env: dict[str, str], *keys: str) -> None:
     for name in keys:
         subprocess.run(["xdotool", "key", name], env=env, check=True)
@@ -66,7 +76,8 @@ def main() -> None:
         )
         prompt = None
         try:
-            time.sleep(5.0)  # the demo's four notices
+            until_shown(env, *(notice["title"] for notice in DEMO_NOTICES))  # the demo's four notices
+            time.sleep(1.0)  # dunst and the tray draw them
             full = Path(scratch) / "full.png"
             subprocess.run(["import", "-window", "root", str(full)], env=env, check=True)
             x, y = icon_centre(Image.open(full).convert("RGB"))
@@ -96,9 +107,7 @@ def main() -> None:
             subprocess.run(["dunstctl", "close-all"], env=env, check=True)
             add = [sys.executable, "-m", "acp_tray", "agents", "add", "codex", "--", *npm_bin("codex-acp")]
             subprocess.run(add, env=env, check=True, capture_output=True)
-            deadline = time.monotonic() + 60
-            while "Sign in to codex" not in shown(env) and time.monotonic() < deadline:
-                time.sleep(0.3)
+            until_shown(env, "Sign in to codex")
             time.sleep(1.0)  # dunst draws it
             shot(env, out / "signin-notification.png")
         finally:

@@ -11,9 +11,10 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   crash              exit at once with code 3
   elicit             send elicitation/create and say the answer's action
   notice TITLE...    send a warning notice, then end_turn
-  withdraw [SECONDS] request permission, then withdraw it with `$/cancel_request` after SECONDS
+  withdraw PATH      request permission, then withdraw it with `$/cancel_request` once the file PATH
+                     exists (looking every 0.1 s, for at most 60 s)
   hang               never end the turn, and ignore session/cancel
-  hold PATH          end the turn (end_turn) once the file PATH exists, looking every 0.1 s for at most 60 s
+  hold PATH          end the turn (end_turn) once the file PATH exists (the same way)
 Anything else is echoed. Environment:
   SESSION_AGENT_LOAD=1     advertise loadSession; session/load replays a notice and a chunk
   SESSION_AGENT_RESUME=1   advertise sessionCapabilities.resume
@@ -53,6 +54,14 @@ def log(entry: dict[str, Any]) -> None:
 
 
 PROTOCOL = int(os.environ.get("SESSION_AGENT_PROTOCOL", "1"))
+
+
+async def released(path: str) -> None:
+    """Until the file `path` exists (at most 60 s): the test says when, not the machine's speed."""
+    for _ in range(600):
+        if await asyncio.to_thread(os.path.exists, path):
+            return
+        await asyncio.sleep(0.1)
 
 
 class SessionAgent:
@@ -209,10 +218,7 @@ class SessionAgent:
         return None
 
     async def hold(self, session_id: str, rest: str) -> None:
-        for _ in range(600):  # until the test lets the turn end: its timing is the test's, not the machine's
-            if await asyncio.to_thread(os.path.exists, rest):
-                return
-            await asyncio.sleep(0.1)
+        await released(rest)
 
     async def ask(self, session_id: str, rest: str) -> dict[str, Any] | None:
         options = [
@@ -263,7 +269,7 @@ class SessionAgent:
         if PROTOCOL != 2:
             permission = {"sessionId": session_id, "toolCall": {"toolCallId": "t2"}, "options": options}
         asking = asyncio.create_task(self.request("session/request_permission", permission))
-        await asyncio.sleep(float(rest or "0.5"))
+        await released(rest)
         await self.connection.send_notification("$/cancel_request", {"requestId": request_id})
         answer = await asking
         await self.say(session_id, f"outcome={answer['outcome']['outcome']}")

@@ -72,7 +72,7 @@ async def test_the_tray_learns_when_timed_dnd_ends_without_polling(tmp_path: Pat
     daemon, snapshots, _, stop, task = start_in_process(tmp_path, path)
     try:
         await until_async(lambda: bool(snapshots))
-        soon = daemon.router.clock.now() + timedelta(seconds=1)
+        soon = daemon.router.clock.now() + timedelta(seconds=3)  # the file keeps whole seconds: 2 s or more
         daemon.router.update_prefs(set_dnd(path, enabled=True, until=soon))
         daemon.tray_action("noop")  # any change publishes, and arms the DND-end timer
         assert snapshots[-1].dnd.active

@@ -15,7 +15,7 @@ import pytest
 
 from acp_tray.files import paths
 from tests.support.daemons import Daemon, cli_env
-from tests.support.trays import HOSTS, icon_centre, screenshot, trayer, xdotool
+from tests.support.trays import icon_centre, screenshot, start_host, trayer, xdotool
 from tests.support.waiting import until
 
 
@@ -41,8 +41,7 @@ def session(desktop: Any) -> dict[str, str]:
 @pytest.fixture
 def host(session: dict[str, str], request: pytest.FixtureRequest) -> Iterator[str]:
     name = request.param
-    process = subprocess.Popen(HOSTS[name], env=session, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
+    process = start_host(name, session)
     yield name
     process.terminate()
     process.wait(5)

@@ -189,9 +189,11 @@ def test_a_permission_request_the_agent_withdraws_is_answered_cancelled_and_leav
     log = tmp_path / "a.log"
     write_config(session_agent_table("sa", log, env={"SESSION_AGENT_PROTOCOL": protocol}))
     start(daemons, "sa")
-    waiting = cli("prompt", "sa", "--no-wait", "withdraw", "1.0")
+    release = tmp_path / "withdraw"  # the agent withdraws its request once the test has seen it listed
+    waiting = cli("prompt", "sa", "--no-wait", "withdraw", str(release))
     assert waiting.returncode == 0
     until(lambda: json.loads(cli("approvals", "--json").stdout), what="the request")
+    release.touch()
     until(lambda: not json.loads(cli("approvals", "--json").stdout), what="the withdrawal", timeout=10)
     until(lambda: any(e.get("answer_to") == "session/request_permission" for e in log_entries(log)), what="answer")
     answer = next(e for e in log_entries(log) if e.get("answer_to") == "session/request_permission")

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from acp_tray.tray.icon import BADGE_COLOURS
 from tests.support.daemons import cli_env
+from tests.support.waiting import until
 
 STRIP = 40  # trayer's bar at the top of the screen; dunst's notifications start below it
 
@@ -25,14 +27,48 @@ HOSTS = {
     # StatusNotifierItem with its own watcher: the path real desktops (KDE, GNOME with the extension) use
     "sni": ["gtk-sni-tray-standalone", "--watcher", "--top", "--end", "--size", "32"],
 }  # fmt: skip
+SNI_WATCHER = "org.kde.StatusNotifierWatcher"
+
+
+def _hosting(name: str, env: dict[str, str]) -> bool:
+    """Whether tray host `name` is ready: the X display's system tray selection has its owner
+    (XEmbed), or the watcher is on the bus with its host registered (StatusNotifierItem)."""
+    if name == "trayer":
+        from Xlib import X, display  # type: ignore[import-untyped]  # pystray's dependency on Linux
+
+        connection = display.Display(env["DISPLAY"])
+        try:
+            owner = connection.get_selection_owner(connection.intern_atom("_NET_SYSTEM_TRAY_S0"))
+        finally:
+            connection.close()
+        return bool(owner != X.NONE)
+    asked = subprocess.run(
+        ["dbus-send", "--print-reply", f"--dest={SNI_WATCHER}", "/StatusNotifierWatcher",
+         "org.freedesktop.DBus.Properties.Get", f"string:{SNI_WATCHER}", "string:IsStatusNotifierHostRegistered"],
+        env=env, capture_output=True, text=True, timeout=10, check=False,
+    )  # fmt: skip
+    return "boolean true" in asked.stdout
+
+
+def start_host(name: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Tray host `name` (one of HOSTS) started on the desktop in `env`, once it is ready to take icons
+    (waited for, at most 30 s: a fixed pause was too short on a busy machine)."""
+    host = subprocess.Popen(HOSTS[name], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        until(lambda: host.poll() is not None or _hosting(name, env), timeout=30, what=f"the {name} tray host")
+    except BaseException:
+        host.kill()
+        host.wait()
+        raise
+    assert host.poll() is None, f"the {name} tray host ended at start ({host.returncode})"
+    return host
 
 
 @pytest.fixture(params=list(HOSTS))
 def tray_host(desktop: Any, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     pytest.importorskip("gi", reason="PyGObject is needed for the tray menu (make test installs it)")
     env = cli_env(**desktop.env, NO_AT_BRIDGE="1")
-    host = subprocess.Popen(HOSTS[request.param], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
+    host = start_host(request.param, env)
     try:
         yield env
     finally:
@@ -71,7 +107,7 @@ def xdotool(env: dict[str, str], *args: str) -> None:
 
 @contextlib.contextmanager
 def trayer(env: dict[str, str]) -> Iterator[None]:
-    host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    host = start_host("trayer", env)
     try:
         yield
     finally:
@@ -86,3 +122,20 @@ def docked(env: dict[str, str], shot: Path) -> bool:
             return True
         time.sleep(0.5)
     return False
+
+
+def has_colour(image: Image.Image, colour: tuple[int, int, int, int], box: tuple[int, int, int, int]) -> bool:
+    """Whether some pixel in `box` of `image` is `colour` (give or take 12 in each channel)."""
+    region = image.crop(box)
+    pixels = (region.getpixel((x, y)) for x in range(region.width) for y in range(region.height))
+    return any(all(abs(a - b) <= 12 for a, b in zip(pixel, colour[:3], strict=False)) for pixel in pixels)  # type: ignore[arg-type]
+
+
+def missing_badges(picture: Image.Image) -> list[str]:
+    """What the README's notifications picture (the screen's top-right corner) lacks of what it shows:
+    the tray icon's red badge, and each severity's badge on a notification's icon."""
+    width = picture.width
+    tray = has_colour(picture, BADGE_COLOURS["error"], (width - 40, 0, width, 32))
+    notices = ("info", "warning", "error", "other")
+    lacking = [s for s in notices if not has_colour(picture, BADGE_COLOURS[s], (width - 330, 40, width - 250, 380))]
+    return ([] if tray else ["the tray icon's red badge"]) + lacking

@@ -27,17 +27,19 @@ sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
 from tests.real_agents import npm_bin  # noqa: E402
-from tests.support.trays import HOSTS, icon_centre  # noqa: E402
+from tests.support.trays import icon_centre, missing_badges, start_host  # noqa: E402
 
 DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
 WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu
 
 
 def shot(env: dict[str, str], path: Path) -> Image.Image:
+    """The screen's top-right corner, saved as `path`."""
     subprocess.run(["import", "-window", "root", str(path)], env=env, check=True)
     image = Image.open(path).convert("RGB")
-    image.crop((image.width - WIDTH, 0, image.width, HEIGHT)).save(path, optimize=True)
-    return image
+    corner = image.crop((image.width - WIDTH, 0, image.width, HEIGHT))
+    corner.save(path, optimize=True)
+    return corner
 
 
 def shown(env: dict[str, str]) -> str:
@@ -69,19 +71,19 @@ def main() -> None:
             path.mkdir(mode=0o700)
         env = {**os.environ, **desktop.env, **{k: str(v) for k, v in dirs.items()}, "NO_AT_BRIDGE": "1"}
         env["ACP_TRAY_DEMO_INTERVAL"] = "0.4"
-        host = subprocess.Popen(HOSTS["trayer"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.0)
+        host = start_host("trayer", env)
         daemon = subprocess.Popen(
             [sys.executable, "-m", "acp_tray", "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         prompt = None
         try:
             until_shown(env, *(notice["title"] for notice in DEMO_NOTICES))  # the demo's four notices
-            time.sleep(1.0)  # dunst and the tray draw them
+            deadline = time.monotonic() + 30  # until dunst and the tray have drawn them (a busy machine is slow)
+            while missing_badges(shot(env, out / "tray-notifications.png")) and time.monotonic() < deadline:
+                time.sleep(0.3)
             full = Path(scratch) / "full.png"
             subprocess.run(["import", "-window", "root", str(full)], env=env, check=True)
             x, y = icon_centre(Image.open(full).convert("RGB"))
-            shot(env, out / "tray-notifications.png")
 
             subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
             time.sleep(0.8)

@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # daemons and desktop processes they start, so more workers than cores pay off. Tests that must not
 # run beside each other are kept on one worker (tests/support/parallel.py says which). TEST_WORKERS=0
 # runs them all in one process, one after another.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 
 .PHONY: run test lint bench clean
 

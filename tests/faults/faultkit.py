@@ -52,3 +52,11 @@ def kill_all(pids: set[int]) -> None:
         if alive(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def kill_deaf_agents(log: Path) -> None:
+    """SIGKILL every deaf agent of this test: those that logged their pid, and any started so late
+    (a restart just before the daemon was killed) that it had not logged yet: found by the log path
+    in its environment, wherever its parent is now."""
+    everyone = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    kill_all(logged_pids(log) | set(carrying(everyone, f"DEAF_AGENT_LOG={log}")))

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_table, kill_all, logged_pids
+from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_table, kill_deaf_agents
 from tests.support.config import history, titles, write_config
 from tests.support.daemons import Daemon, alive, cli, cli_env, cli_started, start
 from tests.support.waiting import until
@@ -105,5 +105,5 @@ def test_sigkill_while_a_large_prompt_is_being_written_is_a_crash_and_the_agent_
     finally:
         daemon.proc.kill()
         daemon.proc.wait()
-        kill_all(logged_pids(log))
+        kill_deaf_agents(log)
     assert not problems, problems

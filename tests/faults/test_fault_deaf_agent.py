@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from acp_tray.control.client import request
-from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_pids, agent_table, kill_all, logged_pids
+from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_pids, agent_table, kill_deaf_agents, logged_pids
 from tests.support.config import history, write_config
 from tests.support.daemons import Daemon, alive, cli, cli_env, rss_kib, start
 from tests.support.waiting import until
@@ -102,7 +102,7 @@ def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Dae
     finally:
         daemon.proc.kill()
         daemon.proc.wait()
-        kill_all(logged_pids(log))
+        kill_deaf_agents(log)
 
 
 def all_done_within(commands: tuple[list[str], ...], seconds: float, started: list[subprocess.Popen[str]]) -> list[str]:
@@ -164,5 +164,5 @@ def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons
         if daemon.proc.poll() is None:
             daemon.proc.kill()
             daemon.proc.wait()
-        kill_all(logged_pids(log))
+        kill_deaf_agents(log)
     assert not problems, problems

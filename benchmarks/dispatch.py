@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import subprocess
@@ -110,20 +109,50 @@ async def bare_notify_cpu(count: int) -> float:
 
 TICK = 0.05  # each agent sends one notice per 50 ms: 20 agents offer 400 notices/s
 
+# The agents run in a process of their own, as real agents do, so that the CPU time measured is the
+# daemon's alone (reading the pipes included). Each notice carries its send time (CLOCK_MONOTONIC:
+# one clock for every process on Linux) in its title, after "@".
+FEEDER = """
+import json, os, sys, time
+agents, per_agent, tick = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+fds = [int(fd) for fd in sys.argv[4:]]
+start = time.monotonic() + 0.2
+for i in range(per_agent):
+    for a, fd in enumerate(fds):
+        due = start + i * tick + tick * a / agents  # each agent at its own phase within the tick
+        pause = due - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        update = {"sessionUpdate": "notice", "severity": "warning", "title": f"a{a}-n{i}@{time.monotonic():.6f}"}
+        line = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": f"s{a}", "update": update}}
+        os.write(fd, json.dumps(line).encode() + b"\\n")
+"""
+
 
 class Recording(FreedesktopBackend):
-    """Our backend, noting when each Notify call leaves for the bus."""
+    """Our backend, noting how long after its sending each notice's Notify call leaves for the bus."""
 
-    sent_at: dict[str, float]
+    delays: list[float]
 
     async def notify(self, notification: Notification) -> None:
-        self.sent_at[notification.presentation.title] = time.perf_counter()
+        sent = float(notification.presentation.title.rpartition("@")[2])
+        self.delays.append((time.monotonic() - sent) * 1000)
         await super().notify(notification)
+
+
+async def connect_agent(name: str, pipe: int, sink: Any) -> Connection:
+    """Our end of one agent's stdout pipe, read by the same transport and handler as a real agent's."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(pipe, "rb", buffering=0))
+    writer: Any = type("W", (), {"write": lambda self, d: None, "drain": staticmethod(lambda: asyncio.sleep(0))})()
+    transport = LineTransport(reader, writer, on_drop=lambda reason, line: None)
+    return Connection(ClientHandler(name, sink), transport)  # the caller keeps it: its tasks are only weakly held
 
 
 async def latency(agents: int, per_agent: int) -> tuple[list[float], float, int]:
     backend = Recording(lambda group, what: None)
-    backend.sent_at = {}
+    backend.delays = []
     chain = NotifierChain([backend])
     await chain.start()
     prefs = Preferences.model_validate({"rate_limit": {"burst": 1000, "per": 0.001}, "coalesce": {"window": 0}})
@@ -131,43 +160,40 @@ async def latency(agents: int, per_agent: int) -> tuple[list[float], float, int]
     daemon = assemble(prefs, history=history, surfaces=[chain.present], status=lambda event: None)
     stop = asyncio.Event()
     runner = asyncio.create_task(daemon.run(stop))
-    arrived: dict[str, float] = {}
-    readers = []
-    for a in range(agents):
-        reader = asyncio.StreamReader()
-        writer: Any = type("W", (), {"write": lambda self, d: None, "drain": staticmethod(lambda: asyncio.sleep(0))})()
-        transport = LineTransport(reader, writer, on_drop=lambda reason, line: None)
-        Connection(ClientHandler(f"agent{a}", daemon.core.queue.put_nowait), transport)
-        readers.append(reader)
-    cpu0 = time.process_time()
-
-    async def agent(a: int, reader: asyncio.StreamReader) -> None:
-        """One agent at a steady rate: a notice every TICK, at its own phase within the tick."""
-        await asyncio.sleep(TICK * a / agents)
-        for i in range(per_agent):
-            title = f"a{a}-n{i}"
-            line = {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {
-                    "sessionId": f"s{a}",
-                    "update": {"sessionUpdate": "notice", "severity": "warning", "title": title},
-                },
-            }
-            arrived[title] = time.perf_counter()
-            reader.feed_data(json.dumps(line).encode() + b"\n")
-            await asyncio.sleep(TICK)
-
-    await asyncio.gather(*(agent(a, reader) for a, reader in enumerate(readers)))
+    pipes = [os.pipe() for _ in range(agents)]
+    connections = [
+        await connect_agent(f"agent{a}", ours_end, daemon.core.queue.put_nowait)
+        for a, (ours_end, _) in enumerate(pipes)
+    ]
+    theirs = [str(theirs_end) for _, theirs_end in pipes]
+    feeder = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        FEEDER,
+        str(agents),
+        str(per_agent),
+        str(TICK),
+        *theirs,
+        pass_fds=[int(fd) for fd in theirs],
+    )
+    cpu0 = time.process_time()  # the feeder starts sending 0.2 s after it starts
+    for fd in theirs:
+        os.close(int(fd))
+    await feeder.wait()
+    total = agents * per_agent
+    deadline = time.monotonic() + 30
+    while len(backend.delays) < total and time.monotonic() < deadline:  # noqa: ASYNC110 (the last lines in flight)
+        await asyncio.sleep(0.01)
     await daemon.core.queue.join()
     await chain.drain()
     cpu = time.process_time() - cpu0
     stop.set()
     await runner
     await chain.aclose()
-    delays = [(backend.sent_at[title] - arrived[title]) * 1000 for title in arrived if title in backend.sent_at]
-    assert len(delays) == len(arrived), f"{len(arrived) - len(delays)} notices never reached D-Bus"
-    return delays, cpu, agents * per_agent
+    for connection in connections:
+        await connection.close()
+    assert len(backend.delays) == total, f"{total - len(backend.delays)} notices never reached D-Bus"
+    return backend.delays, cpu, total
 
 
 def main() -> None:

@@ -50,14 +50,32 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
         """0600, and never through a symlink: a link planted at the file's place is an error."""
         return open_append(Path(self.baseFilename), self.encoding or "utf-8", self.errors)
 
-    def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        return "\n" + text if self._torn else text
-
     def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        self.write_line(text)
+
+    def write_line(self, text: str) -> None:
+        """Append one record: the log's records through `emit`, the history's lines directly (no
+        `LogRecord`, one format, one `fstat` and one write per record: the stdlib's rollover check
+        also stats the path twice and formats the record a second time)."""
         self._errored = False
         start = self._position()
-        super().emit(record)
+        data = ("\n" + text if self._torn else text) + self.terminator
+        try:
+            size = len(data.encode(self.encoding or "utf-8"))
+            if self.maxBytes > 0 and start and start + size >= self.maxBytes:  # an empty file is not rotated
+                self.doRollover()
+                start = 0
+            if self.stream is None:
+                self.stream = self._open()
+            self.stream.write(data)
+            self.stream.flush()
+        except Exception:
+            self._write_failed()
         if self._errored:
             self._cut_back(start)
             return
@@ -93,6 +111,9 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
             self._torn = True
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (stdlib name)
+        self._write_failed()
+
+    def _write_failed(self) -> None:
         self._errored = True
         if not self.failed:
             self.failed = True

@@ -102,7 +102,6 @@ class HistoryWriter:
                 reason = "it is a symbolic link, which acp-tray does not follow"
             log.warning("cannot open the history file %s (%s); notices are shown but not recorded", path, reason)
             return
-        self._handler.setFormatter(logging.Formatter("%(message)s"))
 
     def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
         """Write the event's record (when the file can be written); the record, as written."""
@@ -126,7 +125,7 @@ class HistoryWriter:
                 too_big = True
             if too_big:
                 line = self._without_meta(record)
-        self._handler.emit(logging.LogRecord("acp_tray.state.history", logging.INFO, "", 0, line, None, None))
+        self._handler.write_line(line)
         return record
 
     @staticmethod

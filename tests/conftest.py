@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -23,6 +24,8 @@ pytest_plugins = [  # fixtures shared by test modules of several folders
     "tests.support.registry_server",  # server
     "tests.support.trays",  # tray_host
 ]
+
+RECORDER = Path(__file__).resolve().parent / "tools" / "browser_recorder.py"
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist's, when it is there
@@ -103,6 +106,9 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         path = tmp_path / names.get(name, name.lower())
         path.mkdir(mode=0o700)
         monkeypatch.setenv(name, str(path))
+    # no test opens a real browser: what acp-tray asks a browser to open is written down instead
+    monkeypatch.setenv("BROWSER", f"{sys.executable} {RECORDER} %s")
+    monkeypatch.setenv("ACP_TRAY_TEST_OPENED", str(tmp_path / "opened-in-browser.txt"))
     yield tmp_path
 
 

@@ -17,7 +17,7 @@ from acp_tray.notifiers.freedesktop import INTERFACE, OBJECT_PATH, FreedesktopBa
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.protocol.notice import severity_kind
-from acp_tray.tray.menu import MAX_APPROVALS, MENU_TEXT_LIMIT, Entry, menu_of
+from acp_tray.tray.menu import MAX_APPROVALS, MENU_TEXT_LIMIT, SEPARATOR, Entry, menu_of
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot, badge_of, tooltip_of
 from tests.support.presentations import make_presentation
 
@@ -32,6 +32,13 @@ OPTIONS = (
 HOSTILE = "\x1b[2J\u202eevil\u202c\u2066 line\nbreak\ttab\x00\x7f\u200f"
 # anything that may not reach a menu label: controls (C0, DEL, C1), bidi controls, line breaks
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]")
+
+
+def status_part(snapshot: TraySnapshot) -> tuple[Entry, ...]:
+    """The menu after its first entry, "Open acp-tray…", and the line under it: the status and approvals."""
+    menu = menu_of(snapshot)
+    assert (menu[0].label, menu[1]) == ("Open acp-tray…", SEPARATOR)
+    return menu[2:]
 
 
 def item(group: int, severity: str, unread: bool = True) -> RecentItem:
@@ -55,13 +62,13 @@ def labels(entries: tuple[Entry, ...]) -> list[str]:
 
 
 def test_no_approvals_no_entry() -> None:
-    menu = menu_of(snapshot())
+    menu = status_part(snapshot())
     assert not any(entry.label.startswith("Needs approval") for entry in menu)
     assert labels(menu[:3]) == ["1/1 agents connected", "Do not disturb: off", "-"]
 
 
 def test_one_approval_is_a_submenu_of_its_options_right_after_the_header() -> None:
-    menu = menu_of(snapshot(approval()))
+    menu = status_part(snapshot(approval()))
     assert labels(menu[:4]) == ["1/1 agents connected", "Do not disturb: off", "Needs approval (1)", "-"]
     assert menu[4].label.startswith("Recent")
     needs = menu[2]
@@ -81,7 +88,7 @@ def test_one_approval_is_a_submenu_of_its_options_right_after_the_header() -> No
 def test_two_approvals_oldest_first_each_with_its_own_ids() -> None:
     older = approval("p-1", "claude", "Edit src/main.py")
     newer = approval("p-2", "gemini", "Fetch https://example.com", options=OPTIONS[2:3] + OPTIONS[:1])
-    needs = menu_of(snapshot(older, newer))[2]
+    needs = status_part(snapshot(older, newer))[2]
     assert needs.label == "Needs approval (2)"
     assert labels(needs.children) == ["claude: Edit src/main.py", "gemini: Fetch https://example.com"]
     assert [e.action for e in needs.children[0].children] == [f"approval:p-1:{o.option_id}" for o in OPTIONS]
@@ -90,7 +97,7 @@ def test_two_approvals_oldest_first_each_with_its_own_ids() -> None:
         ("✔ Allow once", "approval:p-2:allow-once"),
     ]
     # the rest of the menu is as it was
-    assert labels(menu_of(snapshot(older, newer))[3:]) == labels(menu_of(snapshot())[2:])
+    assert labels(status_part(snapshot(older, newer))[3:]) == labels(status_part(snapshot())[2:])
 
 
 def test_hostile_approval_text_stays_one_bounded_clean_line() -> None:
@@ -100,7 +107,7 @@ def test_hostile_approval_text_stays_one_bounded_clean_line() -> None:
     )
     row = approval("h", "bad\tagent\u202e", HOSTILE + "t" * 1000, options=options)
     long_agent = approval("l", "n" * 5000 + HOSTILE, "title")
-    needs = menu_of(snapshot(row, long_agent))[2]
+    needs = status_part(snapshot(row, long_agent))[2]
     request = needs.children[0]
     shown = [request.label, needs.children[1].label, *labels(request.children)]
     for label in shown:
@@ -117,7 +124,7 @@ def test_hostile_approval_text_stays_one_bounded_clean_line() -> None:
 
 def test_many_approvals_are_bounded_and_counted() -> None:
     rows = [approval(f"id{n}", title=f"request {n}") for n in range(MAX_APPROVALS + 5)]
-    needs = menu_of(snapshot(*rows))[2]
+    needs = status_part(snapshot(*rows))[2]
     assert needs.label == f"Needs approval ({MAX_APPROVALS + 5})"
     assert len(needs.children) == MAX_APPROVALS + 1
     assert needs.children[0].label == "claude: request 0"  # oldest first
@@ -125,7 +132,7 @@ def test_many_approvals_are_bounded_and_counted() -> None:
 
 
 def test_an_approval_without_options_says_so_and_offers_nothing() -> None:
-    needs = menu_of(snapshot(approval(options=())))[2]
+    needs = status_part(snapshot(approval(options=())))[2]
     assert [(e.label, e.action) for e in needs.children[0].children] == [("No options offered", None)]
 
 
@@ -281,7 +288,7 @@ def test_the_menu_kind_marks_follow_the_kind_prefix() -> None:
     rows = [
         PermissionOption(f"o{n}", "x", kind) for n, kind in enumerate(("allow_for_session", "reject_x", "", "ALLOW"))
     ]
-    needs = menu_of(snapshot(approval(options=tuple(rows))))[2]
+    needs = status_part(snapshot(approval(options=tuple(rows))))[2]
     assert labels(needs.children[0].children) == [
         "✔ allow_for_session: x",
         "✖ reject_x: x",
@@ -309,7 +316,7 @@ def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     assert own is not None
     buttons = notification_of(make_presentation(actions=own.actions)).actions
     assert [label for _, label in buttons] == expected
-    menu = menu_of(snapshot(approval("7", options=DECEPTIVE)))
+    menu = status_part(snapshot(approval("7", options=DECEPTIVE)))
     assert labels(menu[2].children[0].children) == expected
     rows: list[api.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t",
              "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE]}]  # fmt: skip

@@ -125,7 +125,8 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
 def test_the_tray_offers_sign_in_under_the_agent() -> None:
     row = AgentRow("codex", AgentState.NEEDS_SIGNIN, "", sign_in=(('signin:["codex", "chatgpt"]', "ChatGPT"),))
     agents = next(e for e in menu_of(TraySnapshot(agents=(row,))) if e.label == "Agents")
-    (codex,) = agents.children
+    codex, _, add = agents.children  # the agent, then a line and "Add agent…"
+    assert add.action == "window:agents"
     assert codex.label == "codex — needs sign-in"
     sign_in = codex.children[0]
     assert sign_in.label == "Sign in" and [(c.label, c.action) for c in sign_in.children] == [

@@ -103,8 +103,9 @@ def test_menu_model() -> None:
         missed_during_dnd=2,
     )
     menu = menu_of(snapshot)
-    assert [entry.label for entry in menu[:2]] == ["1/2 agents connected", "Do not disturb: off"]
-    assert not menu[0].enabled and SEPARATOR in menu
+    assert (menu[0].label, menu[0].action, menu[1]) == ("Open acp-tray…", "window:overview", SEPARATOR)
+    assert [entry.label for entry in menu[2:4]] == ["1/2 agents connected", "Do not disturb: off"]
+    assert not menu[2].enabled
     recent_menu = _find(menu, "Recent")
     assert recent_menu.label == "Recent (1 unread) · 2 held during DND"
     labels = [entry.label for entry in recent_menu.children]
@@ -116,10 +117,11 @@ def test_menu_model() -> None:
     assert [e.action for e in dnd if e.action] == ["dnd:off", "dnd:30m", "dnd:1h", "dnd:tomorrow", "quiet-hours:toggle"]
     assert _find(dnd, "Quiet hours").checked is True
     agents = _find(menu, "Agents").children
-    assert [a.label for a in agents] == ["claude — connected", "gemini — exited"]
+    assert [a.label for a in agents] == ["claude — connected", "gemini — exited", "-", "Add agent…"]
+    assert (agents[2], agents[3].action) == (SEPARATOR, "window:agents")
     assert [c.action for c in agents[0].children] == ["agent:restart:claude", "agent:stop:claude", None]
     assert [c.action for c in agents[1].children] == ["agent:restart:gemini", None, "agent:start:gemini"]
-    assert [e.action for e in menu[-4:]] == ["prefs:open", "history:open", "diagnostics", "quit"]
+    assert [e.action for e in menu[-4:]] == ["prefs:open", "window:history", "diagnostics", "quit"]
 
 
 def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:

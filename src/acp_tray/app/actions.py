@@ -16,8 +16,9 @@ from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.desktop.opener import open_path
+from acp_tray.desktop.window_opener import open_window
 from acp_tray.events import EventSink, NoticeReceived
-from acp_tray.files.paths import config_file, history_file
+from acp_tray.files.paths import config_file
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import set_dnd, set_quiet_hours
 from acp_tray.presentation.actions import (
@@ -32,6 +33,7 @@ from acp_tray.presentation.actions import (
     AgentAction,
     ApprovalAnswer,
     Choice,
+    OpenWindow,
     RecentOpen,
     SetDnd,
     SignIn,
@@ -48,25 +50,36 @@ log = logging.getLogger(__name__)
 
 class NotificationActions:
     """What a person does to a shown notification: a button that answers an approval or signs in
-    (both offered by the agent itself), or a click or close that marks its Recent item read.
-    Dismissal has no path back to any agent."""
+    (both offered by the agent itself), a click that opens the window's history at it, or a click
+    or close that marks its Recent item read. Dismissal has no path back to any agent."""
 
-    def __init__(self, approvals: Approvals, fleet: Fleet, recent: Recent, publisher: TrayPublisher) -> None:
+    def __init__(
+        self, approvals: Approvals, fleet: Fleet, recent: Recent, publisher: TrayPublisher, life: Lifetime
+    ) -> None:
         self._approvals = approvals
         self._fleet = fleet
         self._recent = recent
         self._publisher = publisher
+        self._life = life
 
     def on_notification(self, group: int, what: str) -> None:
         """`what`: "clicked", "closed", "expired", or the id of a button the notification offered."""
         action = parse_action(what)
         if isinstance(action, (ApprovalAnswer, SignIn)):
             self.answer(action)
-            what = "clicked"
-        if what in ("clicked", "closed") and self._recent.mark_read(group):
+            what = "answered"
+        elif what == "clicked":
+            self._open_at(group)
+        if what in ("clicked", "answered", "closed") and self._recent.mark_read(group):
             self._publisher.changed(Changed.UNREAD)
             self._publisher.publish_now()
         log.debug("notification %d %s", group, what)
+
+    def _open_at(self, group: int) -> None:
+        """The window's history, at this notification's entry when the Recent list still has it."""
+        item = next((i for i in self._recent.items() if i.group == group), None)
+        highlight = item.time.isoformat(timespec="milliseconds") if item is not None else ""
+        self._life.in_background(open_window("history", highlight))
 
     def answer(self, action: ApprovalAnswer | SignIn) -> None:
         if isinstance(action, SignIn):
@@ -141,6 +154,8 @@ class TrayActions:
             self._set_dnd(action)
         elif isinstance(action, RecentOpen):
             self._show_again(action.group)
+        elif isinstance(action, OpenWindow):
+            self._life.in_background(open_window(action.page, action.highlight))
         else:
             self._choice(action)
 
@@ -158,7 +173,7 @@ class TrayActions:
         elif choice == OPEN_PREFS and self._reloader.path is not None:
             open_path(self._reloader.path)
         elif choice == OPEN_HISTORY:
-            open_path(history_file())
+            self._life.in_background(open_window("history"))
         elif choice == DIAGNOSTICS:
             self._life.in_background(self._diagnostics())
         elif choice == QUIT:

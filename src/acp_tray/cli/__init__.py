@@ -139,6 +139,10 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         parser.set_defaults(func=func)
         return parser
 
+    ui = command("ui", "open the acp-tray window (a local web page) in your browser", _lazy("ui"), json_output=False)
+    ui.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
+    ui.add_argument("--page", choices=("overview", "agents", "history"), default="overview", help="the page to open")
+    ui.add_argument("--highlight", metavar="ID", help=argparse.SUPPRESS)  # a history entry a notification is about
     status = command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
     status.add_argument(
         "--watch", action="store_true", help="a line now and one at each change, until the daemon stops (status bars)"
@@ -256,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         from acp_tray.demo.agent import main as demo_main
 
         return demo_main(arguments[1:])
+    if arguments == ["window-server"]:  # started by `acp-tray ui`, not by a person (not listed)
+        from acp_tray.window.server import main as window_main
+
+        return window_main()
     parser = build_parser()
     arguments = _durations_as_operands(arguments)
     args = parser.parse_args(arguments)

@@ -3,7 +3,8 @@ encoding: the action id a menu entry or a notification button carries, and back 
 
 The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
 `dnd:off|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
-`recent:clear`, `prefs:open`, `history:open`, `diagnostics`, `quit`. Only three kinds reach an
+`recent:clear`, `window:overview|agents|history[:HIGHLIGHT]`, `prefs:open`, `history:open` (the
+window's history page), `diagnostics`, `quit`. Only three kinds reach an
 agent: an approval answers its permission request with an option the agent itself offered, a
 sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 AgentVerb = Literal["start", "stop", "restart"]
+WindowPage = Literal["overview", "agents", "history"]
 DndSpan = Literal["off", "30m", "1h", "tomorrow"]
 Simple = Literal[
     "quiet-hours:toggle", "recent:read-all", "recent:clear", "prefs:open", "history:open", "diagnostics", "quit"
@@ -73,6 +75,17 @@ class RecentOpen:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenWindow:
+    """Open the acp-tray window at `page`; `highlight`: the history entry to show (its time)."""
+
+    page: WindowPage
+    highlight: str = ""
+
+    def encode(self) -> str:
+        return f"window:{self.page}" + (f":{self.highlight}" if self.highlight else "")
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """A choice with nothing to carry: toggling quiet hours, the Recent list's "Mark all read" and
     "Clear list", opening the preferences or the history, diagnostics, quit."""
@@ -83,7 +96,7 @@ class Choice:
         return self.what
 
 
-Action = ApprovalAnswer | SignIn | AgentAction | SetDnd | RecentOpen | Choice
+Action = ApprovalAnswer | SignIn | AgentAction | SetDnd | RecentOpen | OpenWindow | Choice
 
 TOGGLE_QUIET_HOURS = Choice("quiet-hours:toggle")
 READ_ALL = Choice("recent:read-all")
@@ -96,6 +109,7 @@ QUIT = Choice("quit")
 _SIMPLE: dict[str, Simple] = {what: what for what in get_args(Simple)}
 _VERBS: dict[str, AgentVerb] = {verb: verb for verb in get_args(AgentVerb)}
 _SPANS: dict[str, DndSpan] = {span: span for span in get_args(DndSpan)}
+_PAGES: dict[str, WindowPage] = {page: page for page in get_args(WindowPage)}
 
 
 def parse_action(text: str) -> Action | None:
@@ -115,6 +129,9 @@ def parse_action(text: str) -> Action | None:
         return SetDnd(_SPANS[rest]) if rest in _SPANS else None
     if kind == "recent" and rest.startswith("open:"):
         return _recent_open(rest.removeprefix("open:"))
+    if kind == "window":
+        page, _, highlight = rest.partition(":")
+        return OpenWindow(_PAGES[page], highlight) if page in _PAGES else None
     return None
 
 

@@ -12,13 +12,13 @@ from acp_tray.events import AgentState
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
     DIAGNOSTICS,
-    OPEN_HISTORY,
     OPEN_PREFS,
     QUIT,
     READ_ALL,
     TOGGLE_QUIET_HOURS,
     AgentAction,
     ApprovalAnswer,
+    OpenWindow,
     RecentOpen,
     SetDnd,
 )
@@ -132,7 +132,8 @@ def _agents(snapshot: TraySnapshot) -> Entry:
             Entry("Start", None if running else AgentAction("start", row.name).encode()),
         )
         rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {row.state.value}", children=actions, icon=row.icon))
-    return Entry("Agents", children=tuple(rows) or (Entry("None configured"),))
+    add = Entry("Add agent…", OpenWindow("agents").encode())
+    return Entry("Agents", children=(*(tuple(rows) or (Entry("None configured"),)), SEPARATOR, add))
 
 
 def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
@@ -140,6 +141,8 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
     header = f"{snapshot.connected}/{total} agents connected"
     dnd = f"Do not disturb: {snapshot.dnd.describe()}"
     return (
+        Entry("Open acp-tray…", OpenWindow("overview").encode()),
+        SEPARATOR,
         Entry(header),
         Entry(dnd),
         *_approvals(snapshot),
@@ -149,7 +152,7 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
         _agents(snapshot),
         SEPARATOR,
         Entry("Preferences…", OPEN_PREFS.encode()),
-        Entry("Open history", OPEN_HISTORY.encode()),
+        Entry("Open history", OpenWindow("history").encode()),
         Entry("Diagnostics…", DIAGNOSTICS.encode()),
         Entry("Quit", QUIT.encode()),
     )

@@ -1,0 +1,35 @@
+"""`acp-tray ui [--no-browser] [--page PAGE]`: open the acp-tray window (a local web page) in the
+default browser, starting its server if none runs for this user; `--no-browser` prints the address."""
+
+from __future__ import annotations
+
+import argparse
+
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
+from acp_tray.control import api
+from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser
+
+PAGES = ("overview", "agents", "history")
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    try:
+        request(api.STATUS, api.Args(), timeout=10.0)
+    except NoDaemonError as exc:
+        return fail(str(exc), EXIT_NO_DAEMON)
+    except ReplyError as exc:
+        return fail(str(exc), EXIT_FAILED)
+    try:
+        window = ensure()
+    except WindowError as exc:
+        return fail(f"cannot open the window: {exc}", EXIT_FAILED)
+    url = window.url(args.page, highlight=args.highlight or "")
+    if args.no_browser or not environment_has_display():
+        out(url)
+        return 0
+    if not open_in_browser(url):
+        say(f"no web browser to open; open this address yourself:\n{url}")
+        return 0
+    out(f"opened the acp-tray window in your browser (http://127.0.0.1:{window.port}/)")
+    return 0

@@ -1,0 +1,74 @@
+"""What a person does from the window (POST, from htmx): an agent's restart, stop and start, an
+approval's answer, do not disturb, mark all read. Each is one control-API op; the answer is a
+short line for the page's status area (the change itself arrives through the event stream)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.templating import Jinja2Templates
+
+from acp_tray.control import api
+from acp_tray.window.daemon_calls import CallFailedError, ask, one_line
+
+AGENT_OPS: dict[str, api.Op[api.NameArgs, Any]] = {
+    "restart": api.AGENTS_RESTART,
+    "stop": api.AGENTS_STOP,
+    "start": api.AGENTS_START,
+}
+DND_MODES = ("off", "on", "for", "until")
+
+
+class Actions:
+    def __init__(self, templates: Jinja2Templates) -> None:
+        self._templates = templates
+
+    def _say(self, request: Request, text: str, *, problem: bool = False) -> Response:
+        html = self._templates.get_template("_toast.html").render(request=request, text=text, problem=problem)
+        return HTMLResponse(html)
+
+    async def agent(self, request: Request) -> Response:
+        name, verb = request.path_params["name"], request.path_params["verb"]
+        op = AGENT_OPS.get(verb)
+        if op is None:
+            return self._say(request, f"Unknown action {verb!r}.", problem=True)
+        try:
+            await ask(op, api.NameArgs(name=name))
+        except CallFailedError as exc:
+            return self._say(request, str(exc), problem=True)
+        done = {"restart": "restarting", "stop": "stopped", "start": "starting"}[verb]
+        return self._say(request, f"{name}: {done}.")
+
+    async def approval(self, request: Request) -> Response:
+        form = await request.form()
+        option = form.get("option")
+        approval = request.path_params["id"]
+        try:
+            if form.get("deny") == "1":
+                await ask(api.DENY, api.DenyArgs(id=approval))
+                return self._say(request, "Rejected.")
+            reply = await ask(api.APPROVE, api.ApproveArgs(id=approval, option=str(option) if option else None))
+        except CallFailedError as exc:
+            return self._say(request, str(exc), problem=True)
+        return self._say(request, f"Answered: {reply['name'] or reply['kind']}.")
+
+    async def dnd(self, request: Request) -> Response:
+        form = await request.form()
+        mode = str(form.get("mode", ""))
+        value = str(form.get("value", "")) or None
+        if mode not in DND_MODES:
+            return self._say(request, "Choose how long do not disturb should last.", problem=True)
+        try:
+            reply = await ask(api.DND_SET, api.DndArgs(mode=mode, value=value))
+        except CallFailedError as exc:
+            return self._say(request, str(exc), problem=True)
+        return self._say(request, f"Do not disturb: {one_line(reply)}.")
+
+    async def read(self, request: Request) -> Response:
+        try:
+            await ask(api.READ, api.Args())
+        except CallFailedError as exc:
+            return self._say(request, str(exc), problem=True)
+        return self._say(request, "All marked read.")

@@ -1,0 +1,66 @@
+"""The window's web application: its routes behind the guard, the templates (autoescaped: every
+string an agent or a registry sends is text) and the package's static files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from acp_tray.assets import icon_path
+from acp_tray.window.actions import Actions
+from acp_tray.window.feed import Feed
+from acp_tray.window.guard import App, Guard
+from acp_tray.window.pages import Pages
+
+HERE = Path(__file__).resolve().parent
+
+
+def templates() -> Jinja2Templates:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,  # every template, whatever its name: agent text is never markup
+        undefined=jinja2.StrictUndefined,
+    )
+    return Jinja2Templates(env=env)
+
+
+async def _home(request: Request) -> Response:
+    return RedirectResponse("/overview", status_code=303)
+
+
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+async def _icon(request: Request) -> Response:
+    return FileResponse(icon_path(64), media_type="image/png")
+
+
+def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
+    views = templates()
+    pages, actions = Pages(feed, views, shutdown), Actions(views)
+    app = Starlette(
+        routes=[
+            Route("/", _home),
+            Route("/overview", pages.overview),
+            Route("/agents", pages.agents),
+            Route("/history", pages.history),
+            Route("/events", pages.events),
+            Route("/favicon.ico", _no_icon),
+            Route("/icon.png", _icon),
+            Route("/agents/{name}/{verb}", actions.agent, methods=["POST"]),
+            Route("/approvals/{id}", actions.approval, methods=["POST"]),
+            Route("/dnd", actions.dnd, methods=["POST"]),
+            Route("/read", actions.read, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        ]
+    )
+    return Guard(app, port=port, key=key)

@@ -1,0 +1,36 @@
+"""The window's requests to the daemon: the control API's ops, run on a worker thread (the client
+is blocking) so that a slow answer never holds the pages' event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeVar
+
+from acp_tray.control.api import Args, Op
+from acp_tray.control.client import NoDaemonError, ReplyError, request
+
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+TIMEOUT = 30.0
+
+
+class CallFailedError(Exception):
+    """The daemon refused the request or is gone: the message is for the person."""
+
+
+async def ask(op: Op[A, R], args: A) -> R:
+    try:
+        return await asyncio.to_thread(request, op, args, timeout=TIMEOUT)
+    except NoDaemonError:
+        raise CallFailedError("acp-tray is not running any more.") from None
+    except ReplyError as exc:
+        raise CallFailedError(str(exc)) from None
+
+
+def one_line(reply: Any) -> str:
+    """A short confirmation from a reply, when it carries a name or state."""
+    if isinstance(reply, dict):
+        for key in ("detail", "dnd", "state", "name"):
+            if reply.get(key):
+                return str(reply[key])
+    return "Done."

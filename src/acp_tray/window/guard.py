@@ -1,0 +1,150 @@
+"""The window's door: what every request must carry before it reaches a page.
+
+- `Host` must be `127.0.0.1:PORT` or `localhost:PORT` (a DNS-rebinding page gets 403);
+- the per-launch key, once, in `/open?key=...`: exchanged for an HttpOnly, SameSite=Strict cookie
+  and a redirect that takes it out of the address bar; anything without the cookie gets 403;
+- a state change is a POST from this origin (`Origin`, and `Sec-Fetch-Site` where sent): CSRF;
+- request bodies are bounded; every answer carries a strict Content-Security-Policy (no inline
+  script or style), `frame-ancestors 'none'`, `nosniff` and `no-referrer`; no CORS headers.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "acp_tray_window"
+MAX_BODY = 64 * 1024
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
+)
+HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+SAFE_SITES = {"same-origin", "none"}
+PAGES = ("overview", "agents", "history")
+
+
+class Guard:
+    """ASGI middleware in front of the pages: checks, then the app; or a plain 403/413."""
+
+    def __init__(self, app: App, *, port: int, key: str) -> None:
+        self._app = app
+        self._hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
+        self._origins = {f"http://127.0.0.1:{port}".encode(), f"http://localhost:{port}".encode()}
+        self._key = key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        problem = self._refused(scope, headers)
+        if problem is not None:
+            await _plain(send, *problem)
+            return
+        if scope["path"] == "/open":
+            await self._open(scope, send)
+            return
+        if not self._has_cookie(headers):
+            await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
+            return
+        await self._app(scope, _bounded(receive), _with_headers(send))
+
+    def _refused(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+        if headers.get(b"host") not in self._hosts:
+            return 403, "Wrong host: acp-tray's window answers only on its own loopback address."
+        if scope["method"] not in ("GET", "HEAD", "POST"):
+            return 405, "Method not allowed."
+        if scope["method"] == "POST":
+            if headers.get(b"origin") not in self._origins:
+                return 403, "Refused: a change must come from acp-tray's own page."
+            if headers.get(b"sec-fetch-site", b"same-origin").decode("latin-1") not in SAFE_SITES:
+                return 403, "Refused: a change must come from acp-tray's own page."
+            length = headers.get(b"content-length", b"0")
+            if not length.isdigit() or int(length) > MAX_BODY:
+                return 413, "Request too large."
+        return None
+
+    def _has_cookie(self, headers: dict[bytes, bytes]) -> bool:
+        for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == COOKIE and hmac.compare_digest(value.encode(), self._key.encode()):
+                return True
+        return False
+
+    async def _open(self, scope: Scope, send: Send) -> None:
+        """The key from the launch URL, once: a cookie for the rest, and the page without the key."""
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = (query.get("key") or [""])[0]
+        if not hmac.compare_digest(given.encode(), self._key.encode()):
+            await _plain(send, 403, "This link is not (or no longer) valid: run `acp-tray ui` again.")
+            return
+        page = (query.get("page") or ["overview"])[0]
+        target = "/" + (page if page in PAGES else "overview")
+        kept = {name: values[0] for name, values in query.items() if name in ("highlight", "agent", "approval")}
+        location = target + ("?" + urlencode(kept) if kept else "")
+        cookie = f"{COOKIE}={self._key}; HttpOnly; SameSite=Strict; Path=/"
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *HEADERS],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {name.lower(): value for name, value in scope.get("headers", [])}
+
+
+def _bounded(receive: Receive) -> Receive:
+    """The body as sent, cut off with an error past MAX_BODY (a chunked body has no length to check)."""
+    seen = 0
+
+    async def limited() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise ValueError("request body too large")
+        return message
+
+    return limited
+
+
+def _with_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message.get("headers", []), *HEADERS]
+        await send(message)
+
+    return sending
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *HEADERS],
+        }
+    )
+    await send({"type": "http.response.body", "body": text.encode()})

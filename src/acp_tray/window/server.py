@@ -1,0 +1,123 @@
+"""The window's process (`python -m acp_tray.window.server`, started by `acp-tray ui`): serves the
+pages on 127.0.0.1 at a random port, writes where it is (port and key) to a 0600 file in the
+private runtime directory, and ends when the daemon stops or when no page has been open for
+IDLE seconds. It keeps no state of its own: everything comes from the daemon's control API."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import socket
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import uvicorn
+
+from acp_tray.control import api
+from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.control.endpoint import check_private_dir, runtime_dir
+from acp_tray.files.atomic import write_atomically
+from acp_tray.files.private import make_dir
+from acp_tray.window.app import build_app
+from acp_tray.window.feed import Feed
+from acp_tray.window.launch import WHERE
+
+IDLE = 600.0  # seconds without an open page before the window's process ends
+EXIT_NO_DAEMON = 3
+
+
+def idle_limit() -> float:
+    try:
+        return float(os.environ.get("ACP_TRAY_WINDOW_IDLE", IDLE))
+    except ValueError:
+        return IDLE
+
+
+class Window:
+    """The server, its connection to the daemon, and the two reasons it ends."""
+
+    def __init__(self, sock: socket.socket, key: str) -> None:
+        self._sock = sock
+        self.port: int = sock.getsockname()[1]
+        self.key = key
+        self._server: uvicorn.Server | None = None
+        self._shutdown = anyio.Event()
+        self.ended = ""
+
+    async def run(self) -> None:
+        feed = Feed(asyncio.get_running_loop(), self._end)
+        app = build_app(port=self.port, key=self.key, feed=feed, shutdown=self._shutdown)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=3)
+        self._server = uvicorn.Server(config)
+        feed.start()
+        watchdog = asyncio.create_task(self._idle(feed))
+        try:
+            await self._server.serve(sockets=[self._sock])
+        finally:
+            watchdog.cancel()
+            self._shutdown.set()
+
+    def _end(self, reason: str) -> None:
+        self.ended = reason
+        self._shutdown.set()  # open event streams end, so the server can
+        if self._server is not None:
+            self._server.should_exit = True
+
+    async def _idle(self, feed: Feed) -> None:
+        limit = idle_limit()
+        last_seen = time.monotonic()
+        while True:
+            await asyncio.sleep(min(limit, 30.0) / 2)
+            if feed.pages:
+                last_seen = time.monotonic()
+            elif time.monotonic() - last_seen >= limit:
+                self._end(f"no page open for {limit:g} s")
+                return
+
+
+def _record(window: Window) -> Path:
+    """Where this window is, for the next `acp-tray ui` (0600, in the private runtime directory)."""
+    folder = runtime_dir()
+    make_dir(folder)
+    check_private_dir(folder)
+    path = folder / WHERE
+    write_atomically(path, json.dumps({"pid": os.getpid(), "port": window.port, "key": window.key}), mode=0o600)
+    return path
+
+
+def _forget(path: Path) -> None:
+    """Remove the record, if it is still this process's (a newer window may have replaced it)."""
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            path.unlink()
+
+
+def main() -> int:
+    try:
+        request(api.STATUS, api.Args(), timeout=10.0)
+    except (NoDaemonError, ReplyError) as exc:
+        print(f"acp-tray ui: {exc}", file=sys.stderr)
+        return EXIT_NO_DAEMON
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))  # loopback only, a port the system picks
+    sock.listen(64)  # connections wait in the backlog until the server accepts them
+    window = Window(sock, secrets.token_urlsafe(32))  # 256 bits
+    path = _record(window)
+    try:
+        asyncio.run(window.run())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _forget(path)
+        sock.close()
+    print(f"acp-tray window ended: {window.ended or 'stopped'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

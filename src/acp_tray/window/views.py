@@ -1,0 +1,160 @@
+"""What the pages show, in plain words, from what the control API says: agents with their state
+and the reason, approvals with their options labelled as the tray labels them, DND and its quick
+choices, history rows. Pure functions of the daemon's replies: the templates only lay them out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from acp_tray.control import api
+from acp_tray.presentation.options import option_label
+
+OPTION_LIMIT = 80
+STATE_WORDS = {
+    "starting": "Starting…",
+    "connected": "Connected",
+    "failed": "Could not start",
+    "refused": "Refused to open a session",
+    "exited": "Stopped unexpectedly",
+    "stopped": "Stopped",
+    "needs sign-in": "Needs sign-in",
+}
+STATE_TONE = {"connected": "ok", "starting": "busy", "needs sign-in": "warn", "stopped": "off"}
+RUNNING = ("starting", "connected", "needs sign-in")
+SEVERITY_CLASSES = ("error", "warning", "info", "other")
+ROUTE_WORDS = {"both": "pop-up and tray", "notify": "pop-up", "tray": "tray", "none": "history only"}
+SUPPRESSED_WORDS = {
+    "None": "",
+    "dnd": "held back: do not disturb",
+    "rate_limited": "held back: too many at once",
+    "coalesced": "a repeat, counted on the first",
+    "muted": "agent muted",
+}
+DND_CHOICES = (
+    ("off", "", "Off"),
+    ("for", "30m", "30 minutes"),
+    ("for", "1h", "1 hour"),
+    ("on", "", "Until I turn it off"),
+)
+
+
+@dataclass(frozen=True)
+class AgentView:
+    name: str
+    state: str
+    words: str
+    tone: str
+    detail: str
+    target: str
+    sessions: int
+    busy: int
+    queued: int
+    running: bool
+    sign_in: list[api.SignInMethodRow]
+
+
+@dataclass(frozen=True)
+class OptionView:
+    id: str
+    label: str
+    allows: bool
+
+
+@dataclass(frozen=True)
+class ApprovalView:
+    id: str
+    agent: str
+    title: str
+    options: list[OptionView]
+
+
+def agent_view(row: api.AgentRow) -> AgentView:
+    state = row["state"]
+    return AgentView(
+        name=row["name"],
+        state=state,
+        words=STATE_WORDS.get(state, state.capitalize()),
+        tone=STATE_TONE.get(state, "bad"),
+        detail=row["detail"],
+        target=row["target"],
+        sessions=row["sessions"],
+        busy=row["busy"],
+        queued=row["queued"],
+        running=state in RUNNING,
+        sign_in=row["sign_in_methods"] if state == "needs sign-in" else [],
+    )
+
+
+def approval_view(row: api.ApprovalRow) -> ApprovalView:
+    options = [
+        OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
+        for o in row["options"]
+    ]
+    return ApprovalView(row["id"], row["agent"], row["title"], options)
+
+
+def overview(state: api.WatchState) -> dict[str, Any]:
+    """Everything the overview shows, from the latest `watch` state."""
+    return {
+        "agents": [agent_view(row) for row in state.get("agents", [])],
+        "approvals": [approval_view(row) for row in state.get("approvals", [])],
+        "sessions": state.get("sessions", []),
+        "dnd": state.get("dnd", ""),
+        "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),
+        "dnd_choices": DND_CHOICES,
+        "unread": state.get("unread", 0),
+    }
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    key: str
+    time: str
+    day: str
+    agent: str
+    severity: str
+    severity_class: str
+    title: str
+    description: str
+    route: str
+    why: str
+
+
+def history_row(record: dict[str, Any]) -> HistoryRow | None:
+    """One history record as a row; None for a line that is not a record."""
+    if not isinstance(record, dict):
+        return None
+    at = str(record.get("time") or record.get("at") or "")
+    try:
+        when = datetime.fromisoformat(at)
+        time, day = when.strftime("%H:%M:%S"), when.strftime("%Y-%m-%d")
+    except ValueError:
+        time, day = at, ""
+    severity = str(record.get("severity") or "")
+    severity_class = severity if severity in SEVERITY_CLASSES[:3] else "other"
+    return HistoryRow(
+        key=str(record.get("id") or at),
+        time=time,
+        day=day,
+        agent=str(record.get("agent") or ""),
+        severity="malformed" if record.get("kind") == "malformed" else severity,
+        severity_class=severity_class,
+        title=str(record.get("title") or ""),
+        description=str(record.get("description") or record.get("reason") or ""),
+        route=ROUTE_WORDS.get(str(record.get("route")), "not shown"),
+        why=SUPPRESSED_WORDS.get(str(record.get("suppressed")), str(record.get("suppressed") or "")),
+    )
+
+
+def matches(record: dict[str, Any], agent: str, severity: str, text: str) -> bool:
+    """The history page's filters, for a record that arrives live."""
+    row = history_row(record)
+    if row is None:
+        return False
+    if agent and row.agent != agent:
+        return False
+    if severity and row.severity_class != severity:
+        return False
+    return not text or text.casefold() in f"{row.title}\n{row.description}".casefold()

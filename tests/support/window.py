@@ -1,0 +1,81 @@
+"""The acp-tray window for tests: `acp-tray ui --no-browser` against a running daemon, the address
+it prints, and plain HTTP requests to it (with or without the cookie, from any Host or Origin)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+from acp_tray.control.endpoint import runtime_dir
+from tests.support.daemons import alive, cli
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: http.client.HTTPMessage
+    body: str
+
+
+@dataclass(frozen=True)
+class Window:
+    url: str  # what `acp-tray ui --no-browser` printed
+    port: int
+    key: str
+    pid: int
+
+    def request(
+        self, method: str, path: str, *, cookie: bool = True, headers: dict[str, str] | None = None, body: bytes = b""
+    ) -> Answer:
+        sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
+        if cookie:
+            sent["Cookie"] = f"acp_tray_window={self.key}"
+        if method == "POST":
+            sent.setdefault("Origin", f"http://127.0.0.1:{self.port}")
+            sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            return Answer(response.status, response.headers, response.read().decode("utf-8", "replace"))
+        finally:
+            connection.close()
+
+
+def open_window(page: str = "overview", env: dict[str, str] | None = None) -> Window:
+    shown = cli("ui", "--no-browser", "--page", page, env=env)
+    assert shown.returncode == 0, shown.stderr
+    url = shown.stdout.strip().splitlines()[-1]
+    parts = urlsplit(url)
+    key = parse_qs(parts.query)["key"][0]
+    pid = int(json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))["pid"])
+    return Window(url, int(parts.port or 0), key, pid)
+
+
+@contextlib.contextmanager
+def window_process(page: str = "overview") -> Iterator[Window]:
+    """The window's server for one test, ended with the test whatever happens."""
+    window = open_window(page)
+    try:
+        yield window
+    finally:
+        end(window.pid)
+
+
+def end(pid: int, timeout: float = 10.0) -> None:
+    if alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

@@ -2,7 +2,8 @@
 imports only what it uses (the ACP SDK's framing and transports, not its schema models; no file
 watcher that polls; tomlkit only to change the preferences file; no font engine for the icon; not
 the CLI's commands that talk to a daemon, with their control client; difflib only to suggest a
-key in a broken preferences file; not the notifiers of other platforms).
+key in a broken preferences file; not the notifiers of other platforms; nothing of the window, which
+is a process of its own, nor its web stack).
 
 Wake-ups are counted as the kernel counts them (`tests.support.wakeups`); `benchmarks/tray_idle.py`
 measures the same with the tray, and RSS, against a bare pystray icon.
@@ -29,7 +30,8 @@ MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100
 REPORTING = """
 import atexit, sys
 HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont",
-         "acp_tray.cli.calls", "acp_tray.control.client", "difflib")
+         "acp_tray.cli.calls", "acp_tray.control.client", "difflib",
+         "acp_tray.window", "starlette", "uvicorn", "jinja2", "sse_starlette")  # the window is a process of its own
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))

@@ -18,6 +18,7 @@ import pytest
 import tests.real_agents  # noqa: F401  where the real agents are, read before a test's own XDG directories
 
 pytest_plugins = [  # fixtures shared by test modules of several folders
+    "tests.support.browser",  # chromium, browser, page_for, screenshot
     "tests.desktop.keyring",  # keyring_env
     "tests.support.daemons",  # whole_groups
     "tests.support.dunst_menu",  # dmenu

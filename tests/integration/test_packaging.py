@@ -37,6 +37,11 @@ ASSETS = ROOT / "src" / "acp_tray" / "assets"
 ICON_SIZES = sorted(int(p.stem.rsplit("-", 1)[1]) for p in ASSETS.glob("acp-tray-[0-9]*.png"))
 SEVERITY_ICONS = sorted(p.name for p in ASSETS.glob("acp-tray-[a-z]*-*.png"))  # notifications, by severity
 DEMO_TITLES = [notice["title"] for notice in DEMO_NOTICES]
+# the window's vendored JavaScript and its licences (src/acp_tray/window/static/vendor), as package paths
+VENDORED = sorted(
+    path.relative_to(ROOT / "src").as_posix()
+    for path in (ROOT / "src" / "acp_tray" / "window" / "static" / "vendor").iterdir()
+)
 # the child's environment must not point back at this checkout or this test's interpreter
 LEAKY = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "__PYVENV_LAUNCHER__")
 # nor at a desktop: the headless runs need none, and must not show anything on one
@@ -245,6 +250,7 @@ def test_sdist_has_readme_and_package_assets(dists: Dists) -> None:
     assert "README.md" in names and "pyproject.toml" in names
     for size in ICON_SIZES:
         assert f"src/acp_tray/assets/acp-tray-{size}.png" in names
+    assert {f"src/{name}" for name in VENDORED} <= names
 
 
 def test_sdist_has_packaging_dir(dists: Dists) -> None:
@@ -265,6 +271,9 @@ def test_wheel_has_assets_py_typed_and_entry_points(dists: Dists) -> None:
             assert wheel.read(name).startswith(PNG)
         assert len(SEVERITY_ICONS) == 12 and all(f"acp_tray/assets/{name}" in names for name in SEVERITY_ICONS)
         assert "acp_tray/py.typed" in names
+        assert "acp_tray/window/static/vendor/htmx.min.js" in VENDORED
+        for name in VENDORED:  # the window's pages load them from the installed package
+            assert name in names and wheel.read(name) == (ROOT / "src" / name).read_bytes(), name
         [entry_points] = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
         text = wheel.read(entry_points).decode()
     sections: dict[str, dict[str, str]] = {}
@@ -327,6 +336,7 @@ def test_binary_bundles_icons_and_lazily_imported_modules(binary: Path, venv: Ve
     listing = _archive_listing(venv, binary)
     for size in ICON_SIZES:
         assert f"acp_tray/assets/acp-tray-{size}.png" in listing
+    assert set(VENDORED) <= listing  # the window's pages, served by `acp-tray ui`
     for module in (
         "acp_tray.cli.run",
         "acp_tray.cli.status",

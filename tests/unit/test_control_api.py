@@ -23,16 +23,29 @@ from acp_tray.control import api
 from acp_tray.control.client import ReplyError, request
 from acp_tray.control.server import ControlServer, Emit, Route, dispatch
 
-GOOD: dict[Any, Any] = {str: "x", bool: True, float: 1.0, list: ["x"], dict: {}}
-WRONG: dict[Any, Any] = {str: 5, bool: "yes", float: "soon", list: "x", dict: ["x"]}
+GOOD: dict[Any, Any] = {str: "x", bool: True, float: 1.0, int: 1, list: ["x"], dict: {}}
+WRONG: dict[Any, Any] = {str: 5, bool: "yes", float: "soon", int: 1.5, list: "x", dict: ["x"], typing.Literal: "x"}
+
+
+def declared(op: api.Op[Any, Any], name: str) -> Any:
+    """An argument's type without its `| None` (`typing.Union` for a `Literal`, else `types.UnionType`)."""
+    hint = typing.get_type_hints(op.args)[name]
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        (hint,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    return hint
 
 
 def kind(op: api.Op[Any, Any], name: str) -> Any:
-    """The type an argument is checked as (`list` for `list[str] | None`)."""
-    hint = typing.get_type_hints(op.args)[name]
-    if isinstance(hint, types.UnionType):
-        (hint,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    """The type an argument is checked as (`list` for `list[str] | None`, `Literal` for `Literal["a"] | None`)."""
+    hint = declared(op, name)
     return typing.get_origin(hint) or hint
+
+
+def good(op: api.Op[Any, Any], name: str) -> Any:
+    """A value the argument accepts (a `Literal`'s first choice)."""
+    if kind(op, name) is typing.Literal:
+        return typing.get_args(declared(op, name))[0]
+    return GOOD[kind(op, name)]
 
 
 def required(op: api.Op[Any, Any]) -> list[str]:
@@ -49,9 +62,9 @@ def required(op: api.Op[Any, Any]) -> list[str]:
 def sample(op: api.Op[Any, Any]) -> dict[str, Any]:
     """Arguments the op accepts: the required ones; where the op's own rules want more, the first
     optional one that makes them fit."""
-    args = {name: GOOD[kind(op, name)] for name in required(op)}
+    args = {name: good(op, name) for name in required(op)}
     for extra in [None, *(spec.name for spec in dataclasses.fields(op.args))]:
-        candidate = args if extra is None else {**args, extra: GOOD[kind(op, extra)]}
+        candidate = args if extra is None else {**args, extra: good(op, extra)}
         try:
             op.parse(candidate)
         except api.ArgumentError:
@@ -99,6 +112,15 @@ def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any]
         (api.AGENTS_WAIT, {"name": "a", "timeout": True}, "'timeout' must be a number of seconds"),
         (api.PROMPT, {"agent": "a", "text": ""}, "'text' must be a non-empty string"),
         (api.AGENTS_REPLACE, {"name": "a", "command": ["x"], "env": {"K": 1}}, "'env' must be a table of strings"),
+        (api.DND_SET, {"mode": "sometimes"}, "'mode' must be one of 'off', 'on', 'for', 'until'"),
+        (api.DND_SET, {"mode": "for"}, "'value' must be a non-empty string for mode 'for'"),
+        (api.DND_SET, {"mode": "until", "value": ""}, "'value' must be a non-empty string"),
+        (api.HISTORY, {"limit": 201}, "'limit' must be a whole number from 1 to 200"),
+        (api.HISTORY, {"limit": 0}, "'limit' must be a whole number from 1 to 200"),
+        (api.HISTORY, {"limit": True}, "'limit' must be a whole number"),
+        (api.HISTORY, {"before": 2.0}, "'before' must be a whole number"),
+        (api.HISTORY, {"severity": "fatal"}, "'severity' must be one of 'error', 'warning', 'info', 'other'"),
+        (api.HISTORY, {"source": "agents"}, "'source' must be one of 'agent', 'acp-tray'"),
     ],
 )
 def test_arguments_that_do_not_fit_together_or_in_range_are_refused(
@@ -112,6 +134,8 @@ def test_defaults_fill_what_is_left_out() -> None:
     assert api.PROMPT.parse({"agent": "a", "text": "hi", "wait": None}) == api.PromptArgs("a", "hi", wait=True)
     assert api.AGENTS_WAIT.parse({"name": "a", "timeout": 5}) == api.WaitArgs("a", None, 5.0)
     assert api.AGENTS_ADD.parse({"name": "a", "url": "ws://h", "env": None}).env == {}
+    assert api.HISTORY.parse({"limit": None}) == api.HistoryArgs(limit=50)
+    assert api.DND_SET.parse({"mode": "on", "value": None}) == api.DndArgs("on")
 
 
 def test_the_dispatch_table_must_answer_every_declared_op_once() -> None:

@@ -20,7 +20,7 @@ from acp_tray.desktop.window_opener import open_window
 from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.files.paths import config_file
 from acp_tray.prefs.load import PreferencesError
-from acp_tray.prefs.write import set_dnd, set_quiet_hours
+from acp_tray.prefs.write import set_quiet_hours
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
     DIAGNOSTICS,
@@ -39,7 +39,6 @@ from acp_tray.presentation.actions import (
     SignIn,
     parse_action,
 )
-from acp_tray.presentation.dnd import dnd_end
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
@@ -181,10 +180,9 @@ class TrayActions:
 
     def _set_dnd(self, action: SetDnd) -> None:
         if action.span == "off":
-            self._reloader.change_prefs(lambda path: set_dnd(path, enabled=False, until=None))
-            return
-        until = dnd_end(action.span, self._router.clock.now(), self._router.prefs.dnd.morning)
-        self._reloader.change_prefs(lambda path: set_dnd(path, enabled=True, until=until))
+            self._reloader.switch_dnd("off")
+        else:
+            self._reloader.switch_dnd("for", action.span)  # "30m", "1h", "tomorrow"
 
     def _show_again(self, group: int) -> None:
         """The Recent item `group` as a native notification again (read now); where none can be

@@ -25,7 +25,8 @@ from acp_tray.app.pump import EventPump
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.events import AgentStatus, Event
 from acp_tray.prefs.model import Preferences
-from acp_tray.presentation.actions import AgentVerb
+from acp_tray.presentation.actions import READ_ALL, AgentVerb
+from acp_tray.presentation.dnd import DndMode, DndState
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
 from acp_tray.state.history import HistoryWriter
@@ -131,6 +132,22 @@ class Daemon:
 
     def apply_prefs_now(self) -> None:
         self.core.reloader.apply_now()
+
+    def switch_dnd(self, mode: DndMode, value: str | None) -> DndState:
+        """Do not disturb switched as the tray does it (written to the file, applied and shown at
+        once); the state it leads to. A bad duration is a DurationError."""
+        self.core.reloader.switch_dnd(mode, value)
+        self.core.publisher.publish_now()
+        return self.core.router.dnd()
+
+    def mark_all_read(self) -> None:
+        """The tray's "Mark all read", shown at once: nothing unread."""
+        self.tray.perform(READ_ALL)
+        self.core.publisher.publish_now()
+
+    @property
+    def history_path(self) -> Path:
+        return self.history.path
 
     def report(self, event: Event) -> None:
         """An event from outside the agents (the command API): presented like theirs."""

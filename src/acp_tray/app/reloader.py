@@ -17,6 +17,8 @@ from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
 from acp_tray.prefs.load import PreferencesError, read_preferences
 from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.watch import watch_file
+from acp_tray.prefs.write import set_dnd
+from acp_tray.presentation.dnd import DndMode, dnd_switch
 from acp_tray.presentation.router import ACP_TRAY, Router
 from acp_tray.protocol.notice import Notice
 
@@ -133,6 +135,13 @@ class PrefsReloader:
         prefs = change(self.path)
         self._take(prefs, self._digest())
         self._follow(prefs)
+
+    def switch_dnd(self, mode: DndMode, value: str | None = None) -> None:
+        """Do not disturb switched as the tray's menu and the control API's `dnd.set` ask (see
+        `dnd_switch`): written to the file and applied now. A bad duration is a DurationError."""
+        router = self._router
+        enabled, until = dnd_switch(mode, value, router.clock.now(), router.prefs.dnd.morning)
+        self.change_prefs(lambda path: set_dnd(path, enabled=enabled, until=until))
 
     def _take(self, prefs: Preferences, digest: bytes | None) -> None:
         self._applied = digest

@@ -12,7 +12,7 @@ from acp_tray.cli.output import EXIT_FAILED, fail
 from acp_tray.prefs.load import PreferencesError, load_preferences
 from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.clock import SystemClock
-from acp_tray.presentation.dnd import DurationError, dnd_end, dnd_state
+from acp_tray.presentation.dnd import DurationError, dnd_state, dnd_switch
 
 
 def cmd_dnd(args: argparse.Namespace) -> int:
@@ -27,15 +27,9 @@ def cmd_dnd(args: argparse.Namespace) -> int:
             else:
                 print(f"do not disturb: {state.describe()}")
             return 0
-        if args.action == "off":
-            prefs = set_dnd(path, enabled=False, until=None)
-        elif args.action == "on":
-            prefs = set_dnd(path, enabled=True, until=None)
-        else:
-            spec = " ".join(args.duration)
-            if args.action == "until":
-                spec = f"until {spec}"
-            prefs = set_dnd(path, enabled=True, until=dnd_end(spec, clock.now(), prefs.dnd.morning))
+        value = " ".join(getattr(args, "duration", None) or []) or None  # for and until: their words
+        enabled, until = dnd_switch(args.action, value, clock.now(), prefs.dnd.morning)
+        prefs = set_dnd(path, enabled=enabled, until=until)
     except (PreferencesError, DurationError) as exc:
         return fail(str(exc), EXIT_FAILED)
     _apply_in_daemon()

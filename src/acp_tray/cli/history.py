@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from datetime import datetime
 from typing import Any
@@ -13,6 +14,7 @@ from acp_tray.notifiers.console import notice_line
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.state.history import read_history
+from acp_tray.state.history_pages import newest_first
 
 
 def history_line(record: dict[str, Any]) -> str:
@@ -47,12 +49,14 @@ def history_line(record: dict[str, Any]) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    path = paths.history_file()
     try:
-        records = list(read_history(paths.history_file()))
+        if args.limit is None:
+            records = list(read_history(path))
+        else:  # the newest N, read from the end (oldest first, as always)
+            records = [record for _, record in itertools.islice(newest_first(path), args.limit)][::-1]
     except OSError as exc:
         return fail(f"cannot read the history: {exc.filename}: {exc.strerror or exc}", EXIT_FAILED)
-    if args.limit is not None:
-        records = records[len(records) - args.limit :] if args.limit else []
     for record in records:
         if args.json:
             # ASCII escapes: control and bidi characters from an agent never reach the terminal as is

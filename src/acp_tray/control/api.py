@@ -54,8 +54,9 @@ class ArgumentError(OpError):
 
 
 # arguments ------------------------------------------------------------------------------------
-# A `str` is a non-empty string, a `list[str]` a non-empty list of strings, a `float` a number
-# (bounded by its field's `range`); `X | None` and fields with a default may be left out.
+# A `str` is a non-empty string, a `list[str]` a non-empty list of strings, a `float` a number and
+# an `int` a whole number (bounded by its field's `range`), a `Literal` one of its strings; `X | None`
+# and fields with a default may be left out.
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,30 @@ class ApproveArgs(Args):
 @dataclass(frozen=True)
 class DenyArgs(Args):
     id: str
+
+
+@dataclass(frozen=True)
+class DndArgs(Args):
+    mode: Literal["off", "on", "for", "until"]  # on: until switched off
+    value: str | None = None  # for: a duration ("30m", "1h", "tomorrow"); until: a time ("14:00", "tomorrow")
+
+    def __post_init__(self) -> None:
+        if self.mode in ("for", "until") and self.value is None:
+            raise ArgumentError(f"'value' must be a non-empty string for mode {self.mode!r}")
+
+
+HISTORY_PAGE = 50  # records in a `history` page by default
+MAX_HISTORY_PAGE = 200
+
+
+@dataclass(frozen=True)
+class HistoryArgs(Args):  # filters (all given must hold), and where the page starts
+    agent: str | None = None  # the agent's name (acp-tray's own notices: "acp-tray")
+    severity: Literal["error", "warning", "info", "other"] | None = None  # a severity class
+    source: Literal["agent", "acp-tray"] | None = None  # who wrote the notice: an agent, or acp-tray
+    text: str | None = None  # in the title, the description or the agent's name, ignoring case
+    before: int | None = None  # a page's `next`: the records older than that one (an unknown id: none)
+    limit: int = field(default=HISTORY_PAGE, metadata={"range": (1, MAX_HISTORY_PAGE)})
 
 
 # replies ---------------------------------------------------------------------------------------
@@ -278,6 +303,22 @@ class PrefsReply(TypedDict):
     preferences: str
 
 
+class DndReply(TypedDict):
+    dnd: str  # as `status` says it: "off", "on", "on until Tue 08:00", "quiet hours until ..."
+    until: str | None  # when it ends (ISO 8601), or None: off, or until switched off
+
+
+class HistoryReply(TypedDict):
+    records: list[dict[str, Any]]  # newest first, as `acp-tray history --json` prints them, each with its
+    # "id" (stable while records are added and the files rotate)
+    next: int | None  # `before` for the next (older) page; None: no more
+    unread: int  # the tray's unread count
+
+
+class UnreadReply(TypedDict):
+    unread: int
+
+
 class QuitReply(TypedDict):
     stopping: bool
     pid: int
@@ -342,6 +383,8 @@ AGENTS_REPLACE: Op[ReplaceArgs, NameReply] = Op("agents.replace", ReplaceArgs, "
 AGENTS_WAIT: Op[WaitArgs, WaitReply] = Op("agents.wait", WaitArgs, "wait until an agent has connected")
 AGENTS_REMOVE: Op[NameArgs, RemovedReply] = Op("agents.remove", NameArgs, "stop and remove an agent")
 AGENTS_RESTART: Op[NameArgs, NameReply] = Op("agents.restart", NameArgs, "restart an agent")
+AGENTS_STOP: Op[NameArgs, NameReply] = Op("agents.stop", NameArgs, "stop an agent (until started, as the tray's Stop)")
+AGENTS_START: Op[NameArgs, NameReply] = Op("agents.start", NameArgs, "start a stopped agent")
 LOGIN: Op[LoginArgs, TerminalSignIn | AgentSignIn] = Op("login", LoginArgs, "sign in to an agent")
 LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
     "login.finished", LoginFinishedArgs, "a terminal sign-in ran: how it went"
@@ -352,10 +395,14 @@ CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt,
 APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
+DND_SET: Op[DndArgs, DndReply] = Op("dnd.set", DndArgs, "switch do not disturb (written to the preferences)")
+HISTORY: Op[HistoryArgs, HistoryReply] = Op("history", HistoryArgs, "the history, newest first, a page at a time")
+READ: Op[Args, UnreadReply] = Op("read", Args, "mark all read (the tray's unread count)")
 QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
 
 OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
-    AGENTS_RESTART, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY, PREFS_APPLY, QUIT, WATCH,
+    AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
+    PREFS_APPLY, DND_SET, HISTORY, READ, QUIT, WATCH,
 )  # fmt: skip

@@ -7,7 +7,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from acp_tray.control.api import Args, ArgumentError
 
@@ -31,8 +31,8 @@ def parse_args(cls: type[A], raw: Mapping[str, Any]) -> A:
 
 
 def _optional(hint: Any) -> Any:
-    """`X` for `X | None`, else None."""
-    if isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint):
+    """`X` for `X | None` (also `Literal[...] | None`, a `typing.Union`), else None."""
+    if typing.get_origin(hint) in (types.UnionType, typing.Union) and type(None) in typing.get_args(hint):
         (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
         return inner
     return None
@@ -43,9 +43,12 @@ def _fits(hint: Any, value: object, metadata: Mapping[str, Any]) -> bool:
         return isinstance(value, str) and value != ""
     if hint is bool:
         return isinstance(value, bool)
-    if hint is float:
+    if hint is float or hint is int:
         low, high = metadata.get("range", (float("-inf"), float("inf")))
-        return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+        number = int if hint is int else int | float
+        return isinstance(value, number) and not isinstance(value, bool) and low <= value <= high
+    if typing.get_origin(hint) is Literal:
+        return isinstance(value, str) and value in typing.get_args(hint)
     if typing.get_origin(hint) is list:
         return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
     if typing.get_origin(hint) is dict:
@@ -57,6 +60,11 @@ def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
     if hint is float and "range" in metadata:
         low, high = metadata["range"]
         return f"a number of {metadata.get('unit', 'units')} from {low:g} to {high:g}"
-    return {str: "a non-empty string", bool: "true or false", float: "a number"}.get(hint) or (
+    if hint is int and "range" in metadata:
+        low, high = metadata["range"]
+        return f"a whole number from {low} to {high}"
+    if typing.get_origin(hint) is Literal:
+        return "one of " + ", ".join(f"{choice!r}" for choice in typing.get_args(hint))
+    return {str: "a non-empty string", bool: "true or false", float: "a number", int: "a whole number"}.get(hint) or (
         "a non-empty list of strings" if typing.get_origin(hint) is list else "a table of strings"
     )

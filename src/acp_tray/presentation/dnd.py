@@ -1,10 +1,12 @@
-"""Do not disturb: whether it holds now, why, and until when; and DND durations from the CLI."""
+"""Do not disturb: whether it holds now, why, and until when; and the switch as the CLI, the tray
+and the control API set it (off, on, for a duration, until a time)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
+from typing import Literal
 
 from acp_tray.prefs.model import DndPrefs
 from acp_tray.presentation.schedule import quiet_until
@@ -107,3 +109,21 @@ def dnd_end(text: str, now: datetime, morning: time) -> datetime:
         raise DurationError(f"{spec!r} is more than 100 years: use `acp-tray dnd on` (until switched off)")
     # absolute time, not wall-clock arithmetic: "1h" is one hour even across a DST change
     return (now.astimezone(UTC) + timedelta(seconds=seconds)).astimezone(now.tzinfo)
+
+
+DndMode = Literal["off", "on", "for", "until"]
+
+
+def dnd_switch(mode: DndMode, value: str | None, now: datetime, morning: time) -> tuple[bool, datetime | None]:
+    """What switching DND to `mode` at `now` sets, as (enabled, until): "off"; "on" until switched
+    off; "for" a duration ("30m", "1h", "tomorrow"); "until" a time ("14:00", "tomorrow": the
+    next `morning`). A missing or bad `value` is a DurationError in plain words."""
+    if mode == "off":
+        return False, None
+    if mode == "on":
+        return True, None
+    if value is None or not value.strip():
+        if mode == "for":
+            raise DurationError('for how long? give a duration, e.g. "30m", "1h" or "tomorrow"')
+        raise DurationError('until when? give a time, e.g. "14:00" or "tomorrow"')
+    return True, dnd_end(value if mode == "for" else f"until {value}", now, morning)

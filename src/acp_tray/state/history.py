@@ -144,18 +144,24 @@ def history_files(path: Path, backups: int = BACKUPS) -> list[Path]:
     return [p for p in [*rotated, path] if p.exists()]
 
 
+def parse_line(line: str) -> dict[str, Any] | str | None:
+    """A history line's record; the line itself (stripped) when it is not one; None when blank."""
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    return record if isinstance(record, dict) else line
+
+
 def read_history(path: Path) -> Iterator[dict[str, Any] | str]:
     """Records oldest first; a line that is not a record is yielded as the raw string. A history
     file that is not a regular file (a directory, a named pipe) is an OSError saying so."""
     for file in history_files(path):
         with open_read(file) as handle:
             for line in handle:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    yield line
-                    continue
-                yield record if isinstance(record, dict) else line
+                record = parse_line(line)
+                if record is not None:
+                    yield record

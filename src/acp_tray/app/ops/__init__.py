@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from acp_tray.app.ops.agents import AgentOps
 from acp_tray.app.ops.approvals import ApprovalOps
+from acp_tray.app.ops.history import HistoryOps
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
@@ -24,6 +25,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
     hosts = Hosts(daemon)
     status, agents, signin = StatusOps(daemon), AgentOps(daemon, hosts), SignInOps(hosts)
     prompts, approvals, prefs = PromptOps(daemon, hosts), ApprovalOps(daemon), PrefsOps(daemon)
+    history = HistoryOps(daemon)
     return dispatch(
         reading(api.STATUS, status.status),
         reading(api.AGENTS_LIST, status.agents),
@@ -34,6 +36,8 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.AGENTS_WAIT, agents.wait),
         answering(api.AGENTS_REMOVE, agents.remove),
         answering(api.AGENTS_RESTART, agents.restart),
+        answering(api.AGENTS_STOP, agents.stop),
+        answering(api.AGENTS_START, agents.start),
         answering(api.LOGIN, signin.login),
         answering(api.LOGIN_FINISHED, signin.finished),
         answering(api.LOGOUT, signin.logout),
@@ -42,6 +46,9 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.APPROVE, approvals.approve),
         answering(api.DENY, approvals.deny),
         reading(api.PREFS_APPLY, prefs.apply),
+        answering(api.DND_SET, prefs.dnd),
+        answering(api.HISTORY, history.history),
+        reading(api.READ, history.read),
         reading(api.QUIT, status.quit),
         following(api.WATCH, WatchOps(daemon, status).watch),
     )

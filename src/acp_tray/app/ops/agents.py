@@ -1,5 +1,6 @@
 """The ops that change the agents: add, replace (a new command), wait (until connected), remove,
-restart. A change to an agent is a change to the preferences file, which the daemon applies."""
+restart, stop and start (as the tray does them). A change to an agent is a change to the
+preferences file, which the daemon applies."""
 
 from __future__ import annotations
 
@@ -129,4 +130,16 @@ class AgentOps:
     async def restart(self, args: NameArgs) -> NameReply:
         self._hosts.configured(args.name)
         self._daemon.agent_action("restart", args.name)
+        return {"name": args.name}
+
+    async def stop(self, args: NameArgs) -> NameReply:
+        """As the tray's Stop: it stays stopped (also through a reload of the preferences) until started."""
+        self._hosts.configured(args.name)
+        self._daemon.agent_action("stop", args.name)
+        return {"name": args.name}
+
+    async def start(self, args: NameArgs) -> NameReply:
+        """As the tray's Start: an agent that is running already is left as it is."""
+        self._hosts.configured(args.name)
+        self._daemon.agent_action("start", args.name)
         return {"name": args.name}

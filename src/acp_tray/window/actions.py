@@ -18,7 +18,6 @@ AGENT_OPS: dict[str, api.Op[api.NameArgs, Any]] = {
     "stop": api.AGENTS_STOP,
     "start": api.AGENTS_START,
 }
-DND_MODES = ("off", "on", "for", "until")
 
 
 class Actions:
@@ -56,12 +55,11 @@ class Actions:
 
     async def dnd(self, request: Request) -> Response:
         form = await request.form()
-        mode = str(form.get("mode", ""))
-        value = str(form.get("value", "")) or None
-        if mode not in DND_MODES:
-            return self._say(request, "Choose how long do not disturb should last.", problem=True)
+        raw = {"mode": str(form.get("mode", "")), "value": str(form.get("value", "")) or None}
         try:
-            reply = await ask(api.DND_SET, api.DndArgs(mode=mode, value=value))
+            reply = await ask(api.DND_SET, api.DND_SET.parse(raw))  # checked as the daemon checks it
+        except api.ArgumentError:
+            return self._say(request, "Choose how long do not disturb should last.", problem=True)
         except CallFailedError as exc:
             return self._say(request, str(exc), problem=True)
         return self._say(request, f"Do not disturb: {one_line(reply)}.")

@@ -47,16 +47,16 @@ class Pages:
         await self._feed.ready.wait()
         filters = _filters(request)
         before = request.query_params.get("before")
-        args = api.HistoryArgs(
-            agent=filters["agent"] or None,
-            severity=filters["severity"] or None,
-            text=filters["text"] or None,
-            before=int(before) if before and before.isdigit() else None,
-            limit=HISTORY_PAGE,
-        )
+        raw = {
+            "agent": filters["agent"] or None,
+            "severity": filters["severity"] or None,
+            "text": filters["text"] or None,
+            "before": int(before) if before and before.isdigit() else None,
+            "limit": HISTORY_PAGE,
+        }
         try:
-            page = await ask(api.HISTORY, args)
-        except CallFailedError as exc:
+            page = await ask(api.HISTORY, api.HISTORY.parse(raw))
+        except (api.ArgumentError, CallFailedError) as exc:
             context = _base(self._feed, filters)
             return self._render(request, "history.html", page="history", error=str(exc), rows=[], next=None, **context)
         rows = [row for record in page["records"] if (row := views.history_row(record)) is not None]
@@ -85,7 +85,8 @@ class Pages:
                 if kind == "history":
                     record = message.get("record") or {}
                     if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
-                        yield self._fragment(request, "history", "_history_rows.html", rows=[views.history_row(record)])
+                        row = views.history_row(record)
+                        yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
                     continue
                 changed = PARTS if kind == "snapshot" else tuple(p for p in PARTS if p in message)
                 for event in self._parts(request, changed):

@@ -135,7 +135,7 @@ def history_row(record: dict[str, Any]) -> HistoryRow | None:
     severity = str(record.get("severity") or "")
     severity_class = severity if severity in SEVERITY_CLASSES[:3] else "other"
     return HistoryRow(
-        key=str(record.get("id") or at),
+        key=at,  # what a notification click names (its time): stable as the files rotate
         time=time,
         day=day,
         agent=str(record.get("agent") or ""),

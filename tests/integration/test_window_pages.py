@@ -1,0 +1,168 @@
+"""The acp-tray window in a real browser (Debian's chromium through Playwright), against a real
+daemon with real agent subprocesses and a real dunst: the overview live without reload, an
+approval answered from the page, the history over the whole rotated file with filters and
+pages, and hostile text shown as text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from acp_tray.control import api
+from acp_tray.control.client import request
+from acp_tray.files import paths
+from tests.support.browser import PageFor, Screenshot
+from tests.support.daemons import Daemon, cli_env
+from tests.support.waiting import until
+from tests.support.window import window_process
+
+DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = 300\n'
+LIVE = 1000  # ms: a change shows in an open page within a second, without reload
+
+
+def displayed(desktop: Any) -> int:
+    count = subprocess.run(["dunstctl", "count", "displayed"], env={**cli_env(), **desktop.env}, capture_output=True)
+    return int(count.stdout)
+
+
+def demo_daemon(tmp_path: Path, daemons: list[Daemon], desktop: Any) -> dict[str, str]:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "freedesktop"\n' + DEMO, encoding="utf-8")
+    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
+    daemon = Daemon("run", env=env)  # with a tray: notifications go to dunst
+    daemons.append(daemon)
+    assert "freedesktop (dunst" in daemon.wait_for_line("notifications:")
+    daemon.wait_for_lines("demo  connected")
+    return env
+
+
+def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
+    tmp_path: Path, daemons: list[Daemon], desktop: Any, page_for: PageFor, screenshot: Screenshot
+) -> None:
+    env = demo_daemon(tmp_path, daemons, desktop)
+    with window_process() as window:
+        watched = page_for("light")
+        page = watched.page
+        page.goto(window.url)
+        assert page.url == f"http://127.0.0.1:{window.port}/overview"  # the key left the address bar
+        page.wait_for_selector('[data-agent="demo"][data-state="connected"]', timeout=10_000)
+        page.evaluate("() => { window.__notReloaded = true }")
+
+        desktop.close_all()
+        prompt = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        allow = page.get_by_role("button", name="✔ Allow once")
+        allow.wait_for(timeout=10_000)
+        until(lambda: displayed(desktop) == 1, what="the approval's notification")
+        screenshot(watched, "overview-approval")
+        allow.click()
+        assert "You allowed it" in prompt.communicate(timeout=30)[0]  # the agent got the option chosen on the page
+        until(lambda: displayed(desktop) == 0, what="the answered approval's notification to close")
+        page.get_by_text("No agent is waiting for you.").wait_for(timeout=LIVE)
+
+        request(api.AGENTS_STOP, api.NameArgs(name="demo"))
+        page.wait_for_selector('[data-agent="demo"][data-state="stopped"]', timeout=LIVE)
+        assert page.evaluate("() => window.__notReloaded") is True  # live, not a reload
+        assert page.get_by_role("button", name="Start demo").is_visible()
+        assert not watched.problems, watched.problems
+
+
+def history_record(n: int, agent: str, severity: str, title: str, description: str | None = None) -> str:
+    at = f"2026-12-01T10:{n // 60:02d}:{n % 60:02d}.000+00:00"
+    record = {
+        "time": at, "agent": agent, "session_id": "s", "source": "agent", "kind": "notice", "severity": severity,
+        "title": title, "description": description, "meta": None, "reason": None, "route": "both",
+        "suppressed": None, "count": 1, "notified": True, "tray": True,
+    }  # fmt: skip
+    return json.dumps(record) + "\n"
+
+
+def write_history(records: list[str], rotated: list[str]) -> None:
+    history = paths.history_file()
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.with_name(history.name + ".1").write_text("".join(rotated), encoding="utf-8")
+    history.write_text("".join(records), encoding="utf-8")
+
+
+def headless_daemon(daemons: list[Daemon], *tables: str) -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n' + "".join(tables), encoding="utf-8")
+    daemon = Daemon("run", "--headless", env=cli_env())
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")
+
+
+def test_history_covers_the_rotated_file_with_filters_and_pages(
+    daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+) -> None:
+    severities = ("info", "warning", "error", "_acme.tip")
+    rotated = [history_record(n, "old-bot", "info", f"old {n}") for n in range(30)]
+    current = [
+        history_record(30 + n, ("alpha", "beta")[n % 2], severities[n % 4], f"notice {n}", f"details of {n}")
+        for n in range(60)
+    ]
+    write_history(current, rotated)
+    headless_daemon(daemons)
+    with window_process("history") as window:
+        watched = page_for("dark")
+        page = watched.page
+        page.goto(window.url)
+        rows = page.locator("tr.history-row")
+        rows.first.wait_for()
+        assert rows.count() == 50  # a page
+        assert rows.first.inner_text().count("notice 59") == 1  # newest first
+        page.get_by_role("link", name="Older").click()
+        page.wait_for_url("**before=**")
+        titles = rows.all_inner_texts()
+        assert any("old 29" in t for t in titles) and any("notice 0" in t for t in titles)  # into the rotated file
+        assert not any("notice 59" in t for t in titles)
+
+        page.goto(f"http://127.0.0.1:{window.port}/history")
+        page.get_by_label("Severity").select_option("error")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**severity=error**")
+        assert rows.count() == 15 and all("error" in t for t in rows.all_inner_texts())
+        page.goto(f"http://127.0.0.1:{window.port}/history?agent=old-bot&text=old+2")
+        assert sorted(t.split("\t")[3].strip() for t in rows.all_inner_texts()) == sorted(
+            f"old {n}" for n in (2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)
+        )
+        page.goto(f"http://127.0.0.1:{window.port}/history?severity=other")
+        assert rows.count() == 15 and "_acme.tip" in rows.first.inner_text()
+        screenshot(watched, "history-dark")
+        assert not watched.problems, watched.problems
+
+
+HOSTILE = [
+    "<script>window.__pwned = 1</script>",
+    '<img src=x onerror="window.__pwned = 1">',
+    '<a href="javascript:window.__pwned=1">click</a>',
+    '<svg onload="window.__pwned=1"><use href="http://evil.example/x.svg#a"/></svg>',
+    "{{ 7*7 }} {% raw %}",
+]
+
+
+def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(daemons: list[Daemon], page_for: PageFor) -> None:
+    write_history([history_record(n, "bot", "warning", text, text) for n, text in enumerate(HOSTILE)], [])
+    headless_daemon(daemons)
+    with window_process("history") as window:
+        watched = page_for()
+        page = watched.page
+        page.goto(window.url)
+        page.locator("tr.history-row").first.wait_for()
+        shown = page.locator("table.history").inner_text()
+        for text in HOSTILE:
+            assert text in shown  # literally, as text
+        assert page.locator("table.history :is(script, img, svg, a)").count() == 0  # no element made of them
+        time.sleep(0.3)  # an image's error handler would have run by now
+        assert page.evaluate("() => window.__pwned") is None
+        assert not watched.problems, watched.problems  # not even an attempt the CSP had to block

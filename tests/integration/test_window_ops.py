@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from acp_tray.control import api
-from acp_tray.control.client import ReplyError, request
+from acp_tray.control.client import ReplyError, call, request
 from acp_tray.events import NoticeReceived
 from acp_tray.files import paths
 from acp_tray.protocol.notice import Notice
@@ -160,9 +160,17 @@ def test_history_pages_newest_first_over_the_rotated_files_with_filters(daemons:
     first = request(api.HISTORY, api.HistoryArgs(agent="talker", limit=15))
     assert [r["title"] for r in first["records"]] == [f"n{i}" for i in range(39, 24, -1)]
     assert first["unread"] == request(api.STATUS, api.Args())["unread"] and first["next"] is not None
-    go.touch()  # new records while the person pages back: the next page goes on where this one ended
-    until(lambda: any(r.get("title") == "late 2" for r in history()), what="the later notices")
+    with call(api.WATCH, api.Args(), timeout=30.0) as watch:
+        assert watch.next()["event"] == "snapshot"
+        go.touch()  # new records while the person pages back: the next page goes on where this one ended
+        live: list[dict[str, Any]] = []  # the new records as the window sees them come
+        while len(live) < 3:
+            event = watch.next()
+            if event["event"] == "history":
+                live.append(event["record"])
     rest = pages(15, agent="talker")
+    newest = request(api.HISTORY, api.HistoryArgs(limit=3))["records"]
+    assert [(r["title"], r["id"]) for r in live[::-1]] == [(r["title"], r["id"]) for r in newest]  # the same ids
     second = request(api.HISTORY, api.HistoryArgs(agent="talker", limit=15, before=first["next"]))
     assert [r["title"] for r in second["records"]] == [f"n{i}" for i in range(24, 9, -1)]
     assert rest[0] == ["late 2", "late 1", "late 0", *(f"n{i}" for i in range(39, 27, -1))]

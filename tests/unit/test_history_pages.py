@@ -86,6 +86,22 @@ def test_ids_stay_the_same_as_records_are_added_and_the_files_rotate(tmp_path: P
     assert all(later[title] == ids[title] for title in ids) and len(history_files(path)) == 3
 
 
+def test_the_writer_gives_each_record_the_id_the_readers_find_it_by(tmp_path: Path) -> None:
+    """What the `watch` stream sends as a new record carries the id `history` pages it under:
+    across rotations, and after a record left torn (the next one starts on a line of its own)."""
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"time": "torn', encoding="utf-8")  # a crash mid-record
+    writer = HistoryWriter(path, max_bytes=1500)
+    written: dict[str, int] = {}
+    for i in range(12):
+        record = writer.append(NoticeReceived("a", "s", Notice("info", f"notice {i:04d}")))
+        written[record["title"]] = record["id"]
+    writer.close()
+    assert len(history_files(path)) == 3
+    found = {str(r.get("title")): r["id"] for r in history_page(path, HistoryFilter(), limit=200).records}
+    assert {title: found[title] for title in written} == written and len(set(written.values())) == 12
+
+
 def test_a_cursor_into_a_file_rotated_away_finds_nothing(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     writer = HistoryWriter(path, max_bytes=1000)

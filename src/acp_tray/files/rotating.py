@@ -58,13 +58,15 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
             return
         self.write_line(text)
 
-    def write_line(self, text: str) -> None:
+    def write_line(self, text: str) -> int | None:
         """Append one record: the log's records through `emit`, the history's lines directly (no
         `LogRecord`, one format, one `fstat` and one write per record: the stdlib's rollover check
-        also stats the path twice and formats the record a second time)."""
+        also stats the path twice and formats the record a second time). Where its line starts in
+        the file (0: a new file); None: not written, or the file's size is not known."""
         self._errored = False
         start = self._position()
-        data = ("\n" + text if self._torn else text) + self.terminator
+        torn = self._torn
+        data = ("\n" + text if torn else text) + self.terminator
         try:
             size = len(data.encode(self.encoding or "utf-8"))
             if self.maxBytes > 0 and start and start + size >= self.maxBytes:  # an empty file is not rotated
@@ -78,11 +80,12 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
             self._write_failed()
         if self._errored:
             self._cut_back(start)
-            return
+            return None
         self._torn = False
         if self.failed:
             self.failed = False
             self._report(f"writing the {self._what} {self.baseFilename} works again")
+        return None if start is None else start + (1 if torn else 0)  # after a torn record: on a line of its own
 
     def _position(self) -> int | None:
         """The file's size before a write (the record starts there)."""

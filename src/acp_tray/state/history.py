@@ -10,12 +10,14 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from acp_tray.events import NoticeMalformed, NoticeReceived
-from acp_tray.files.private import make_dir, open_read
+from acp_tray.files.private import make_dir, open_read, open_regular
 from acp_tray.files.rotating import RotatingFile
 from acp_tray.presentation.router import Decision
 
@@ -26,10 +28,28 @@ TEXT_LIMIT = 16_000  # characters of a title or description kept in the history
 META_LIMIT = 64_000  # a `_meta` larger than this (as JSON) is not kept; the rest of the notice is
 META_NOT_RECORDED = "(not recorded: too large or too deeply nested)"
 
+# a record's id: where its line starts in its file, and that file's key (the CRC of its first line,
+# which appends and a rotation's rename keep): `offset << KEY_BITS | key`, exact in JavaScript
+# (under 2**53) in files under 16 MiB
+KEY_BITS = 29
+KEY_MASK = (1 << KEY_BITS) - 1
+FIRST_LINE_LIMIT = 4096  # bytes of a file's first line that make its key
+
 log = logging.getLogger(__name__)
 
 
 _NOT_ROUTED: dict[str, Any] = {"route": None, "suppressed": None, "count": 1, "notified": False, "tray": False}
+
+
+def file_key(handle: BinaryIO) -> int:
+    """The key of the history file open in `handle` (binary)."""
+    handle.seek(0)
+    return zlib.crc32(handle.readline(FIRST_LINE_LIMIT)) & KEY_MASK
+
+
+def record_id(offset: int, key: int) -> int:
+    """The id of the record whose line starts at `offset` in the file with the key `key`."""
+    return offset << KEY_BITS | key
 
 
 def _routing(decision: Decision | None) -> dict[str, Any]:
@@ -91,6 +111,8 @@ class HistoryWriter:
     def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
         self.path = path
         self._handler: RotatingFile | None = None
+        self._key: int | None = None  # the key of the file written to (None: not known yet)
+        self._last = -1  # where the last record written starts
         try:
             make_dir(path.parent)
             self._handler = RotatingFile(
@@ -104,7 +126,8 @@ class HistoryWriter:
             return
 
     def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
-        """Write the event's record (when the file can be written); the record, as written."""
+        """Write the event's record (when the file can be written); the record, as written, with its
+        "id" when it was written (as the history's readers number it: state/history_pages.py)."""
         record = record_of(event, decision)
         for key in ("title", "description"):  # an agent must not wipe the rotation with one notice
             value = record.get(key)
@@ -125,8 +148,22 @@ class HistoryWriter:
                 too_big = True
             if too_big:
                 line = self._without_meta(record)
-        self._handler.write_line(line)
+        position = self._handler.write_line(line)
+        if position is not None:
+            self._number(record, position)
         return record
+
+    def _number(self, record: dict[str, Any], position: int) -> None:
+        """Give the record written at `position` its id."""
+        if position <= self._last or self._key is None:  # a new file (rotated), or the first record
+            try:
+                with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as handle:
+                    self._key = file_key(handle)
+            except OSError:
+                self._key = None
+        self._last = position
+        if self._key is not None:
+            record["id"] = record_id(position, self._key)
 
     @staticmethod
     def _without_meta(record: dict[str, Any]) -> str:

@@ -3,14 +3,14 @@ agent, severity class, source and text: what the control API's `history` and `ac
 read. Bounded in memory: each file is read backwards in blocks, and a page holds only its records.
 
 A record's id is its position, an int that stays the same while records are added and the files
-rotate (a rename keeps a file's first line): its line's offset in its file, and a key of that file
-(the CRC of its first line). Paging on from an id whose file has been rotated away finds nothing.
+rotate (state/history.py `record_id`: its line's offset in its file, and the file's key, which a
+rename keeps); the `watch` stream's new records carry the same. Paging on from an id whose file
+has been rotated away finds nothing.
 """
 
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +20,9 @@ from acp_tray.files.private import open_regular
 from acp_tray.prefs.model import SeverityClass
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import severity_kind
-from acp_tray.state.history import history_files, parse_line
+from acp_tray.state.history import KEY_BITS, KEY_MASK, file_key, history_files, parse_line, record_id
 
 BLOCK = 64 * 1024  # bytes read at a time, backwards
-KEY_BITS = 29  # an id is `offset << KEY_BITS | key`: exact in JavaScript (< 2**53) in files under 16 MiB
-KEY_MASK = (1 << KEY_BITS) - 1
-FIRST_LINE_LIMIT = 4096  # bytes of a file's first line that make its key
 
 Record = dict[str, Any] | str  # a record, or a line that is not one (as `acp-tray history --json` reads them)
 Source = Literal["agent", "acp-tray"]
@@ -89,7 +86,7 @@ def newest_first(path: Path, before: int | None = None) -> Iterator[tuple[int, R
     seen: set[int] = set()  # a file renamed by a rotation while this reads is read once
     for file in reversed(history_files(path)):
         with os.fdopen(open_regular(file, os.O_RDONLY), "rb") as handle:
-            key = _key(handle)
+            key = file_key(handle)
             if key in seen:
                 continue
             seen.add(key)
@@ -101,12 +98,7 @@ def newest_first(path: Path, before: int | None = None) -> Iterator[tuple[int, R
             for offset, line in _lines_before(handle, end):
                 record = parse_line(line.decode("utf-8", errors="replace"))
                 if record is not None:
-                    yield offset << KEY_BITS | key, record
-
-
-def _key(handle: BinaryIO) -> int:
-    handle.seek(0)
-    return zlib.crc32(handle.readline(FIRST_LINE_LIMIT)) & KEY_MASK
+                    yield record_id(offset, key), record
 
 
 def _lines_before(handle: BinaryIO, end: int) -> Iterator[tuple[int, bytes]]:

@@ -66,6 +66,7 @@ class Pages:
             page="history",
             rows=rows,
             next=page["next"],
+            error="",
             highlight=request.query_params.get("highlight", ""),
             **_base(self._feed, filters),
         )

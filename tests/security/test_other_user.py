@@ -175,3 +175,49 @@ def test_daemon_serves_only_its_own_user(other_user: OtherUser, shared_runtime: 
     assert f"refused a control connection: the process at the other end runs as user id {other_user.uid}" in (
         daemon.stderr_text()
     )
+
+
+# the other user's attempts on the window: read where it is, then ask it for pages (loopback TCP is
+# open to every local user: the key, which only the person can read, is what keeps them out)
+WINDOW_PROBE = r"""
+import http.client, json, sys
+record, port = sys.argv[1], int(sys.argv[2])
+try:
+    open(record).read()
+    print("read the record")
+except PermissionError:
+    print("cannot read the record")
+for path in ("/overview", "/history", "/events?page=overview", "/open?key=guess"):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}"})
+    answer = connection.getresponse()
+    print(path, answer.status, "sa" in answer.read().decode())
+"""
+
+
+def test_another_user_cannot_read_the_windows_key_nor_use_the_window(
+    other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon], tmp_path: Path
+) -> None:
+    from acp_tray.control.endpoint import runtime_dir
+    from tests.support.agents import session_agent_table
+    from tests.support.config import write_config
+    from tests.support.daemons import start
+    from tests.support.window import window_process
+
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    with window_process() as window:
+        assert window.request("GET", "/overview").status == 200  # the person, with the key, gets in
+        record = runtime_dir() / "window.json"
+        assert record.parent.parent == shared_runtime  # a base every user can reach, as /tmp is
+        record.parent.chmod(0o711)  # its folder made passable: the record's own mode must keep it
+        probe = other_user.run("-c", WINDOW_PROBE, str(record), str(window.port), stdout=subprocess.PIPE)
+        said, _ = probe.communicate(timeout=60)
+        lines = said.strip().splitlines()
+        assert lines[0] == "cannot read the record"
+        assert lines[1:] == [
+            "/overview 403 False",
+            "/history 403 False",
+            "/events?page=overview 403 False",
+            "/open?key=guess 403 False",
+        ]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import PageFor
 from tests.windows.wine import (
     ARTIFACTS,
     PYTHON,
@@ -28,6 +29,7 @@ from tests.windows.wine import (
     lock_files,
     run,
     run_finished,
+    user_dir,
 )
 
 pytestmark = lane_only
@@ -145,6 +147,37 @@ def test_a_restart_after_a_clean_quit_does_not_warn_and_ctrl_c_stops_it() -> Non
         assert d.wait_exit(30) == 0, d.output[-2000:]
         assert "stopped by acp-tray" in d.output and "Traceback" not in d.output, d.output
     assert not lock_files()
+
+
+def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for: PageFor) -> None:
+    """`acp-tray ui` under Wine starts the window's server (a detached python.exe); chromium on this
+    machine reaches it on loopback: the overview shows the demo agent, and an approval answered with
+    the page's button reaches the agent."""
+    with daemon("--headless", name="window") as d:
+        _poll_until_connected(120)
+        url = acp("ui", "--no-browser").strip().splitlines()[-1]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/open\?key=[\w-]+&page=overview", url), url
+        watched = page_for()
+        page = watched.page
+        page.goto(url, timeout=60_000)
+        page.wait_for_selector('[data-agent="demo"][data-state="connected"]', timeout=60_000)
+        waiting: dict[str, str] = {}
+        prompt = threading.Thread(target=lambda: waiting.update(out=acp("prompt", "demo", "delete the build folder")))
+        prompt.start()
+        allow = page.get_by_role("button", name="✔ Allow once")
+        allow.wait_for(timeout=60_000)
+        page.screenshot(path=ARTIFACTS / "window-overview.png", full_page=True)
+        allow.click()
+        prompt.join(60)
+        assert "You allowed it" in waiting.get("out", ""), waiting
+        page.get_by_text("No agent is waiting for you.").wait_for(timeout=30_000)
+        assert not watched.problems, watched.problems
+        assert "stopped" in acp("quit")
+        assert d.wait_exit(30) == 0, d.output[-2000:]
+    deadline = time.monotonic() + 30
+    while list(user_dir().rglob("window.json")) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not list(user_dir().rglob("window.json")), "the window's server outlived the daemon"
 
 
 @pytest.mark.parametrize("attempt", [1, 2])

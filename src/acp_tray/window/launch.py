@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from acp_tray.control.endpoint import runtime_dir
@@ -67,8 +68,8 @@ def start() -> Running:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,
-            start_new_session=True,  # it outlives this command, and a Ctrl+C in its terminal
             close_fds=True,
+            **_detached(),
         )
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
@@ -80,6 +81,14 @@ def start() -> Running:
         time.sleep(0.05)
     process.terminate()
     raise WindowError(f"the window's server did not start within {START_WAIT:g} s; see {log}")
+
+
+def _detached() -> dict[str, Any]:
+    """It outlives this command, and a Ctrl+C in its terminal: a session of its own, or on Windows a
+    process group of its own without a console."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS}
+    return {"start_new_session": True}
 
 
 def _last_line(log: Path) -> str:

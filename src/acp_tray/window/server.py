@@ -84,7 +84,8 @@ def _record(window: Window) -> Path:
     """Where this window is, for the next `acp-tray ui` (0600, in the private runtime directory)."""
     folder = runtime_dir()
     make_dir(folder)
-    check_private_dir(folder)
+    if sys.platform != "win32":  # on Windows the folder is in the person's own profile, private by its ACL
+        check_private_dir(folder)
     path = folder / WHERE
     write_atomically(path, json.dumps({"pid": os.getpid(), "port": window.port, "key": window.key}), mode=0o600)
     return path

@@ -132,6 +132,15 @@ def test_history_covers_the_rotated_file_with_filters_and_pages(
         page.get_by_role("button", name="Filter").click()
         page.wait_for_url("**severity=error**")
         assert rows.count() == 15 and all("error" in t for t in rows.all_inner_texts())
+        page.get_by_label("Agent").fill("alpha")  # with the severity kept
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**agent=alpha**")
+        texts = rows.all_inner_texts()
+        assert len(texts) == 15 and all("alpha" in t and "error" in t for t in texts)
+        page.get_by_label("Severity").select_option("")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**severity=&**")
+        assert rows.count() == 30 and all("alpha" in t for t in rows.all_inner_texts())
         page.goto(f"http://127.0.0.1:{window.port}/history?agent=old-bot&text=old+2")
         assert sorted(t.split("\t")[3].strip() for t in rows.all_inner_texts()) == sorted(
             f"old {n}" for n in (2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)

@@ -116,7 +116,9 @@ def menu_ready():
     def look():
         menu = app.icon._menu_handle
         agents = next(i for i in menu.get_children() if i.get_label() == "Agents").get_submenu()
-        ready.append(sorted(item.get_label() for item in agents.get_children()))
+        rows = [item.get_label() for item in agents.get_children()]
+        assert rows[-2:] == ["", "Add agent…"], rows  # a line, then "Add agent…", after the agents
+        ready.append(sorted(rows[:-2]))
         return False
     from gi.repository import GLib
     GLib.idle_add(look)

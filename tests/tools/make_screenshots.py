@@ -87,7 +87,7 @@ def main() -> None:
 
             subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
             time.sleep(0.8)
-            key(env, "Down", "Right")  # Recent (the lines above it are not selectable)
+            key(env, "Down", "Down", "Right")  # "Open acp-tray…", then Recent (the status lines are not selectable)
             shot(env, out / "tray-menu.png")
             key(env, "Escape", "Escape", "Escape")
 
@@ -101,7 +101,9 @@ def main() -> None:
             shot(env, out / "tray-approval-notification.png")
             subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
             time.sleep(0.8)
-            key(env, "Down", "Right", "Right")  # Needs approval (1) → the request → its options
+            key(
+                env, "Down", "Down", "Right", "Right"
+            )  # "Open acp-tray…", Needs approval (1) → the request → its options
             shot(env, out / "tray-approval.png")
             key(env, "Escape", "Escape", "Escape", "Escape")
 

@@ -6,19 +6,21 @@ into the page that reaches the real GNOME Keyring and the agent, and nothing els
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from acp_tray.files import paths
 from tests.support.agents import AUTH_AGENT, agent_table, auth_agent_table
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import Daemon, agent_state, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 from tests.support.window import window_process
@@ -181,3 +183,31 @@ def test_an_env_var_secret_typed_in_the_page_reaches_the_keyring_and_nothing_els
         for file in files:
             assert SECRET not in file.read_text(errors="replace"), file
     assert paths.log_file().with_name("window.log") in list(paths.log_file().parent.iterdir())
+
+
+def test_what_cannot_be_done_is_said_in_plain_words(
+    daemons: list[Daemon], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start_daemon(daemons, auth_agent_table("locked", tmp_path / "locked"))
+    until(lambda: agent_state("locked", cli_env()) == "needs sign-in", 30, "locked to need a sign-in")
+    monkeypatch.delenv("TERMINAL", raising=False)  # the window's server: no terminal to be found
+    monkeypatch.setenv("PATH", str(tmp_path / "no-terminals-here"))
+    with window_process("agents") as window:
+
+        def said(name: str, **form: str) -> str:
+            answer = window.request("POST", f"/sign-in/{name}", body=urlencode(form).encode())
+            assert answer.status == 200 and 'class="toast problem"' in answer.body, answer.body
+            return html.unescape(answer.body)
+
+        assert "locked does not offer that sign-in now." in said("locked", method="nope")
+        assert "There is no agent 'ghost' any more." in said("ghost", method="token")
+        assert "Company SSO (ask IT): acp-tray cannot do this kind of sign-in (_acme.sso)" in said(
+            "locked", method="sso"
+        )
+        assert "nothing entered for AUTH_AGENT_KEY; nothing stored" in said("locked", method="key")
+        assert "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one, " in said(
+            "locked", method="tui"
+        )
+        assert "or run `acp-tray login locked tui` in a terminal yourself" in said("locked", method="tui")
+    assert not paths.secret_names_file().exists()
+    assert agent_state("locked", cli_env()) == "needs sign-in"

@@ -76,6 +76,9 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
             agent(shown.page, "locked")
             agent(shown.page, "tui")
             screenshot(shown, f"agents-needs-sign-in-{scheme}")
+            shown.page.goto(f"http://127.0.0.1:{window.port}/overview")
+            agent(shown.page, "locked")
+            screenshot(shown, f"overview-needs-sign-in-{scheme}")
             assert not shown.problems, shown.problems
         watched = page_for("light", viewport={"width": 390, "height": 900})  # a phone's width
         page = watched.page
@@ -102,6 +105,7 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
         toast.wait_for(timeout=10_000)
         assert "locked refused the sign-in with Always refused: the token service said no" in toast.inner_text()
         assert page.locator('[data-agent="locked"]').get_attribute("data-state") == "needs sign-in"
+        screenshot(watched, "agents-sign-in-refused-narrow")
 
         key.fill("typed, not sent")  # kept while the agents' part is drawn again below
 

@@ -16,11 +16,10 @@ from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.lifetime import Lifetime
-from acp_tray.desktop.terminal_window import NoTerminalError, cli_command, open_in_terminal
+from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon
 from acp_tray.prefs.model import AgentConfig, Preferences
-from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.actions import AgentVerb, SignIn
 from acp_tray.presentation.router import ACP_TRAY
 from acp_tray.protocol.notice import Notice
@@ -201,9 +200,8 @@ class Fleet:
             self._sign_in_failed(name, str(exc))
             return
         if method.runs_in_terminal:
-            command = pasteable("login", name, method_id)
             try:
-                open_in_terminal([*cli_command(), "login", name, method_id, "--pause"], hint=command)
+                open_sign_in(name, method_id)
             except NoTerminalError as exc:
                 self._sign_in_failed(name, str(exc))
             return

@@ -4,23 +4,21 @@ keyring, read without echo, or delete it; a running agent restarts with it."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, out, say
 from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 
-VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 def cmd_secret(args: argparse.Namespace) -> int:
     """Keep VAR for the agent in the OS keyring (read without echo), or delete it; then restart it."""
     from acp_tray.files import paths
-    from acp_tray.state.secrets import SecretError, SecretNames
+    from acp_tray.state.secrets import SecretError, SecretNames, variable_problem
 
-    if not VARIABLE.fullmatch(args.var):
-        say(f"{args.var!r} is not an environment variable name (letters, digits, _; not starting with a digit)")
+    problem = variable_problem(args.var)
+    if problem is not None:  # said before the value is asked for
+        say(problem)
         return EXIT_USAGE
     names = SecretNames(paths.secret_names_file())
     try:
@@ -30,11 +28,7 @@ def cmd_secret(args: argparse.Namespace) -> int:
                 return EXIT_FAILED
             out(f"{args.name}: {args.var} deleted from the OS keyring")
         else:
-            value = _read_secret(f"{args.var} for {args.name} (not shown): ")
-            if not value:
-                say("nothing entered; nothing stored")
-                return EXIT_FAILED
-            names.store(args.name, args.var, value)
+            names.store(args.name, args.var, _read_secret(f"{args.var} for {args.name} (not shown): "))
             out(f"{args.name}: {args.var} stored in the OS keyring; given to the agent when it starts")
     except SecretError as exc:
         say(str(exc))

@@ -172,6 +172,7 @@ class SignInMethodRow(TypedDict):
     name: str
     kind: str  # agent | terminal | env_var | ...
     description: str | None
+    vars: list[str]  # env_var: the environment variables it reads (their names)
 
 
 class AgentRow(TypedDict):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
-from acp_tray.prefs.names import shell_line
+from acp_tray.prefs.names import pasteable, shell_line
 
 # how each emulator takes a command to run (the first word of $TERMINAL is looked up here too)
 RUN_FLAG = {
@@ -108,3 +108,11 @@ def open_in_terminal(argv: list[str], env: Mapping[str, str] | None = None, *, h
         )
     except OSError as exc:
         raise NoTerminalError(f"could not start the terminal emulator {command[0]}: {exc.strerror or exc}") from None
+
+
+def open_sign_in(agent: str, method_id: str) -> None:
+    """A terminal sign-in chosen on the desktop (the tray, a notification, the window): `acp-tray
+    login AGENT METHOD --pause` in a new terminal window, which runs the method there and tells the
+    daemon how it went (`login.finished`). NoTerminalError says what to run instead."""
+    argv = [*cli_command(), "login", agent, method_id, "--pause"]
+    open_in_terminal(argv, hint=pasteable("login", agent, method_id))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from acp_tray.logs.redact import remember_secrets
 log = logging.getLogger(__name__)
 
 SERVICE = "acp-tray"
+VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class SecretError(Exception):
@@ -35,6 +37,13 @@ def _keyring() -> Any:
 
 def _entry(agent: str, var: str) -> str:
     return f"{agent}/{var}"
+
+
+def variable_problem(var: str) -> str | None:
+    """Why `var` cannot be a secret's name (an environment variable's), or None when it can."""
+    if VARIABLE.fullmatch(var):
+        return None
+    return f"{var!r} is not an environment variable name (letters, digits, _; not starting with a digit)"
 
 
 def _keyring_failed(exc: Exception) -> SecretError:
@@ -71,6 +80,14 @@ class SecretNames:
         write_atomically(self._path, json.dumps({"version": 1, "agents": kept}, indent=1), mode=0o600)
 
     def store(self, agent: str, var: str, value: str) -> None:
+        """Keep `value` as the agent's `var` in the OS keyring and its name here (blocking: call it off
+        an event loop); SecretError for a name that is not a variable's, an empty value, or a keyring
+        that cannot be used. How `acp-tray agents secret` and the window keep a secret."""
+        problem = variable_problem(var)
+        if problem is not None:
+            raise SecretError(problem)
+        if not value:
+            raise SecretError(f"nothing entered for {var}; nothing stored")
         try:
             _keyring().set_password(SERVICE, _entry(agent, var), value)
         except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)

@@ -20,13 +20,17 @@ AGENT_OPS: dict[str, api.Op[api.NameArgs, Any]] = {
 }
 
 
+def toast(templates: Jinja2Templates, request: Request, text: str, *, problem: bool = False) -> Response:
+    """The answer to an action: one line for the page's status area (a problem in its colour)."""
+    return HTMLResponse(templates.get_template("_toast.html").render(request=request, text=text, problem=problem))
+
+
 class Actions:
     def __init__(self, templates: Jinja2Templates) -> None:
         self._templates = templates
 
     def _say(self, request: Request, text: str, *, problem: bool = False) -> Response:
-        html = self._templates.get_template("_toast.html").render(request=request, text=text, problem=problem)
-        return HTMLResponse(html)
+        return toast(self._templates, request, text, problem=problem)
 
     async def agent(self, request: Request) -> Response:
         name, verb = request.path_params["name"], request.path_params["verb"]

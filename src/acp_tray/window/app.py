@@ -19,6 +19,7 @@ from acp_tray.window.actions import Actions
 from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
+from acp_tray.window.signin import SignIns
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,7 +47,7 @@ async def _icon(request: Request) -> Response:
 
 def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
     views = templates()
-    pages, actions = Pages(feed, views, shutdown), Actions(views)
+    pages, actions, sign_ins = Pages(feed, views, shutdown), Actions(views), SignIns(feed, views)
     app = Starlette(
         routes=[
             Route("/", _home),
@@ -58,6 +59,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/icon.png", _icon),
             Route("/agents/{name}/{verb}", actions.agent, methods=["POST"]),
             Route("/approvals/{id}", actions.approval, methods=["POST"]),
+            Route("/sign-in/{name}", sign_ins.sign_in, methods=["POST"]),
             Route("/dnd", actions.dnd, methods=["POST"]),
             Route("/read", actions.read, methods=["POST"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -18,9 +18,10 @@ class CallFailedError(Exception):
     """The daemon refused the request or is gone: the message is for the person."""
 
 
-async def ask(op: Op[A, R], args: A) -> R:
+async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
+    """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person)."""
     try:
-        return await asyncio.to_thread(request, op, args, timeout=TIMEOUT)
+        return await asyncio.to_thread(request, op, args, timeout=within)
     except NoDaemonError:
         raise CallFailedError("acp-tray is not running any more.") from None
     except ReplyError as exc:

@@ -10,6 +10,7 @@ from typing import Any
 
 from acp_tray.control import api
 from acp_tray.presentation.options import option_label
+from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
 STATE_WORDS = {
@@ -52,7 +53,7 @@ class AgentView:
     busy: int
     queued: int
     running: bool
-    sign_in: list[api.SignInMethodRow]
+    sign_in: list[SignInChoice]
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def agent_view(row: api.AgentRow) -> AgentView:
         busy=row["busy"],
         queued=row["queued"],
         running=state in RUNNING,
-        sign_in=row["sign_in_methods"] if state == "needs sign-in" else [],
+        sign_in=sign_in_choices(row),
     )
 
 

@@ -96,7 +96,13 @@ class StatusOps:
                     "queued": sum(s.queued for s in sessions),
                     "permission": config.permission,
                     "sign_in_methods": [
-                        {"id": m.method_id, "name": m.name, "kind": m.kind, "description": m.description}
+                        {
+                            "id": m.method_id,
+                            "name": m.name,
+                            "kind": m.kind,
+                            "description": m.description,
+                            "vars": list(m.vars),
+                        }
                         for m in (host.signin.methods if host is not None else ())
                     ],
                 }

@@ -12,11 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acp_tray.control import api
-from acp_tray.control.client import request
 from acp_tray.files import paths
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.waiting import until
 from tests.support.window import window_process
 
@@ -69,7 +67,7 @@ def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
         until(lambda: displayed(desktop) == 0, what="the answered approval's notification to close")
         page.get_by_text("No agent is waiting for you.").wait_for(timeout=LIVE)
 
-        request(api.AGENTS_STOP, api.NameArgs(name="demo"))
+        assert cli("agents", "stop", "demo", env=env).stdout.strip() == "demo: stopped"
         page.wait_for_selector('[data-agent="demo"][data-state="stopped"]', timeout=LIVE)
         assert page.evaluate("() => window.__notReloaded") is True  # live, not a reload
         assert page.get_by_role("button", name="Start demo").is_visible()

@@ -148,7 +148,7 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "--watch", action="store_true", help="a line now and one at each change, until the daemon stops (status bars)"
     )
 
-    agents = command("agents", "list, add, remove or restart agents", _lazy("agents"), json_output=False)
+    agents = command("agents", "list, add, remove, restart, stop or start agents", _lazy("agents"), json_output=False)
     actions = agents.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="configured agents and their state", parents=[common])
     listing.add_argument("--json", action="store_true", help="machine-readable output")
@@ -167,7 +167,12 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "upgrade", help="move registry agents to the registry's version: [ID]", parents=[common]
     )
     upgrade.add_argument("name", nargs="?", metavar="ID")
-    for verb, text in (("remove", "remove an agent (stops it)"), ("restart", "restart an agent")):
+    for verb, text in (
+        ("remove", "remove an agent (stops it)"),
+        ("restart", "restart an agent"),
+        ("stop", "stop an agent (until started again)"),
+        ("start", "start a stopped agent"),
+    ):
         actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
     secret = actions.add_parser(
         "secret", help="keep VAR (e.g. an API key) for NAME in the OS keyring, read without echo", parents=[common]

@@ -64,6 +64,13 @@ def _program_from_here(command: list[str]) -> list[str]:
     return command
 
 
+VERBS: dict[str, tuple[api.Op[api.NameArgs, api.NameReply], str]] = {
+    "restart": (api.AGENTS_RESTART, "restarting"),
+    "stop": (api.AGENTS_STOP, "stopped"),
+    "start": (api.AGENTS_START, "starting"),
+}
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     if _from_registry(args):
         from acp_tray.cli import registry
@@ -75,9 +82,10 @@ def cmd_agents(args: argparse.Namespace) -> int:
         return _add(args)
     if args.action == "remove":
         return _remove(args.name)
-    code, _ = ask(api.AGENTS_RESTART, api.NameArgs(args.name))
+    op, done = VERBS[args.action]
+    code, _ = ask(op, api.NameArgs(args.name))
     if not code:
-        out(f"{args.name}: restarting")
+        out(f"{args.name}: {done}")
     return code
 
 

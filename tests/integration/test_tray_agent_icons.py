@@ -8,9 +8,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from tests.support.daemons import carrying
+import pytest
+
+from tests.support.daemons import carrying, cli_env
 from tests.support.registry_server import ICON
+from tests.support.trays import docked, icon_centre, screenshot, start_host, xdotool
+from tests.support.waiting import until
 
 MENU_SCRIPT = """
 import json, sys, threading, time
@@ -180,3 +185,48 @@ def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: d
     assert app.stderr.count(f"no menu icon from {bomb}") <= 1, app.stderr  # tried once, not at every menu
     assert "Traceback" not in app.stderr
     assert _drawing_processes(mark) == []
+
+
+ACTIVATE_SCRIPT = """
+import sys, threading, time
+from acp_tray.tray.app import TrayApp, load_pystray
+from acp_tray.tray.snapshot import TraySnapshot
+
+pystray, backend = load_pystray()
+chosen = []
+app = TrayApp(pystray, chosen.append)
+
+def later():
+    app.show(TraySnapshot())
+    print("backend", backend, flush=True)
+    deadline = time.monotonic() + 30
+    while not chosen and time.monotonic() < deadline:
+        time.sleep(0.1)
+    print("chosen", *chosen, flush=True)
+    app.stop()
+
+app.run(setup=lambda: threading.Thread(target=later, daemon=True).start(), on_signal=app.stop)
+"""
+
+
+def test_a_left_click_on_the_icon_opens_the_window_where_the_backend_activates(desktop: Any, tmp_path: Path) -> None:
+    """GTK's status icon in an XEmbed tray (trayer): a left click is the icon's activate action, which
+    is the menu's default entry, "Open acp-tray…"."""
+    pytest.importorskip("gi", reason="PyGObject is needed for the GTK tray (make test installs it)")
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1", PYSTRAY_BACKEND="gtk")
+    host = start_host("trayer", env)
+    app = subprocess.Popen(
+        [sys.executable, "-c", ACTIVATE_SCRIPT], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert app.stdout is not None and app.stdout.readline().split()[:2] == ["backend", "gtk"]
+        until(lambda: docked(env, tmp_path / "docked.png"), timeout=20, what="the icon in the tray")
+        x, y = icon_centre(screenshot(env, tmp_path / "docked.png"))
+        xdotool(env, "mousemove", str(x), str(y), "click", "1")
+        said, errors = app.communicate(timeout=40)
+        assert said.split() == ["chosen", "window:overview"], errors
+    finally:
+        if app.poll() is None:
+            app.kill()
+        host.terminate()
+        host.wait()

@@ -104,6 +104,7 @@ def test_menu_model() -> None:
     )
     menu = menu_of(snapshot)
     assert (menu[0].label, menu[0].action, menu[1]) == ("Open acp-tray…", "window:overview", SEPARATOR)
+    assert menu[0].default and not any(entry.default for entry in menu[1:])  # a left click on the icon opens it
     assert [entry.label for entry in menu[2:4]] == ["1/2 agents connected", "Do not disturb: off"]
     assert not menu[2].enabled
     recent_menu = _find(menu, "Recent")

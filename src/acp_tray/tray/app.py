@@ -196,7 +196,9 @@ class TrayApp:
                 self._on_action(action)
 
         checked = None if entry.checked is None else (lambda _item, value=entry.checked: value)
-        return pystray.MenuItem(entry.label, clicked, checked=checked, radio=entry.radio, enabled=action is not None)
+        return pystray.MenuItem(
+            entry.label, clicked, checked=checked, radio=entry.radio, enabled=action is not None, default=entry.default
+        )
 
     def run(self, setup: Callable[[], None], on_signal: Callable[[], None]) -> None:
         """Block in the tray's main loop; `setup` runs once the icon exists; signals call `on_signal`.

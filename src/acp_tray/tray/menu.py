@@ -48,6 +48,7 @@ class Entry:
     radio: bool = False
     children: tuple[Entry, ...] = ()
     icon: str | None = None  # an SVG file shown beside the label, where the tray backend can
+    default: bool = False  # what activating the icon does, where the backend has that (a left click)
 
     @property
     def enabled(self) -> bool:
@@ -141,7 +142,7 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
     header = f"{snapshot.connected}/{total} agents connected"
     dnd = f"Do not disturb: {snapshot.dnd.describe()}"
     return (
-        Entry("Open acp-tray…", OpenWindow("overview").encode()),
+        Entry("Open acp-tray…", OpenWindow("overview").encode(), default=True),
         SEPARATOR,
         Entry(header),
         Entry(dnd),

@@ -67,6 +67,12 @@ def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
         until(lambda: displayed(desktop) == 0, what="the answered approval's notification to close")
         page.get_by_text("No agent is waiting for you.").wait_for(timeout=LIVE)
 
+        page.get_by_role("button", name="Until tomorrow, 08:00").click()  # the `morning` preference's time
+        page.locator("#dnd", has_text="On — on until").wait_for(timeout=LIVE)
+        assert "on until" in cli("status", env=env).stdout
+        page.get_by_role("button", name="Off", exact=True).click()
+        page.locator("#dnd .dnd-state", has_text="Off").wait_for(timeout=LIVE)
+
         assert cli("agents", "stop", "demo", env=env).stdout.strip() == "demo: stopped"
         page.wait_for_selector('[data-agent="demo"][data-state="stopped"]', timeout=LIVE)
         assert page.evaluate("() => window.__notReloaded") is True  # live, not a reload

@@ -208,6 +208,7 @@ class StatusReply(TypedDict):
     uptime: float  # seconds
     preferences: str | None
     dnd: str
+    morning: str  # "HH:MM": when "until tomorrow" ends (the `morning` preference)
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
@@ -338,6 +339,7 @@ class QueuedEvent(TypedDict):  # a prompt's, when it is queued
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
     dnd: str
+    morning: str
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]

@@ -20,6 +20,7 @@ from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 
 PARTS = ("agents", "approvals", "dnd", "unread", "sessions")
+SHOWS = {"dnd": ("dnd", "morning")}  # a part drawn from more than its own key
 HISTORY_PAGE = 50
 
 
@@ -89,7 +90,9 @@ class Pages:
                         row = views.history_row(record)
                         yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
                     continue
-                changed = PARTS if kind == "snapshot" else tuple(p for p in PARTS if p in message)
+                changed = (
+                    PARTS if kind == "snapshot" else tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(message))
+                )
                 for event in self._parts(request, changed):
                     yield event
 

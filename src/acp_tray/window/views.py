@@ -105,6 +105,7 @@ def overview(state: api.WatchState) -> dict[str, Any]:
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),
         "dnd_choices": DND_CHOICES,
+        "morning": state.get("morning", "08:00"),
         "unread": state.get("unread", 0),
     }
 

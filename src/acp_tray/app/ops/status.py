@@ -36,6 +36,7 @@ class StatusOps:
             "uptime": round(time.time() - self._started, 1),
             "preferences": str(daemon.prefs_path) if daemon.prefs_path else None,
             "dnd": snapshot.dnd.describe(),
+            "morning": f"{daemon.router.prefs.dnd.morning:%H:%M}",
             "unread": snapshot.unread,
             "agents": self._agents(),
             "approvals": self._approvals(),

@@ -50,6 +50,7 @@ class WatchOps:
         status = await self._status.status()
         return {
             "dnd": status["dnd"],
+            "morning": status["morning"],
             "unread": status["unread"],
             "agents": status["agents"],
             "approvals": status["approvals"],

@@ -6,6 +6,7 @@ pages, and hostile text shown as text."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -179,3 +180,28 @@ def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(daemons: list[Daem
         time.sleep(0.3)  # an image's error handler would have run by now
         assert page.evaluate("() => window.__pwned") is None
         assert not watched.problems, watched.problems  # not even an attempt the CSP had to block
+
+
+def test_new_history_entries_appear_live_and_mark_all_read_clears_the_count(
+    tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+) -> None:
+    from tests.support.agents import session_agent_table
+
+    headless_daemon(daemons, session_agent_table("sa", tmp_path / "sa.log"))
+    until(lambda: '"connected"' in cli("agents", "list", "--json").stdout, what="sa connected")
+    with window_process("history") as window:
+        watched = page_for()
+        page = watched.page
+        page.goto(window.url)
+        page.goto(f"http://127.0.0.1:{window.port}/history?agent=sa")  # new entries must pass the filter too
+        assert cli("prompt", "sa", "notice", "Build is red").returncode == 0
+        page.locator("tr.history-row", has_text="Build is red").wait_for(timeout=LIVE)
+        assert cli("prompt", "sa", "notice", "Build is green").returncode == 0
+        page.locator("tr.history-row", has_text="Build is green").wait_for(timeout=LIVE)
+        titles = [t for t in page.locator("tr.history-row").all_inner_texts() if "Build is" in t]
+        assert ["Build is green" in titles[0], "Build is red" in titles[1]] == [True, True]  # newest on top
+        page.locator("#unread", has_text=re.compile(r"\d+ unread")).wait_for(timeout=LIVE)
+        page.get_by_role("button", name="Mark all read").click()
+        page.locator("#unread", has_text="Nothing unread").wait_for(timeout=LIVE)
+        assert '"unread": 0' in cli("status", "--json").stdout
+        assert not watched.problems, watched.problems

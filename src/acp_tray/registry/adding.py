@@ -99,7 +99,7 @@ def install_here(entry: Entry, progress: Progress | None) -> Installed:
     return installed
 
 
-def wait_connected(name: str, command: list[str]) -> api.WaitReply:
+def wait_connected(name: str, command: list[str] | None) -> api.WaitReply:
     return daemon(api.AGENTS_WAIT, api.WaitArgs(name, command, CONNECT_TIMEOUT), CONNECT_TIMEOUT + 30)
 
 

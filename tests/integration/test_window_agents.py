@@ -87,7 +87,7 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
         page.locator('[data-manage="helper-acp"]').wait_for()
         icon = window.request("GET", "/manage/demo-acp/icon.svg")
         assert icon.status == 200 and icon.headers["Content-Type"] == "image/svg+xml"
-        assert ICON_CSP in icon.headers.get_all("Content-Security-Policy") and icon.body.encode() == ICON
+        assert ICON_CSP in (icon.headers.get_all("Content-Security-Policy") or []) and icon.body.encode() == ICON
         screenshot(watched, "agents-light")
 
         home = paths.registry_agents_dir() / "demo-acp"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +83,17 @@ class AgentAdmin:
         return [row["name"] for row in self._feed.state.get("agents", [])]
 
     async def manage(self, request: Request, *, notice: str = "", problem: str = "") -> Response:
-        """The agents with what can be done to each (GET /manage, and the answer of each change)."""
+        """The agents with what can be done to each (GET /manage, and the answer of each change).
+        `?shown=SIGNATURE`: the page shows that list already; nothing to swap (204) if it is the same."""
+        rows = await self._rows()
+        signature = hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+        if not notice and not problem and request.query_params.get("shown") == signature:
+            return Response(status_code=204)
+        headers = LISTED if notice and not problem else None
+        context = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
+        return self._render(request, "_agent_manage_list.html", headers, **context)
+
+    async def _rows(self) -> list[ManagedAgent]:
         try:
             registry: Registry | None = await self._reader.read()
         except AddError:
@@ -103,8 +114,7 @@ class AgentAdmin:
                     secrets=names.of(row["name"]),
                 )
             )
-        headers = LISTED if notice and not problem else None
-        return self._render(request, "_agent_manage_list.html", headers, rows=rows, notice=notice, problem=problem)
+        return rows
 
     async def custom_form(self, request: Request) -> Response:
         return self._form(request, {}, {})

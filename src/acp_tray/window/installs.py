@@ -49,7 +49,7 @@ class Job:
     @property
     def amount(self) -> str:
         """What has been downloaded, and of how much when that is known."""
-        return f"{megabytes(self.size)} of {megabytes(self.total)}" if self.total else megabytes(self.size)
+        return f"{_size(self.size)} of {_size(self.total)}" if self.total else _size(self.size)
 
     def progress(self, size: int, total: int | None) -> None:
         self.phase, self.size, self.total = "downloading", size, total
@@ -57,6 +57,10 @@ class Job:
     def handed_over(self, kind: str) -> None:
         self.kind = kind
         self.phase = "fetching" if kind in RUNNERS else "connecting"
+
+
+def _size(size: int) -> str:
+    return f"{size} bytes" if size < 1000 else megabytes(size)
 
 
 class Installs:

@@ -186,3 +186,51 @@ def keyring_value(entry: str, env: dict[str, str]) -> str:
     code = f"import keyring; print(keyring.get_password('acp-tray', {entry!r}))"
     found = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True)
     return found.stdout.strip()
+
+
+def hostile_svg(tracker: str) -> bytes:
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" onload="window.parent.__pwned=1">'
+        f'<script>window.parent.__pwned=1</script><image href="{tracker}"/><rect width="16" height="16"/></svg>'
+    ).encode()
+
+
+def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
+    server: RegistryServer, daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+) -> None:
+    hostile = entry(
+        "hostile-acp",
+        "1.0.0",
+        {"npx": {"package": "hostile-acp"}},
+        name='<img src=x onerror="window.__pwned=1">',
+        description="<script>window.__pwned=1</script> {{ 7*7 }}",
+        icon=server.url("/hostile.svg"),
+    )
+    svg = server.files["/hostile.svg"] = hostile_svg(server.url("/tracker.png"))
+    config = write_config(registry=server.publish(demo_binary(server, "1.0.0")))
+    start(daemons, own_group=True)
+    assert cli("agents", "add", "demo-acp").returncode == 0
+    server.publish(demo_binary(server, "1.1.0"), hostile)
+    with window_process("agents") as window:
+        watched = page_for("light", viewport={"width": 390, "height": 844})  # a phone's width
+        page = watched.page
+        page.goto(window.url)
+        page.get_by_role("button", name="Upgrade demo-acp to 1.1.0").click()
+        page.locator('[data-job="demo-acp"][data-phase="connected"]').wait_for(timeout=LIVE)
+        assert "demo-acp: 1.1.0 connected; 1.0.0 removed" in page.locator('[data-job="demo-acp"]').inner_text()
+        assert "/1.1.0/demo/bin/demo-acp" in config.read_text() and "/1.0.0/" not in config.read_text()
+        home = paths.registry_agents_dir() / "demo-acp"
+        assert (home / "1.1.0").is_dir() and not (home / "1.0.0").exists()
+        page.locator('[data-manage="demo-acp"]').get_by_text("1.1.0, from the registry").wait_for()
+
+        shown = page.locator('[data-entry="hostile-acp"]')
+        assert '<img src=x onerror="window.__pwned=1">' in shown.inner_text()  # as text
+        assert "<script>window.__pwned=1</script> {{ 7*7 }}" in shown.inner_text()
+        shown.locator("img.agent-icon").evaluate("img => img.decode()")  # the SVG, loaded as an image
+        icon = window.request("GET", "/registry/icons/hostile-acp.svg")
+        assert icon.headers["Content-Type"] == "image/svg+xml" and icon.body.encode() == svg
+        assert server.hits.get("/tracker.png") is None  # an image loads nothing of its own
+        assert page.evaluate("() => window.__pwned") is None
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        screenshot(watched, "agents-phone-light")
+        assert not watched.problems, watched.problems

@@ -5,6 +5,7 @@ upgrading an agent with the progress polled by the page while it runs."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ SHOWN = 50  # search results on the page
 ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 PLACEHOLDER = (
     b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
-    b'<rect x="1" y="1" width="14" height="14" rx="3" fill="none" stroke="#8a94a6" stroke-width="1.5"/></svg>'
+    b'<circle cx="8" cy="8" r="6" fill="#8a94a6" fill-opacity="0.45"/></svg>'
 )
 
 
@@ -82,9 +83,10 @@ def _read(preferences: Path | None) -> Registry:
     return adding.read_registry(adding.registry_url(preferences))
 
 
-def icon_file(agent_id: str) -> Path:
-    """Where the window keeps a registry entry's icon (an entry not added yet has no folder)."""
-    return paths.cache_dir() / "registry" / "icons" / f"{agent_id}.svg"
+def icon_file(url: str) -> Path:
+    """Where the window keeps the registry's icon at `url` (an entry not added yet has no folder;
+    a new icon has a new URL)."""
+    return paths.cache_dir() / "registry" / "icons" / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}.svg"
 
 
 def svg_response(path: Path | None) -> Response:
@@ -99,6 +101,7 @@ class RegistryPages:
         self._templates = templates
         self._reader = reader
         self._installs = installs
+        self._no_icon: set[str] = set()  # icons that could not be had: not asked for again
 
     def _fragment(self, request: Request, template: str, **context: Any) -> HTMLResponse:
         html = self._templates.get_template(template).render(request=request, **context)
@@ -128,10 +131,13 @@ class RegistryPages:
             entry = registry.find(agent_id)
         except RegistryError:
             return svg_response(None)
-        path = icon_file(agent_id)
-        if entry.icon is not None and not path.is_file():
+        if entry.icon is None:
+            return svg_response(None)
+        path = icon_file(entry.icon)
+        if not path.is_file() and entry.icon not in self._no_icon:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            await asyncio.to_thread(download_icon, entry.icon, path)
+            if await asyncio.to_thread(download_icon, entry.icon, path) is None:
+                self._no_icon.add(entry.icon)
         return svg_response(path)
 
     async def add(self, request: Request) -> Response:

@@ -20,6 +20,7 @@ from acp_tray.files import paths
 from acp_tray.registry.install import installed_size
 from acp_tray.registry.progress import megabytes
 from acp_tray.window.registry_pages import ICON_CSP
+from tests.support.agents import AUTH_AGENT
 from tests.support.browser import PageFor, Screenshot
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, start
@@ -37,10 +38,14 @@ def configured() -> dict[str, Any]:
 
 
 def fake_npx(tmp_path: Path) -> str:
-    """An `npx` that takes a moment (as fetching a package does), then runs a real ACP agent; the PATH with it."""
+    """An `npx` that takes a moment (as fetching a package does), then runs a real ACP agent that
+    needs a sign-in (tests/agents/auth_agent.py); the PATH with it."""
     npx = tmp_path / "bin" / "npx"
     npx.parent.mkdir()
-    npx.write_bytes(script(f"sleep 1.5\nexec {sys.executable} -m acp_tray demo-agent"))
+    token = tmp_path / "token"
+    npx.write_bytes(
+        script(f"sleep 1.5\nAUTH_AGENT_OFFER=token,key AUTH_AGENT_TOKEN={token} exec {sys.executable} {AUTH_AGENT}")
+    )
     npx.chmod(0o755)
     return f"{npx.parent}:{os.environ['PATH']}"
 
@@ -82,7 +87,12 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
         page.get_by_role("button", name="Add Helper").click()
         page.locator('[data-job="helper-acp"]').get_by_text("Fetching the package with npx").wait_for(timeout=LIVE)
         page.locator('[data-job="helper-acp"][data-phase="connected"]').wait_for(timeout=LIVE)
-        assert configured()["helper-acp"]["state"] == "connected"
+        needs = page.locator('[data-job="helper-acp"] .signin-needs').inner_text()
+        assert (
+            needs
+            == "helper-acp needs you to sign in: Use a token, API key. Sign in from its entry in the list of agents."
+        )
+        assert configured()["helper-acp"]["state"] == "needs sign-in"
         assert '"npx", "-y", "--", "@example/helper-acp@0.3.0"' in config.read_text()
         page.locator('[data-manage="helper-acp"]').wait_for()
         icon = window.request("GET", "/manage/demo-acp/icon.svg")

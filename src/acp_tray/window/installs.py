@@ -35,8 +35,9 @@ class Job:
     kind: str = ""  # binary, npx or uvx, once installed
     message: str = ""  # the end, in plain words
     ready: bool = False  # connected and with its session (not waiting for a sign-in)
-    state: str = ""  # the daemon's word for the agent at the end
+    state: str = ""  # the daemon's word for an added agent at the end
     started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
 
     @property
     def running(self) -> bool:
@@ -118,7 +119,7 @@ class Installs:
             )
             if not result.ok:
                 raise AddError(result.message)
-            job.ready, job.state, job.message = True, "connected", result.message
+            job.ready, job.message = True, result.message
 
         _start(job, run)
         return job
@@ -130,11 +131,11 @@ def _start(job: Job, work: Callable[[], None]) -> None:
             work()
         except (AddError, RegistryError) as exc:
             job.phase, job.message = "failed", str(exc)
-            return
         except Exception as exc:  # never a job that spins for ever on the page
             job.phase, job.message = "failed", f"{type(exc).__name__}: {exc}"
-            return
-        job.phase = "connected"
+        else:
+            job.phase = "connected"
+        job.ended = time.monotonic()
 
     # a daemon thread: a download in progress does not hold the window open when it ends
     threading.Thread(target=run, name=f"acp-tray-install-{job.agent}", daemon=True).start()

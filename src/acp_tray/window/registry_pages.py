@@ -30,6 +30,7 @@ from acp_tray.window.installs import Installs, Job
 
 FRESH_FOR = 60.0  # seconds a registry read is reused for
 SHOWN = 50  # search results on the page
+CATCH_UP = 5.0  # seconds a finished job's fragment waits for the daemon's state of its agent
 # an icon is an image, never a document: whatever it holds runs nothing, loads nothing
 ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 PLACEHOLDER = (
@@ -145,7 +146,7 @@ class RegistryPages:
         try:
             entry = (await self._reader.read()).find(agent_id)
         except (AddError, RegistryError) as exc:
-            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], agent=None)
+            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
         job = self._installs.running_for(entry.id) or self._installs.add(entry)
         return self._job(request, job)
 
@@ -154,7 +155,7 @@ class RegistryPages:
         try:
             job = self._installs.running_for(name) or self._installs.upgrade(name, await self._reader.read())
         except (AddError, RegistryError) as exc:
-            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], agent=None)
+            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
         return self._job(request, job)
 
     async def job(self, request: Request) -> Response:
@@ -165,21 +166,25 @@ class RegistryPages:
 
     async def jobs(self, request: Request) -> Response:
         """Every job of this window (a page opened while one runs shows it)."""
-        parts = [self._job_html(request, job) for job in self._installs.all()]
+        parts = [self._job_html(request, job)[0] for job in self._installs.all()]
         return HTMLResponse("".join(parts))
 
     def _job(self, request: Request, job: Job) -> Response:
-        response = HTMLResponse(self._job_html(request, job))
-        if not job.running:  # the last poll: the page's agent list and its management part catch up
+        html, polled = self._job_html(request, job)
+        response = HTMLResponse(html)
+        if not polled:  # the last poll: the page's agent list and its management part catch up
             response.headers["HX-Trigger"] = "agents-changed"
         return response
 
-    def _job_html(self, request: Request, job: Job) -> str:
+    def _job_html(self, request: Request, job: Job) -> tuple[str, bool]:
+        """The job's fragment, and whether the page asks for it again: while it runs, and for a
+        moment after, until the daemon's state for the agent (what sign-in it needs) is here."""
         row = next((r for r in self._feed.state.get("agents", []) if r["name"] == job.agent), None)
         agent = views.agent_view(row) if row is not None and not job.running else None
-        signin = agent.sign_in if agent is not None else []
-        context = {"job": job, "problem": "", "signin": signin, "agent": agent}
-        return self._templates.get_template("_install_job.html").render(request=request, **context)
+        behind = job.phase == "connected" and bool(job.state) and (agent is None or agent.state != job.state)
+        polled = job.running or (behind and time.monotonic() - (job.ended or 0.0) < CATCH_UP)
+        context = {"job": job, "problem": "", "signin": agent.sign_in if agent else [], "polled": polled}
+        return self._templates.get_template("_install_job.html").render(request=request, **context), polled
 
 
 def _offline(registry: Registry) -> str:

@@ -160,7 +160,11 @@ def test_a_custom_agent_gets_plain_inline_errors_then_is_added(
 
 
 def test_a_secret_set_from_the_page_reaches_the_keyring_and_nothing_else(
-    daemons: list[Daemon], keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, page_for: PageFor
+    daemons: list[Daemon],
+    keyring_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    page_for: PageFor,
+    screenshot: Screenshot,
 ) -> None:
     value = "sk-page-7f3a9c1e5b"
     config = write_config(DEMO)
@@ -168,7 +172,7 @@ def test_a_secret_set_from_the_page_reaches_the_keyring_and_nothing_else(
         monkeypatch.setenv(key, setting)  # the window stores it, the daemon reads it
     start(daemons, "demo", env=keyring_env)
     with window_process("agents") as window:
-        watched = page_for()
+        watched = page_for("dark")
         page = watched.page
         page.goto(window.url)
         row = page.locator('[data-manage="demo"]')
@@ -185,6 +189,7 @@ def test_a_secret_set_from_the_page_reaches_the_keyring_and_nothing_else(
             files = [where] if where.is_file() else [p for p in where.rglob("*") if p.is_file()]
             for file in files:
                 assert value not in file.read_text(errors="replace"), file
+        screenshot(watched, "agents-secret-dark")
 
         page.get_by_role("button", name="Delete DEMO_API_KEY of demo").click()
         page.get_by_text("demo: DEMO_API_KEY deleted from the OS keyring").wait_for()

@@ -36,6 +36,7 @@ class Job:
     message: str = ""  # the end, in plain words
     ready: bool = False  # connected and with its session (not waiting for a sign-in)
     state: str = ""  # the daemon's word for an added agent at the end
+    detail: str = ""  # and why it is not ready yet
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
 
@@ -101,8 +102,8 @@ class Installs:
                 on_added=lambda installed, _: job.handed_over(installed.kind),
                 keep_unconnected=False,
             )
-            job.ready, job.state = done.state["ready"], done.state["state"]
-            job.message = f"{entry.id} {entry.version} connected{adding.not_ready(done.state)}"
+            job.ready, job.state, job.detail = done.state["ready"], done.state["state"], done.state["detail"]
+            job.message = f"{entry.id} {entry.version} connected."
 
         _start(job, run)
         return job

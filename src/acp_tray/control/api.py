@@ -75,6 +75,9 @@ class AddArgs(Args):  # a local agent (`command`) or a remote one (`url`): one o
     command: list[str] | None = None
     url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)  # sent with `url` ("${VAR}" from the environment)
+    cwd: str | None = None  # where a local agent runs (default: the home directory)
+    permission: Literal["ask", "reject", "allow"] | None = None  # its permission policy (default: ask)
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):

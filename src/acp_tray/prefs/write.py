@@ -89,8 +89,12 @@ def add_agent(
     command: list[str] | None = None,
     url: str | None = None,
     env: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+    cwd: str | None = None,
+    permission: str | None = None,
 ) -> Preferences:
-    """Add `[agents.NAME]` with a command or a URL; an agent of that name already there is refused."""
+    """Add `[agents.NAME]` with a command or a URL (and, when given, the URL's headers, the working
+    directory and the permission policy); an agent of that name already there is refused."""
 
     def change(document: tomlkit.TOMLDocument) -> None:
         agents = _table(document, "agents")
@@ -103,6 +107,12 @@ def add_agent(
             table["command"] = command
         if url is not None:
             table["url"] = url
+        if headers:
+            table["headers"] = headers
+        if cwd is not None:
+            table["cwd"] = cwd
+        if permission is not None:
+            table["permission"] = permission
         if env:
             table["env"] = env
         agents[name] = table

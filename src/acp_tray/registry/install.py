@@ -140,11 +140,16 @@ def fetch_icon(entry: Entry, root: Path) -> Path | None:
     """The entry's SVG icon, kept beside its install record; None when it has none or it cannot be had."""
     if entry.icon is None:
         return None
-    path = _private_home(root, entry.id) / AGENT_ICON
-    partial = path.with_name(f".{AGENT_ICON}.partial")
+    return download_icon(entry.icon, _private_home(root, entry.id) / AGENT_ICON)
+
+
+def download_icon(url: str, path: Path) -> Path | None:
+    """An icon at `url` written to `path` (owner-only, whole or not at all; bounded in size and
+    time); None when it cannot be had."""
+    partial = path.with_name(f".{path.name}.partial")
     try:
         with partial.open("wb") as sink:
-            fetch(entry.icon, timeout=DOWNLOAD_TIMEOUT, deadline=ICON_DEADLINE, limit=MAX_ICON_BYTES, sink=sink)
+            fetch(url, timeout=DOWNLOAD_TIMEOUT, deadline=ICON_DEADLINE, limit=MAX_ICON_BYTES, sink=sink)
         os.chmod(partial, 0o600)
         os.replace(partial, path)
     except (TransferError, OSError):
@@ -170,12 +175,18 @@ def recall(agent_id: str, root: Path) -> Installed | None:
 def uninstall(agent_id: str, root: Path) -> int | None:
     """Delete what `agents add ID` installed for `agent_id` (`ROOT/ID`: its versions, its record,
     its icon); the bytes freed, or None when nothing was installed. OSError when it cannot be."""
+    size = installed_size(agent_id, root)
+    if size is not None:
+        shutil.rmtree(agent_dir(root, agent_id))
+    return size
+
+
+def installed_size(agent_id: str, root: Path) -> int | None:
+    """The bytes `agents add ID` installed for `agent_id` (what `uninstall` frees); None: nothing."""
     home = agent_dir(root, agent_id)
     if home.is_symlink() or not home.is_dir():
         return None
-    size = sum(path.lstat().st_size for path in home.rglob("*") if not path.is_dir() or path.is_symlink())
-    shutil.rmtree(home)
-    return size
+    return sum(path.lstat().st_size for path in home.rglob("*") if not path.is_dir() or path.is_symlink())
 
 
 def forget_version(installed: Installed) -> None:

@@ -45,3 +45,4 @@ class ProgressBar:
         else:
             self._stream.write(f"{self._label} {megabytes(self.size)}\n")
         self._stream.flush()
+        self.size = 0  # said once

@@ -16,6 +16,7 @@ from starlette.templating import Jinja2Templates
 
 from acp_tray.assets import icon_path
 from acp_tray.window.actions import Actions
+from acp_tray.window.agent_routes import agent_routes
 from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
@@ -62,6 +63,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/sign-in/{name}", sign_ins.sign_in, methods=["POST"]),
             Route("/dnd", actions.dnd, methods=["POST"]),
             Route("/read", actions.read, methods=["POST"]),
+            *agent_routes(feed, views),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )

@@ -74,7 +74,12 @@ class AgentOps:
         if command is not None and command[0].startswith("-"):
             raise OpError("the agent's command must start with a program, not an option", ErrorCode.BAD_REQUEST)
         _launchable(command, env, url)
-        self._change(lambda path: add_agent(path, name, command=command, url=url, env=env))
+        self._change(
+            lambda path: add_agent(
+                path, name, command=command, url=url, env=env,
+                headers=args.headers, cwd=args.cwd, permission=args.permission,
+            )
+        )  # fmt: skip
         return {"name": name, "preferences": str(self._daemon.prefs_path)}
 
     async def replace(self, args: ReplaceArgs) -> NameReply:

@@ -1,0 +1,234 @@
+"""The agents page's management part: adding an agent of one's own (checked field by field, then
+added, waited for, and removed again when it does not connect), and for each agent its upgrade
+(when the registry has a newer version), its removal (the confirmation says what is deleted and
+how much that frees, before) and its secrets by name (set or delete; a value is never sent back)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.templating import Jinja2Templates
+
+from acp_tray.cli.secrets import VARIABLE
+from acp_tray.control import api
+from acp_tray.files import paths
+from acp_tray.prefs.names import agent_name_problem
+from acp_tray.registry import adding
+from acp_tray.registry.adding import AddError
+from acp_tray.registry.index import Registry, RegistryError
+from acp_tray.registry.install import installed_size, recall
+from acp_tray.registry.progress import megabytes
+from acp_tray.state.secrets import SecretError, SecretNames
+from acp_tray.window import custom_agent
+from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.feed import Feed
+from acp_tray.window.registry_pages import RegistryReader, svg_response
+
+NOT_A_VARIABLE = "A secret's name is an environment variable name: letters, digits and _, not starting with a digit."
+CHANGED = {"HX-Trigger": "agents-changed"}  # the page's parts that list agents fetch themselves again
+LISTED = {"HX-Trigger": "agents-listed"}  # the answer is the new list: the registry's part catches up
+
+
+@dataclass(frozen=True)
+class ManagedAgent:
+    name: str
+    target: str
+    version: str  # "" for an agent not added from the registry
+    upgrade_to: str  # the registry's newer version, or ""
+    icon: bool
+    secrets: list[str]
+
+
+@dataclass(frozen=True)
+class Removal:
+    name: str
+    files: str  # where its installed files are, or ""
+    size: str  # how much deleting them frees, or ""
+    secrets: list[str]
+
+
+def _newer(registry: Registry | None, agent_id: str, version: str) -> str:
+    if registry is None:
+        return ""
+    try:
+        current = registry.find(agent_id).version
+    except RegistryError:
+        return ""
+    return current if current != version else ""
+
+
+def _secret_names() -> SecretNames:
+    return SecretNames(paths.secret_names_file())
+
+
+class AgentAdmin:
+    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader) -> None:
+        self._feed = feed
+        self._templates = templates
+        self._reader = reader
+
+    def _render(
+        self, request: Request, template: str, headers: dict[str, str] | None = None, **context: Any
+    ) -> Response:
+        html = self._templates.get_template(template).render(request=request, **context)
+        return HTMLResponse(html, headers=headers)
+
+    def _names(self) -> list[str]:
+        return [row["name"] for row in self._feed.state.get("agents", [])]
+
+    async def manage(self, request: Request, *, notice: str = "", problem: str = "") -> Response:
+        """The agents with what can be done to each (GET /manage, and the answer of each change).
+        `?shown=SIGNATURE`: the page shows that list already; nothing to swap (204) if it is the same."""
+        rows = await self._rows()
+        signature = hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+        if not notice and not problem and request.query_params.get("shown") == signature:
+            return Response(status_code=204)
+        headers = LISTED if notice and not problem else None
+        context = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
+        return self._render(request, "_agent_manage_list.html", headers, **context)
+
+    async def _rows(self) -> list[ManagedAgent]:
+        try:
+            registry: Registry | None = await self._reader.read()
+        except AddError:
+            registry = None  # no upgrades offered; the registry part says why
+        names = _secret_names()
+        root = paths.registry_agents_dir()
+        rows = []
+        for row in self._feed.state.get("agents", []):
+            installed = recall(row["name"], root)
+            version = installed.version if installed is not None else ""
+            rows.append(
+                ManagedAgent(
+                    name=row["name"],
+                    target=row["target"],
+                    version=version,
+                    upgrade_to=_newer(registry, installed.id, version) if installed is not None else "",
+                    icon=paths.agent_icon(row["name"]).is_file(),
+                    secrets=names.of(row["name"]),
+                )
+            )
+        return rows
+
+    async def custom_form(self, request: Request) -> Response:
+        return self._form(request, {}, {})
+
+    async def icon(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if agent_name_problem(name) is not None:
+            return svg_response(None)
+        return svg_response(paths.agent_icon(name))
+
+    # an agent of one's own -------------------------------------------------------------------
+
+    async def custom(self, request: Request) -> Response:
+        form = {key: str(value) for key, value in (await request.form()).items()}
+        checked = custom_agent.check(form, set(self._names()))
+        if checked.request is None:
+            return self._form(request, checked.values, checked.errors)
+        args = checked.request
+        what = args.command[0] if args.command is not None else str(args.url)
+        try:
+            await ask(api.AGENTS_ADD, args)
+            state = await asyncio.to_thread(adding.wait_connected, args.name, args.command)
+        except (CallFailedError, AddError) as exc:
+            field = "name" if "already configured" in str(exc) else "command" if args.command else "url"
+            return self._form(request, checked.values, {field: str(exc)})
+        if not state["connected"]:
+            await _remove_quietly(args.name)  # nothing half-added is left
+            field = "command" if args.command is not None else "url"
+            return self._form(request, checked.values, {field: custom_agent.connect_problem(state, what)})
+        done = f"{args.name} added and connected" + ("" if state["ready"] else f"; {state['detail'] or state['state']}")
+        return self._form(request, {}, {}, done=done, headers=CHANGED)
+
+    def _form(
+        self,
+        request: Request,
+        values: dict[str, str],
+        errors: dict[str, str],
+        *,
+        done: str = "",
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        shown = {name: values.get(name, "") for name in custom_agent.FIELDS}
+        shown["kind"] = shown["kind"] or "local"
+        shown["permission"] = shown["permission"] or "ask"
+        context = {"values": shown, "errors": errors, "done": done, "permissions": custom_agent.PERMISSIONS}
+        return self._render(request, "_custom_agent.html", headers, **context)
+
+    # removal ---------------------------------------------------------------------------------
+
+    async def confirm_remove(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in self._names():
+            return await self.manage(request, problem=f"There is no agent called {name!r}.")
+        root = paths.registry_agents_dir()
+        size = await asyncio.to_thread(installed_size, name, root)
+        removal = Removal(
+            name=name,
+            files=str(root / name) if size is not None else "",
+            size=megabytes(size) if size is not None else "",
+            secrets=_secret_names().of(name),
+        )
+        return self._render(request, "_remove_confirm.html", removal=removal)
+
+    async def remove(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            result = await ask(api.AGENTS_REMOVE, api.NameArgs(name))
+        except CallFailedError as exc:
+            return await self.manage(request, problem=str(exc))
+        if result["problem"]:
+            notice = f"{name} removed; its files are left in {result['files']} ({result['problem']})."
+        elif result["deleted"] is not None:
+            notice = f"{name} removed; its installed files were deleted ({megabytes(result['deleted'])} freed)."
+        else:
+            notice = f"{name} removed."
+        return await self.manage(request, notice=notice)
+
+    # secrets ---------------------------------------------------------------------------------
+
+    async def set_secret(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        form = await request.form()
+        var, value = str(form.get("var", "")).strip(), str(form.get("value", ""))
+        if name not in self._names():
+            return await self.manage(request, problem=f"There is no agent called {name!r}.")
+        if not VARIABLE.fullmatch(var):
+            return await self.manage(request, problem=NOT_A_VARIABLE)
+        if not value:
+            return await self.manage(request, problem=f"Nothing typed for {var}: nothing stored.")
+        try:
+            await asyncio.to_thread(_secret_names().store, name, var, value)
+        except SecretError as exc:
+            return await self.manage(request, problem=str(exc))
+        await _restart_quietly(name)
+        return await self.manage(request, notice=f"{name}: {var} stored in the OS keyring; the agent restarts with it.")
+
+    async def delete_secret(self, request: Request) -> Response:
+        name, var = request.path_params["name"], request.path_params["var"]
+        try:
+            deleted = await asyncio.to_thread(_secret_names().delete, name, var)
+        except SecretError as exc:
+            return await self.manage(request, problem=str(exc))
+        if not deleted:
+            return await self.manage(request, problem=f"{name} has no secret {var} in the keyring.")
+        await _restart_quietly(name)
+        notice = f"{name}: {var} deleted from the OS keyring; the agent restarts without it."
+        return await self.manage(request, notice=notice)
+
+
+async def _remove_quietly(name: str) -> None:
+    with contextlib.suppress(CallFailedError):  # it was not added after all
+        await ask(api.AGENTS_REMOVE, api.NameArgs(name))
+
+
+async def _restart_quietly(name: str) -> None:
+    with contextlib.suppress(CallFailedError):  # stopped, or gone: it gets the secret when it starts
+        await ask(api.AGENTS_RESTART, api.NameArgs(name))

@@ -1,0 +1,143 @@
+"""The agents page's "Add your own agent" form, checked field by field in plain words before
+anything is asked of the daemon: the name (allowed, not taken), a local command (split as a shell
+splits it; its program must exist and be runnable) or a remote URL with headers, the working
+directory and the permission policy. Pure: the page shows each problem beside its field."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, cast
+
+from acp_tray.control import api
+from acp_tray.prefs.names import agent_name_problem
+
+FIELDS = ("kind", "name", "command", "url", "headers", "cwd", "permission")
+PERMISSIONS = (
+    ("ask", "Ask me each time"),
+    ("reject", "Reject every request"),
+    ("allow", "Allow every request"),
+)
+Permission = Literal["ask", "reject", "allow"]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The form's values as typed, its problems by field, and the request they make when there are none."""
+
+    values: dict[str, str]
+    errors: dict[str, str] = field(default_factory=dict)
+    request: api.AddArgs | None = None
+
+
+def _program_problem(program: str, cwd: Path) -> str | None:
+    if program == "acp-tray":  # acp-tray runs itself, whatever PATH says (prefs/model.py)
+        return None
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = cwd / program
+        if not path.exists():
+            return f"There is no program {str(path)!r}: the file does not exist."
+        if path.is_dir() or not os.access(path, os.X_OK):
+            return f"{str(path)!r} is not a program that can be run (not an executable file)."
+        return None
+    if shutil.which(program) is None:
+        return f"There is no program called {program!r}: it is not installed, or not on the PATH."
+    return None
+
+
+def _command(values: Mapping[str, str], cwd: Path, errors: dict[str, str]) -> list[str] | None:
+    text = values["command"].strip()
+    if not text:
+        errors["command"] = "Type the command that starts the agent, e.g. npx -y @scope/some-agent --acp."
+        return None
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        errors["command"] = f"The command cannot be read: {exc} (a quote is not closed?)."
+        return None
+    if words[0].startswith("-"):
+        errors["command"] = "The command must start with a program, not an option."
+        return None
+    problem = _program_problem(words[0], cwd)
+    if problem is not None:
+        errors["command"] = problem
+        return None
+    if os.sep in words[0] and not os.path.isabs(words[0]):
+        words[0] = str(cwd / words[0])  # kept as found: the preferences name the program itself
+    return words
+
+
+def _headers(text: str, errors: dict[str, str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip() or " " in name.strip():
+            errors["headers"] = f"Line {number} is not “Name: value” (one header a line)."
+            return {}
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _cwd(text: str, errors: dict[str, str]) -> Path | None:
+    if not text.strip():
+        return None
+    path = Path(text.strip()).expanduser()
+    if not path.is_absolute():
+        errors["cwd"] = "Give the folder's full path (starting with / or ~)."
+    elif not path.is_dir():
+        errors["cwd"] = f"There is no folder {str(path)!r}."
+    else:
+        return path
+    return None
+
+
+def check(form: Mapping[str, str], taken: set[str]) -> Checked:
+    """The form checked; `taken`: the names of the agents configured now."""
+    values = {name: str(form.get(name, "")) for name in FIELDS}
+    values["kind"] = "remote" if values["kind"] == "remote" else "local"
+    values["permission"] = values["permission"] if values["permission"] in dict(PERMISSIONS) else "ask"
+    errors: dict[str, str] = {}
+    name = values["name"].strip()
+    problem = agent_name_problem(name)
+    if problem is not None:
+        errors["name"] = problem[0].upper() + problem[1:] + "."
+    elif name in taken:
+        errors["name"] = f"The name {name!r} is taken: an agent of that name is configured already."
+    cwd = _cwd(values["cwd"], errors)
+    command = url = None
+    headers: dict[str, str] = {}
+    if values["kind"] == "local":
+        command = _command(values, cwd or Path.home(), errors)
+    else:
+        url = values["url"].strip()
+        if not url.startswith(("ws://", "wss://")) or len(url) < 7:
+            errors["url"] = "Give the agent's WebSocket address, like wss://host/acp or ws://127.0.0.1:8765."
+        headers = _headers(values["headers"], errors)
+    if errors:
+        return Checked(values, errors)
+    permission = cast(Permission, values["permission"])
+    request = api.AddArgs(
+        name,
+        command=command,
+        url=url,
+        headers=headers,
+        cwd=str(cwd) if cwd is not None else None,
+        permission=None if permission == "ask" else permission,
+    )
+    return Checked(values, errors, request)
+
+
+def connect_problem(state: api.WaitReply, program: str) -> str:
+    """Why an agent that was added did not connect, said about the command that was typed."""
+    detail = state["detail"] or state["state"]
+    if detail.startswith("cannot start"):
+        return f"{program!r} could not be started ({detail})."
+    if "handshake" in detail or "initialize" in detail or "ACP" in detail:
+        return f"{program!r} ran, but it does not speak ACP (the Agent Client Protocol): {detail}."
+    return f"{program!r} ran, but it did not connect as an ACP agent ({detail})."

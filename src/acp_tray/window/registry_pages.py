@@ -1,0 +1,208 @@
+"""The agents page's ACP Registry part: searching the registry (read once a minute at most, on a
+thread; offline, its cached copy with its age), its icons served as inert images, and adding or
+upgrading an agent with the progress polled by the page while it runs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.templating import Jinja2Templates
+
+from acp_tray.control import api
+from acp_tray.files import paths
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.registry import adding
+from acp_tray.registry.adding import AddError
+from acp_tray.registry.fields import id_problem
+from acp_tray.registry.index import Entry, Registry, RegistryError, age
+from acp_tray.registry.install import download_icon
+from acp_tray.window import views
+from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.feed import Feed
+from acp_tray.window.installs import Installs, Job
+
+FRESH_FOR = 60.0  # seconds a registry read is reused for
+SHOWN = 50  # search results on the page
+CATCH_UP = 5.0  # seconds a finished job's fragment waits for the daemon's state of its agent
+# an icon is an image, never a document: whatever it holds runs nothing, loads nothing
+ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+PLACEHOLDER = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<circle cx="8" cy="8" r="6" fill="#8a94a6" fill-opacity="0.45"/></svg>'
+)
+
+
+@dataclass(frozen=True)
+class EntryView:
+    id: str
+    name: str
+    version: str
+    description: str
+    kinds: str
+    icon: bool
+    added: bool
+
+
+class RegistryReader:
+    """The registry as the window last read it (the `registry` preference's URL)."""
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()
+        self._read_at = 0.0
+        self._latest: Registry | AddError | None = None
+
+    @property
+    def latest(self) -> Registry | None:
+        return self._latest if isinstance(self._latest, Registry) else None
+
+    async def read(self) -> Registry:
+        """The registry (AddError: it cannot be read and no copy is cached)."""
+        async with self._lock:
+            if self._latest is None or time.monotonic() - self._read_at > FRESH_FOR:
+                try:
+                    status = await ask(api.STATUS, api.Args())
+                    preferences = Path(status["preferences"]) if status["preferences"] else None
+                    self._latest = await asyncio.to_thread(_read, preferences)
+                except CallFailedError as exc:
+                    self._latest = AddError(str(exc))
+                except AddError as exc:
+                    self._latest = exc
+                self._read_at = time.monotonic()
+            if isinstance(self._latest, AddError):
+                raise self._latest
+            return self._latest
+
+
+def _read(preferences: Path | None) -> Registry:
+    return adding.read_registry(adding.registry_url(preferences))
+
+
+def icon_file(url: str) -> Path:
+    """Where the window keeps the registry's icon at `url` (an entry not added yet has no folder;
+    a new icon has a new URL)."""
+    return paths.cache_dir() / "registry" / "icons" / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}.svg"
+
+
+def svg_response(path: Path | None) -> Response:
+    """An SVG as an image file: its own type, no sniffing (the guard's), and a policy of its own."""
+    body = path.read_bytes() if path is not None and path.is_file() else PLACEHOLDER
+    return Response(body, media_type="image/svg+xml", headers={"Content-Security-Policy": ICON_CSP})
+
+
+class RegistryPages:
+    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, installs: Installs) -> None:
+        self._feed = feed
+        self._templates = templates
+        self._reader = reader
+        self._installs = installs
+        self._no_icon: set[str] = set()  # icons that could not be had: not asked for again
+
+    def _fragment(self, request: Request, template: str, **context: Any) -> HTMLResponse:
+        html = self._templates.get_template(template).render(request=request, **context)
+        return HTMLResponse(html)
+
+    async def search(self, request: Request) -> Response:
+        words = request.query_params.get("q", "")[:200].split()
+        try:
+            registry = await self._reader.read()
+        except AddError as exc:
+            return self._fragment(request, "_registry_results.html", problem=str(exc), note="", results=[], more=0)
+        configured = {row["name"] for row in self._feed.state.get("agents", [])}
+        found = registry.search(words)
+        results = [_entry_view(entry, configured) for entry in found[:SHOWN]]
+        note = _offline(registry)
+        if not found:
+            note = f"{note} Nothing in the registry matches “{' '.join(words)}”.".strip() if words else note
+        context = {"problem": "", "note": note, "results": results, "more": max(0, len(found) - SHOWN)}
+        return self._fragment(request, "_registry_results.html", **context)
+
+    async def icon(self, request: Request) -> Response:
+        agent_id = request.path_params["id"]
+        registry = self._reader.latest
+        if id_problem(agent_id) is not None or registry is None:
+            return svg_response(None)
+        try:
+            entry = registry.find(agent_id)
+        except RegistryError:
+            return svg_response(None)
+        if entry.icon is None:
+            return svg_response(None)
+        path = icon_file(entry.icon)
+        if not path.is_file() and entry.icon not in self._no_icon:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if await asyncio.to_thread(download_icon, entry.icon, path) is None:
+                self._no_icon.add(entry.icon)
+        return svg_response(path)
+
+    async def add(self, request: Request) -> Response:
+        agent_id = request.path_params["id"]
+        try:
+            entry = (await self._reader.read()).find(agent_id)
+        except (AddError, RegistryError) as exc:
+            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
+        job = self._installs.running_for(entry.id) or self._installs.add(entry)
+        return self._job(request, job)
+
+    async def upgrade(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            job = self._installs.running_for(name) or self._installs.upgrade(name, await self._reader.read())
+        except (AddError, RegistryError) as exc:
+            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
+        return self._job(request, job)
+
+    async def job(self, request: Request) -> Response:
+        job = self._installs.get(request.path_params["job"])
+        if job is None:
+            return HTMLResponse("")
+        return self._job(request, job)
+
+    async def jobs(self, request: Request) -> Response:
+        """Every job of this window (a page opened while one runs shows it)."""
+        parts = [self._job_html(request, job)[0] for job in self._installs.all()]
+        return HTMLResponse("".join(parts))
+
+    def _job(self, request: Request, job: Job) -> Response:
+        html, polled = self._job_html(request, job)
+        response = HTMLResponse(html)
+        if not polled:  # the last poll: the page's agent list and its management part catch up
+            response.headers["HX-Trigger"] = "agents-changed"
+        return response
+
+    def _job_html(self, request: Request, job: Job) -> tuple[str, bool]:
+        """The job's fragment, and whether the page asks for it again: while it runs, and for a
+        moment after, until the daemon's state for the agent (what sign-in it needs) is here."""
+        row = next((r for r in self._feed.state.get("agents", []) if r["name"] == job.agent), None)
+        agent = views.agent_view(row) if row is not None and not job.running else None
+        behind = job.phase == "connected" and bool(job.state) and (agent is None or agent.state != job.state)
+        polled = job.running or (behind and time.monotonic() - (job.ended or 0.0) < CATCH_UP)
+        context = {"job": job, "problem": "", "signin": agent.sign_in if agent else [], "polled": polled}
+        return self._templates.get_template("_install_job.html").render(request=request, **context), polled
+
+
+def _offline(registry: Registry) -> str:
+    if registry.offline is None:
+        return ""
+    return (
+        f"Offline: the registry could not be read just now ({registry.offline}). "
+        f"This is the copy fetched {age(time.time() - registry.fetched)} ago."
+    )
+
+
+def _entry_view(entry: Entry, configured: set[str]) -> EntryView:
+    return EntryView(
+        id=entry.id,
+        name=plain_line(entry.name, NAME_LIMIT),
+        version=plain_line(entry.version, 40),
+        description=plain_line(entry.description, DESCRIPTION_LIMIT),
+        kinds=", ".join(entry.kinds),
+        icon=entry.icon is not None,
+        added=entry.id in configured,
+    )

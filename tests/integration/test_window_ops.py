@@ -196,3 +196,15 @@ def test_read_marks_all_read(daemons: list[Daemon], tmp_path: Path) -> None:
     assert request(api.READ, api.Args()) == {"unread": 0}
     assert request(api.STATUS, api.Args())["unread"] == 0
     assert request(api.HISTORY, api.HistoryArgs(limit=1))["unread"] == 0
+
+
+def test_waiting_for_an_agent_whose_program_does_not_exist_ends_at_once(daemons: list[Daemon], tmp_path: Path) -> None:
+    """Its run failed before the wait began and nothing restarts it: the wait says so instead of
+    running to its 60 s timeout (the client gives up after 20 s: no answer by then fails the test)."""
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    missing = str(tmp_path / "no-such-program")
+    request(api.AGENTS_ADD, api.AddArgs("nope", command=[missing]))
+    until(lambda: state_of("nope") == "failed", what="the failed start")
+    reply = request(api.AGENTS_WAIT, api.WaitArgs("nope", command=[missing], timeout=60.0), timeout=20.0)
+    assert (reply["connected"], reply["state"]) == (False, "failed")

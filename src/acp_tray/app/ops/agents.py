@@ -109,6 +109,9 @@ class AgentOps:
                 before = status
             if host is None and not daemon.supervised(name) and loop.time() >= absent_until:
                 deadline = loop.time()  # not running (stopped from the tray): it will not connect now
+            ended = status is not None and status.state in _ENDED
+            if ours and ended and not daemon.supervised(name):
+                deadline = loop.time()  # its run ended (maybe before this wait began) and none will follow
             settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
             if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
                 state = status.state.value if status is not None else AgentState.CONNECTED.value

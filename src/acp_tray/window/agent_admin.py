@@ -15,7 +15,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.cli.secrets import VARIABLE
 from acp_tray.control import api
 from acp_tray.files import paths
 from acp_tray.prefs.names import agent_name_problem
@@ -24,7 +23,7 @@ from acp_tray.registry.adding import AddError
 from acp_tray.registry.index import Registry, RegistryError
 from acp_tray.registry.install import installed_size, recall
 from acp_tray.registry.progress import megabytes
-from acp_tray.state.secrets import SecretError, SecretNames
+from acp_tray.state.secrets import SecretError, SecretNames, variable_problem
 from acp_tray.window import custom_agent
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
@@ -200,7 +199,7 @@ class AgentAdmin:
         var, value = str(form.get("var", "")).strip(), str(form.get("value", ""))
         if name not in self._names():
             return await self.manage(request, problem=f"There is no agent called {name!r}.")
-        if not VARIABLE.fullmatch(var):
+        if variable_problem(var) is not None:
             return await self.manage(request, problem=NOT_A_VARIABLE)
         if not value:
             return await self.manage(request, problem=f"Nothing typed for {var}: nothing stored.")

@@ -10,12 +10,13 @@ import importlib
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from acp_tray import __version__
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED
 from acp_tray.files import paths
 from acp_tray.logs.setup import install
+from acp_tray.presentation.actions import WindowPage
 
 log = logging.getLogger("acp_tray")
 
@@ -141,7 +142,7 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
     ui = command("ui", "open the acp-tray window (a local web page) in your browser", _lazy("ui"), json_output=False)
     ui.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
-    ui.add_argument("--page", choices=("overview", "agents", "history"), default="overview", help="the page to open")
+    ui.add_argument("--page", choices=get_args(WindowPage), default="overview", help="the page to open")
     ui.add_argument("--highlight", metavar="ID", help=argparse.SUPPRESS)  # a history entry a notification is about
     status = command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
     status.add_argument(

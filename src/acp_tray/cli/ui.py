@@ -1,5 +1,6 @@
 """`acp-tray ui [--no-browser] [--page PAGE]`: open the acp-tray window (a local web page) in the
-default browser, starting its server if none runs for this user; `--no-browser` prints the address."""
+default browser, starting its server if none runs for this user; `--no-browser` prints the address.
+The pages: presentation/actions.py `WindowPage`."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
 from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser
-
-PAGES = ("overview", "agents", "history")
 
 
 def cmd_ui(args: argparse.Namespace) -> int:

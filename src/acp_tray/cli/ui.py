@@ -1,6 +1,8 @@
-"""`acp-tray ui [--no-browser] [--page PAGE]`: open the acp-tray window (a local web page) in the
-default browser, starting its server if none runs for this user; `--no-browser` prints the address.
-The pages: presentation/actions.py `WindowPage`."""
+"""`acp-tray ui [--no-browser] [--page PAGE] [--port N]`: open the acp-tray window (a local web
+page) in the default browser, starting its server if none runs for this user; `--no-browser`
+prints the address; `--port` serves it at that port of 127.0.0.1 (for an SSH port-forward from
+another machine: `ssh -L N:127.0.0.1:N host`, the same port on both ends, which the window's Host
+check requires). The pages: presentation/actions.py `WindowPage`."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
     except ReplyError as exc:
         return fail(str(exc), EXIT_FAILED)
     try:
-        window = ensure()
+        window = ensure(args.port)
     except WindowError as exc:
         return fail(f"cannot open the window: {exc}", EXIT_FAILED)
     url = window.url(args.page, highlight=args.highlight or "")

@@ -1,15 +1,19 @@
 """The window's diagnostics page in a real browser against a real daemon: `acp-tray doctor`'s
-checks as the daemon runs them (the `diagnostics` op), problems first, each with its fix; and
-`acp-tray ui --page diagnostics` opens it."""
+checks as the daemon runs them (the `diagnostics` op: `doctor` as a child process in the daemon's
+desktop, told its tray), problems first, each with its fix; and `acp-tray ui --page diagnostics`
+opens it."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
 from acp_tray.control import api
 from acp_tray.control.client import request
+from acp_tray.files import paths
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon
+from tests.support.daemons import Daemon, cli_env
 from tests.support.window import headless_daemon, window_process
 
 GONE = '[agents.gone]\ncommand = ["no-such-agent-xyz"]\n'
@@ -29,6 +33,23 @@ def test_the_diagnostics_op_runs_doctors_checks_in_the_daemon(daemons: list[Daem
     # what only the daemon knows: it runs no tray (headless); and it is the one running
     assert checks["tray backend"]["detail"] == "no tray icon in this daemon (headless, or none could start)"
     assert checks["control socket"]["status"] == "ok" and checks["control socket"]["detail"].endswith("is running")
+
+
+def test_the_checks_run_in_the_daemons_desktop_and_leave_nothing_loaded_in_it(
+    desktop: Any, daemons: list[Daemon]
+) -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n', encoding="utf-8")
+    daemon = Daemon("run", "--headless", env=cli_env(**desktop.env))  # its desktop: a bus, dunst, Xvfb
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")
+    checks = {check["name"]: check for check in request(api.DIAGNOSTICS, api.Args())}
+    assert checks["notification server"]["status"] == "ok" and "dunst" in checks["notification server"]["detail"]
+    assert checks["PyGObject"]["status"] == "ok"
+    # run by a child process: the D-Bus client and PyGObject never loaded into the daemon
+    maps = Path(f"/proc/{daemon.proc.pid}/maps").read_text(encoding="utf-8")
+    assert "dbus_fast" not in maps and "/gi/_gi" not in maps
 
 
 def test_the_page_shows_the_checks_problems_first_with_their_fixes(daemons: list[Daemon], page_for: PageFor) -> None:

@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     doctor.add_argument("--json", action="store_true", help="one object per check: name, status, detail, fix")
+    doctor.add_argument("--tray-backend", help=argparse.SUPPRESS)  # the running tray's: the daemon passes it
     doctor.set_defaults(func=_lazy("doctor"))
 
     autostart = commands.add_parser(

@@ -1,5 +1,6 @@
 """`acp-tray doctor` against the real desktop session the tests start (Xvfb, a private bus, dunst),
-with and without a notification server and a tray host; and the tray's "Diagnostics…"."""
+with and without a notification server and a tray host; and the tray's "Diagnostics…", which opens
+the window's diagnostics page."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from acp_tray.files import paths
+from tests.support.browser import PageFor
 from tests.support.daemons import Daemon, cli_env
 from tests.support.trays import icon_centre, screenshot, start_host, trayer, xdotool
 from tests.support.waiting import until
@@ -127,16 +130,16 @@ def test_preferences_and_agents_are_checked(tmp_path: Path, session: dict[str, s
     )
 
 
-def test_diagnostics_from_the_tray_menu_is_a_notification(
-    tmp_path: Path, desktop: Any, session: dict[str, str], daemons: list[Daemon]
+def test_diagnostics_from_the_tray_menu_opens_the_windows_page(
+    tmp_path: Path, desktop: Any, session: dict[str, str], daemons: list[Daemon], page_for: PageFor
 ) -> None:
+    opened = Path(session["ACP_TRAY_TEST_OPENED"])  # what the daemon asked the browser to open
     with trayer(session):
         config = tmp_path / "config.toml"
         config.write_text('[agents.gone]\ncommand = ["no-such-agent-xyz"]\n', encoding="utf-8")
         daemon = Daemon("run", "--config", str(config), env=session)
         daemons.append(daemon)
         assert "appindicator backend" in daemon.wait_for_line("tray:")
-        mark = desktop.mark()
         centre = until(lambda: _docked_centre(session, tmp_path / "shot.png"), what="the icon in the tray")
         for _attempt in range(3):  # a loaded machine may open the menu late: try again, never loosen
             xdotool(session, "key", "Escape")
@@ -145,23 +148,37 @@ def test_diagnostics_from_the_tray_menu_is_a_notification(
             for key in ("End", "Up", "Return"):  # the entry above Quit
                 xdotool(session, "key", key)
             try:
-                shown = until(
-                    lambda: [i for i in desktop.since(mark) if i["summary"].startswith("acp-tray: Diagnostics")],
-                    timeout=5,
-                    what="the diagnostics notification",
-                )
+                url = until(lambda: _opened(opened), timeout=15, what="the browser asked to open the window")
                 break
             except AssertionError:
                 continue
         else:
             raise AssertionError("the Diagnostics… entry never answered")
-        (item,) = shown
-        assert item["summary"] == "acp-tray: Diagnostics: 1 problem"
-        assert item["body"].startswith("✖ agent gone: program 'no-such-agent-xyz' not found on PATH")
-        assert "✔ notification server: dunst" in item["body"] and "tray backend: pystray appindicator" in item["body"]
+        assert parse_qs(urlsplit(url).query)["page"] == ["diagnostics"]
+        watched = page_for()
+        page = watched.page
+        page.goto(url)
+        assert urlsplit(page.url).path == "/diagnostics"
+        first = page.locator("li.check").first
+        assert first.get_attribute("data-check") == "agent gone" and first.get_attribute("data-status") == "problem"
+        assert "program 'no-such-agent-xyz' not found on PATH" in first.inner_text()
+        assert page.locator("p.verdict").inner_text().startswith("1 problem to fix")
+        server = page.locator('li.check[data-check="notification server"]')
+        assert server.get_attribute("data-status") == "ok" and "dunst" in server.inner_text()
+        backend = page.locator('li.check[data-check="tray backend"]')  # the running tray's: only the daemon knows
+        assert "pystray appindicator backend" in backend.inner_text()
+        assert not watched.problems, watched.problems
         running = doctor(session)[1]["control socket"]
         assert running["status"] == "ok" and running["detail"].endswith("yours; acp-tray is running")
         assert daemon.stop() == 0
+
+
+def _opened(record: Path) -> str | None:
+    try:
+        lines = record.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return None
+    return lines[-1] if lines else None
 
 
 def _docked_centre(env: dict[str, str], shot: Path) -> tuple[int, int] | None:

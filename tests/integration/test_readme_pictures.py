@@ -1,5 +1,6 @@
 """The README's pictures are what tests/tools/make_screenshots.py takes (dunst's default look, the
-tray badged, the menu, an approval), and every picture the README shows exists."""
+tray badged, the menu, an approval, the window's pages light and dark), and every picture the
+README shows exists."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageStat
 
 from tests.support.daemons import cli_env
 from tests.support.repo import ROOT
 from tests.support.trays import missing_badges
+
+PAGES = ("overview", "agents", "history", "diagnostics")
 
 
 def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: Any) -> None:
@@ -25,6 +28,7 @@ def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: A
         "tray-approval-notification.png",
         "tray-approval.png",
         "signin-notification.png",
+        *(f"window-{page}-{scheme}.png" for page in PAGES for scheme in ("light", "dark")),
     }
     assert all((ROOT / path).is_file() for path in shown)
     made = subprocess.run(
@@ -38,3 +42,6 @@ def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: A
     assert {path.name for path in tmp_path.glob("*.png")} == names
     notices = Image.open(tmp_path / "tray-notifications.png").convert("RGB")
     assert missing_badges(notices) == []  # the tray icon's red badge, and each notification's icon its own
+    for page in PAGES:  # each page as the system's appearance asks: a light page, and a dark one
+        light, dark = (Image.open(tmp_path / f"window-{page}-{s}.png").convert("L") for s in ("light", "dark"))
+        assert ImageStat.Stat(light).mean[0] > 180 and ImageStat.Stat(dark).mean[0] < 80, page

@@ -15,29 +15,11 @@ from typing import Any
 
 from acp_tray.files import paths
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import Daemon, cli
 from tests.support.waiting import until
-from tests.support.window import window_process
+from tests.support.window import demo_daemon, displayed, headless_daemon, window_process
 
-DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = 300\n'
 LIVE = 1000  # ms: a change shows in an open page within a second, without reload
-
-
-def displayed(desktop: Any) -> int:
-    count = subprocess.run(["dunstctl", "count", "displayed"], env={**cli_env(), **desktop.env}, capture_output=True)
-    return int(count.stdout)
-
-
-def demo_daemon(tmp_path: Path, daemons: list[Daemon], desktop: Any) -> dict[str, str]:
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('notifier = "freedesktop"\n' + DEMO, encoding="utf-8")
-    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
-    daemon = Daemon("run", env=env)  # with a tray: notifications go to dunst
-    daemons.append(daemon)
-    assert "freedesktop (dunst" in daemon.wait_for_line("notifications:")
-    daemon.wait_for_lines("demo  connected")
-    return env
 
 
 def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
@@ -96,15 +78,6 @@ def write_history(records: list[str], rotated: list[str]) -> None:
     history.parent.mkdir(parents=True, exist_ok=True)
     history.with_name(history.name + ".1").write_text("".join(rotated), encoding="utf-8")
     history.write_text("".join(records), encoding="utf-8")
-
-
-def headless_daemon(daemons: list[Daemon], *tables: str) -> None:
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('notifier = "console"\n' + "".join(tables), encoding="utf-8")
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
-    daemon.wait_for_line("control: ")
 
 
 def test_history_covers_the_rotated_file_with_filters_and_pages(

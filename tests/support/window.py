@@ -1,5 +1,6 @@
 """The acp-tray window for tests: `acp-tray ui --no-browser` against a running daemon, the address
-it prints, and plain HTTP requests to it (with or without the cookie, from any Host or Origin)."""
+it prints, and plain HTTP requests to it (with or without the cookie, from any Host or Origin);
+the daemons the window's tests run (the demo agent with a tray and dunst, or headless)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,17 @@ import http.client
 import json
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from acp_tray.control.endpoint import runtime_dir
-from tests.support.daemons import alive, cli
+from acp_tray.files import paths
+from tests.support.daemons import Daemon, alive, cli, cli_env
 
 
 @dataclass
@@ -79,3 +84,32 @@ def end(pid: int, timeout: float = 10.0) -> None:
     if alive(pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = 300\n'
+
+
+def displayed(desktop: Any) -> int:
+    count = subprocess.run(["dunstctl", "count", "displayed"], env={**cli_env(), **desktop.env}, capture_output=True)
+    return int(count.stdout)
+
+
+def demo_daemon(tmp_path: Path, daemons: list[Daemon], desktop: Any) -> dict[str, str]:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "freedesktop"\n' + DEMO, encoding="utf-8")
+    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
+    daemon = Daemon("run", env=env)  # with a tray: notifications go to dunst
+    daemons.append(daemon)
+    assert "freedesktop (dunst" in daemon.wait_for_line("notifications:")
+    daemon.wait_for_lines("demo  connected")
+    return env
+
+
+def headless_daemon(daemons: list[Daemon], *tables: str) -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n' + "".join(tables), encoding="utf-8")
+    daemon = Daemon("run", "--headless", env=cli_env())
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")

@@ -1,7 +1,9 @@
 """Take the README's pictures as a person sees them: dunst with its default look (the system's
 dunstrc, not the tests' instrumented format), the tray icon with its badge docked in trayer, the
-menu, an approval waiting (its notification, and its options in the tray's menu), and the real
-codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`.
+menu, an approval waiting (its notification, and its options in the tray's menu), the real
+codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`, and the
+acp-tray window's pages (overview with an approval waiting, agents, history, diagnostics), light
+and dark, in Debian's chromium driven by Playwright.
 
     .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
 
@@ -27,10 +29,18 @@ sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
 from tests.real_agents import npm_bin  # noqa: E402
+from tests.support.browser import ARGS, chromium_executable  # noqa: E402
 from tests.support.trays import icon_centre, missing_badges, start_host  # noqa: E402
 
 DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
 WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu
+PAGE_SIZE = (1000, 640)  # the window's pages: a browser window on a laptop
+PAGES = {  # the window's page -> what shows it is drawn
+    "overview": 'button:has-text("Allow once")',
+    "agents": '[data-agent="demo"]',
+    "history": "tr.history-row",
+    "diagnostics": "li.check",
+}
 
 
 def shot(env: dict[str, str], path: Path) -> Image.Image:
@@ -60,6 +70,30 @@ def key(env: dict[str, str], *keys: str) -> None:
     for name in keys:
         subprocess.run(["xdotool", "key", name], env=env, check=True)
         time.sleep(0.4)
+
+
+def window_pictures(env: dict[str, str], out: Path) -> None:
+    """The window's pages, light and dark, as `window-PAGE-SCHEME.png` (a page taller than the
+    browser window is taken whole)."""
+    from playwright.sync_api import sync_playwright
+
+    ui = [sys.executable, "-m", "acp_tray", "ui", "--no-browser"]
+    url = subprocess.run(ui, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    executable = chromium_executable()
+    assert executable is not None, "no chromium (.ci/system-deps installs Debian's)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=ARGS)
+        for scheme in ("light", "dark"):
+            context = browser.new_context(color_scheme=scheme, viewport={"width": PAGE_SIZE[0], "height": PAGE_SIZE[1]})
+            page = context.new_page()
+            page.goto(url)  # the key for the cookie, once per context
+            for name, drawn in PAGES.items():
+                page.goto(url.split("/open?")[0] + f"/{name}")
+                page.locator(drawn).first.wait_for(timeout=30_000)
+                time.sleep(0.3)  # the live parts' first update
+                page.screenshot(path=out / f"window-{name}-{scheme}.png", full_page=True)
+            context.close()
+        browser.close()
 
 
 def main() -> None:
@@ -107,13 +141,13 @@ def main() -> None:
             shot(env, out / "tray-approval.png")
             key(env, "Escape", "Escape", "Escape", "Escape")
 
-            prompt.terminate()
-            subprocess.run(["dunstctl", "close-all"], env=env, check=True)
+            subprocess.run(["dunstctl", "close-all"], env=env, check=True)  # the approval waits on
             add = [sys.executable, "-m", "acp_tray", "agents", "add", "codex", "--", *npm_bin("codex-acp")]
             subprocess.run(add, env=env, check=True, capture_output=True)
             until_shown(env, "Sign in to codex")
             time.sleep(1.0)  # dunst draws it
             shot(env, out / "signin-notification.png")
+            window_pictures(env, out)  # the overview with the approval still waiting
         finally:
             if prompt is not None:
                 prompt.terminate()

@@ -1,5 +1,5 @@
 """The actions a person takes: buttons on a notification and choices in the tray menu (answers to
-approvals, sign-in, agents, the Recent list, DND, diagnostics, quit). Local state only, except
+approvals, sign-in, agents, the Recent list, DND, the window's pages, quit). Local state only, except
 what `presentation/actions.py` says reaches an agent. Runs on the daemon's loop."""
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.desktop.opener import open_path
 from acp_tray.desktop.window_opener import open_window
-from acp_tray.events import EventSink, NoticeReceived
-from acp_tray.files.paths import config_file
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import set_quiet_hours
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
-    DIAGNOSTICS,
     OPEN_HISTORY,
     OPEN_PREFS,
     QUIT,
@@ -40,9 +37,8 @@ from acp_tray.presentation.actions import (
     parse_action,
 )
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.router import Presentation, Router
 from acp_tray.presentation.severity import severity_class
-from acp_tray.protocol.notice import Notice
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +111,6 @@ class TrayActions:
         surfaces: Surfaces,
         publisher: TrayPublisher,
         life: Lifetime,
-        report: EventSink,
         desk: Desk,
     ) -> None:
         self._notifications = notifications
@@ -126,8 +121,11 @@ class TrayActions:
         self._surfaces = surfaces
         self._publisher = publisher
         self._life = life
-        self._report = report
         self._desk = desk
+
+    @property
+    def tray_backend(self) -> str | None:
+        return self._desk.tray_backend
 
     async def follow(self, choices: asyncio.Queue[str]) -> None:
         """Take the menu's choices as the tray's thread hands them over, in order."""
@@ -173,8 +171,6 @@ class TrayActions:
             open_path(self._reloader.path)
         elif choice == OPEN_HISTORY:
             self._life.in_background(open_window("history"))
-        elif choice == DIAGNOSTICS:
-            self._life.in_background(self._diagnostics())
         elif choice == QUIT:
             self._life.request_stop()
 
@@ -202,21 +198,3 @@ class TrayActions:
             item.count, timeout, True, False, item.time, item.source,
         )  # fmt: skip
         self._surfaces.show(again)
-
-    async def _diagnostics(self) -> None:
-        """The tray's "Diagnostics…": `acp-tray doctor`'s checks as a notice (problems first)."""
-        from acp_tray.doctor import diagnose, report
-
-        path = self._reloader.path or config_file()
-        checks = await diagnose(path, tray_backend=self._desk.tray_backend or "none")
-        problems = [c for c in checks if c.status == "problem"]
-        log.info("diagnostics:\n%s", report(checks))
-        title = (
-            f"Diagnostics: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
-            if problems
-            else "Diagnostics: all good"
-        )
-        ordered = problems + [c for c in checks if c.status != "problem"]
-        text = report(ordered) + "\n(`acp-tray doctor` prints the same)"
-        notice = Notice("warning" if problems else "info", title, text)
-        self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))

@@ -171,9 +171,8 @@ def finish(
 
     c = core
     pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status)
-    report = c.queue.put_nowait
     tray = TrayActions(
-        c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, report, desk or Desk()
+        c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
     return Daemon(core, history, pump, tray)
 

@@ -146,6 +146,11 @@ class Daemon:
         self.core.publisher.publish_now()
 
     @property
+    def tray_backend(self) -> str | None:
+        """The running tray's pystray backend; None without a tray."""
+        return self.tray.tray_backend
+
+    @property
     def history_path(self) -> Path:
         return self.history.path
 

@@ -10,12 +10,13 @@ import importlib
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from acp_tray import __version__
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED
 from acp_tray.files import paths
 from acp_tray.logs.setup import install
+from acp_tray.presentation.actions import WindowPage
 
 log = logging.getLogger("acp_tray")
 
@@ -49,6 +50,17 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative: give how many (0 or more)")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port: 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: give 1 to 65535 (above 1023 needs no privileges)")
     return value
 
 
@@ -109,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     doctor.add_argument("--json", action="store_true", help="one object per check: name, status, detail, fix")
+    doctor.add_argument("--tray-backend", help=argparse.SUPPRESS)  # the running tray's: the daemon passes it
     doctor.set_defaults(func=_lazy("doctor"))
 
     autostart = commands.add_parser(
@@ -141,7 +154,14 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
     ui = command("ui", "open the acp-tray window (a local web page) in your browser", _lazy("ui"), json_output=False)
     ui.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
-    ui.add_argument("--page", choices=("overview", "agents", "history"), default="overview", help="the page to open")
+    ui.add_argument("--page", choices=get_args(WindowPage), default="overview", help="the page to open")
+    ui.add_argument(
+        "--port",
+        type=_port,
+        metavar="N",
+        help="serve the window at this port of 127.0.0.1 (default: one the system picks); for a daemon on "
+        "another machine: ssh -L N:127.0.0.1:N HOST, the same N on both ends",
+    )
     ui.add_argument("--highlight", metavar="ID", help=argparse.SUPPRESS)  # a history entry a notification is about
     status = command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
     status.add_argument(
@@ -265,10 +285,10 @@ def main(argv: list[str] | None = None) -> int:
         from acp_tray.demo.agent import main as demo_main
 
         return demo_main(arguments[1:])
-    if arguments == ["window-server"]:  # started by `acp-tray ui`, not by a person (not listed)
+    if arguments[:1] == ["window-server"]:  # started by `acp-tray ui`, not by a person (not listed)
         from acp_tray.window.server import main as window_main
 
-        return window_main()
+        return window_main(arguments[1:])
     parser = build_parser()
     arguments = _durations_as_operands(arguments)
     args = parser.parse_args(arguments)

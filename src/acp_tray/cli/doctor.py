@@ -1,4 +1,5 @@
-"""`acp-tray doctor [--json]`: what works here and how to fix the rest (the checks: doctor.py)."""
+"""`acp-tray doctor [--json]`: what works here and how to fix the rest (the checks: doctor.py). The
+daemon runs it for the window's diagnostics page with `--tray-backend` (its running tray's)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from acp_tray.doctor import as_json, diagnose, report
 
     path, _ = config_path(args)
-    checks = asyncio.run(diagnose(path))
+    checks = asyncio.run(diagnose(path, tray_backend=args.tray_backend))
     if args.json:
         print(json.dumps(as_json(checks), ensure_ascii=True))
     else:

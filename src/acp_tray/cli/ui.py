@@ -1,5 +1,8 @@
-"""`acp-tray ui [--no-browser] [--page PAGE]`: open the acp-tray window (a local web page) in the
-default browser, starting its server if none runs for this user; `--no-browser` prints the address."""
+"""`acp-tray ui [--no-browser] [--page PAGE] [--port N]`: open the acp-tray window (a local web
+page) in the default browser, starting its server if none runs for this user; `--no-browser`
+prints the address; `--port` serves it at that port of 127.0.0.1 (for an SSH port-forward from
+another machine: `ssh -L N:127.0.0.1:N host`, the same port on both ends, which the window's Host
+check requires). The pages: presentation/actions.py `WindowPage`."""
 
 from __future__ import annotations
 
@@ -10,8 +13,6 @@ from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser
 
-PAGES = ("overview", "agents", "history")
-
 
 def cmd_ui(args: argparse.Namespace) -> int:
     try:
@@ -21,7 +22,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
     except ReplyError as exc:
         return fail(str(exc), EXIT_FAILED)
     try:
-        window = ensure()
+        window = ensure(args.port)
     except WindowError as exc:
         return fail(f"cannot open the window: {exc}", EXIT_FAILED)
     url = window.url(args.page, highlight=args.highlight or "")

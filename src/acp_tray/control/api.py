@@ -329,6 +329,13 @@ class QuitReply(TypedDict):
     pid: int
 
 
+class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it
+    name: str
+    status: Literal["ok", "problem", "note"]
+    detail: str
+    fix: str  # what to do about it ("" when there is nothing to do)
+
+
 # events streamed before a reply --------------------------------------------------------------------
 
 
@@ -405,10 +412,13 @@ DND_SET: Op[DndArgs, DndReply] = Op("dnd.set", DndArgs, "switch do not disturb (
 HISTORY: Op[HistoryArgs, HistoryReply] = Op("history", HistoryArgs, "the history, newest first, a page at a time")
 READ: Op[Args, UnreadReply] = Op("read", Args, "mark all read (the tray's unread count)")
 QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
+DIAGNOSTICS: Op[Args, list[CheckRow]] = Op(
+    "diagnostics", Args, "`acp-tray doctor`'s checks as the daemon sees them (with its tray backend)"
+)
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
 
 OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
-    PREFS_APPLY, DND_SET, HISTORY, READ, QUIT, WATCH,
+    PREFS_APPLY, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
 )  # fmt: skip

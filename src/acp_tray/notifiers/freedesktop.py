@@ -11,10 +11,11 @@ or GLib's own D-Bus where the tray already runs GTK. What it does:
   answering with ~150 calls in flight, a bare dbus-daemon refuses a client's 129th pending
   call, and measured here dunst stalled in 3 of 6 runs of 1,500 calls with 12 or 16 in
   flight and in none of 13 runs with 2 to 8; the dispatcher queues the rest;
-- with the `actions` capability, sends the "default" action (a click) and then the
-  notification's own actions (e.g. `approval:ID:OPTION_ID`, one per option an agent offered),
-  labels already sanitised; an id goes on the wire as is when it is one plain line without
-  brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
+- with the `actions` capability, sends the "default" action, labelled "Open" (a click: it opens
+  the acp-tray window's history at the notice, which every notification has, so every one
+  offers it), and then the notification's own actions (e.g. `approval:ID:OPTION_ID`, one per
+  option an agent offered), labels already sanitised; an id goes on the wire as is when it is
+  one plain line without brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
   key; which keys were offered is remembered per group (bounded like the id maps);
 - `CloseNotification` when the daemon takes a notification back (an approval settled elsewhere
   or timed out), forgetting it first so the server's `NotificationClosed` is not taken for the

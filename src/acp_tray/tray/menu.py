@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
-    DIAGNOSTICS,
     OPEN_PREFS,
     QUIT,
     READ_ALL,
@@ -154,6 +153,6 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
         SEPARATOR,
         Entry("Preferences…", OPEN_PREFS.encode()),
         Entry("Open history", OpenWindow("history").encode()),
-        Entry("Diagnostics…", DIAGNOSTICS.encode()),
+        Entry("Diagnostics…", OpenWindow("diagnostics").encode()),
         Entry("Quit", QUIT.encode()),
     )

@@ -55,6 +55,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/overview", pages.overview),
             Route("/agents", pages.agents),
             Route("/history", pages.history),
+            Route("/diagnostics", pages.diagnostics),
             Route("/events", pages.events),
             Route("/favicon.ico", _no_icon),
             Route("/icon.png", _icon),

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qs, urlencode
+
+from acp_tray.presentation.actions import WindowPage
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -37,7 +39,7 @@ HEADERS = [
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
 SAFE_SITES = {"same-origin", "none"}
-PAGES = ("overview", "agents", "history")
+PAGES = get_args(WindowPage)  # the pages `/open?page=` may name
 
 
 class Guard:

@@ -58,13 +58,14 @@ def running() -> Running | None:
     return window if _answers(window.port) else None
 
 
-def start() -> Running:
-    """A new window server, once it has said where it is; WindowError with its own words if it ended."""
+def start(port: int | None = None) -> Running:
+    """A new window server (at `port`, or one the system picks), once it has said where it is;
+    WindowError with its own words if it ended."""
     log = paths.log_file().with_name("window.log")
     make_dir(log.parent)
     with open_append(log) as errors:
         process = subprocess.Popen(
-            [*cli_command(), "window-server"],
+            [*cli_command(), "window-server", *(["--port", str(port)] if port else [])],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,
@@ -99,8 +100,13 @@ def _last_line(log: Path) -> str:
     return lines[-1].removeprefix("acp-tray ui: ") if lines else ""
 
 
-def ensure() -> Running:
-    return running() or start()
+def ensure(port: int | None = None) -> Running:
+    """The running window server, or a new one; `port`: at that port (a server running at another
+    is left to end on its own, when the daemon stops or no page is open)."""
+    window = running()
+    if window is not None and port in (None, window.port):
+        return window
+    return start(port)
 
 
 def open_in_browser(url: str) -> bool:

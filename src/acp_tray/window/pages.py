@@ -1,6 +1,6 @@
-"""The window's pages (GET) and their live event stream: overview, agents, history. Each page is
-rendered from the daemon's latest state; `/events` then sends each part again as it changes, as
-HTML fragments that htmx swaps in (its SSE extension)."""
+"""The window's pages (GET) and their live event stream: overview, agents, history, diagnostics.
+Each page is rendered from the daemon's latest state; `/events` then sends each part again as it
+changes, as HTML fragments that htmx swaps in (its SSE extension)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,16 @@ class Pages:
             highlight=request.query_params.get("highlight", ""),
             **_base(self._feed, filters),
         )
+
+    async def diagnostics(self, request: Request) -> Response:
+        """`acp-tray doctor`'s checks, run by the daemon (it knows its tray backend), with their fixes."""
+        await self._feed.ready.wait()
+        try:
+            checks, error = views.checks(await ask(api.DIAGNOSTICS, api.Args())), ""
+        except CallFailedError as exc:
+            checks, error = [], str(exc)
+        context = views.overview(self._feed.state)
+        return self._render(request, "diagnostics.html", page="diagnostics", checks=checks, error=error, **context)
 
     async def events(self, request: Request) -> Response:
         return EventSourceResponse(self._stream(request), ping=15, shutdown_event=self._shutdown)

@@ -1,12 +1,15 @@
 """The window's process (`python -m acp_tray.window.server`, started by `acp-tray ui`): serves the
-pages on 127.0.0.1 at a random port, writes where it is (port and key) to a 0600 file in the
-private runtime directory, and ends when the daemon stops or when no page has been open for
-IDLE seconds. It keeps no state of its own: everything comes from the daemon's control API."""
+pages on 127.0.0.1 at a random port (or the one `acp-tray ui --port` asks for), writes where it
+is (port and key) to a 0600 file in the private runtime directory, and ends when the daemon stops
+or when no page has been open for IDLE seconds. It keeps no state of its own: everything comes
+from the daemon's control API."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -29,6 +32,7 @@ from acp_tray.window.launch import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
 EXIT_NO_DAEMON = 3
+EXIT_PORT = 4
 
 
 def idle_limit() -> float:
@@ -98,15 +102,43 @@ def _forget(path: Path) -> None:
             path.unlink()
 
 
-def main() -> int:
+class PortUnavailableError(Exception):
+    """The port asked for cannot be had: the message says so in plain words."""
+
+
+def listen(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 only, at `port` (0: one the system picks); PortUnavailableError
+    when something else has it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if sys.platform != "win32":  # a port left in TIME_WAIT by the last window is free again (never a live one)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen(64)  # connections wait in the backlog until the server accepts them
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            why = "is in use" if exc.errno == errno.EADDRINUSE else "needs privileges"
+            raise PortUnavailableError(f"port {port} on 127.0.0.1 {why}: choose another with --port") from None
+        raise
+    return sock
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`acp-tray window-server [--port N]` (started by `acp-tray ui`)."""
+    parser = argparse.ArgumentParser(prog="acp-tray window-server")
+    parser.add_argument("--port", type=int, default=0)
+    port = parser.parse_args(argv).port
     try:
         request(api.STATUS, api.Args(), timeout=10.0)
     except (NoDaemonError, ReplyError) as exc:
         print(f"acp-tray ui: {exc}", file=sys.stderr)
         return EXIT_NO_DAEMON
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))  # loopback only, a port the system picks
-    sock.listen(64)  # connections wait in the backlog until the server accepts them
+    try:
+        sock = listen(port)
+    except PortUnavailableError as exc:
+        print(f"acp-tray ui: {exc}", file=sys.stderr)
+        return EXIT_PORT
     window = Window(sock, secrets.token_urlsafe(32))  # 256 bits
     path = _record(window)
     try:

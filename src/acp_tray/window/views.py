@@ -1,6 +1,6 @@
 """What the pages show, in plain words, from what the control API says: agents with their state
 and the reason, approvals with their options labelled as the tray labels them, DND and its quick
-choices, history rows. Pure functions of the daemon's replies: the templates only lay them out."""
+choices, history rows, diagnostics. Pure functions of the daemon's replies: the templates only lay them out."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from acp_tray.control import api
+from acp_tray.doctor import MARK
 from acp_tray.presentation.options import option_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
@@ -160,3 +161,26 @@ def matches(record: dict[str, Any], agent: str, severity: str, text: str) -> boo
     if severity and row.severity_class != severity:
         return False
     return not text or text.casefold() in f"{row.title}\n{row.description}".casefold()
+
+
+CHECK_WORDS = {"problem": "Problem", "note": "Note", "ok": "Works"}
+
+
+@dataclass(frozen=True)
+class CheckView:
+    name: str
+    status: str
+    words: str
+    mark: str
+    detail: str
+    fix: str
+
+
+def checks(rows: list[api.CheckRow]) -> list[CheckView]:
+    """`doctor`'s checks, problems first, each group in doctor's order (the order a person fixes things)."""
+    ordered = sorted(rows, key=lambda row: row["status"] != "problem")  # a stable sort keeps that order
+    return [
+        CheckView(row["name"], status, CHECK_WORDS[status], MARK[status], row["detail"], row["fix"])
+        for row in ordered
+        if (status := row["status"]) in CHECK_WORDS
+    ]

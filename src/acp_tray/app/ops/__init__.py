@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from acp_tray.app.ops.agents import AgentOps
 from acp_tray.app.ops.approvals import ApprovalOps
+from acp_tray.app.ops.diagnostics import DiagnosticsOps
 from acp_tray.app.ops.history import HistoryOps
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.prefs import PrefsOps
@@ -50,5 +51,6 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.HISTORY, history.history),
         reading(api.READ, history.read),
         reading(api.QUIT, status.quit),
+        reading(api.DIAGNOSTICS, DiagnosticsOps(daemon).diagnostics),
         following(api.WATCH, WatchOps(daemon, status).watch),
     )

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from acp_tray.agents.approvals import ApprovalError, Approvals
 from acp_tray.app.fleet import Fleet
@@ -42,6 +43,8 @@ from acp_tray.presentation.severity import severity_class
 
 log = logging.getLogger(__name__)
 
+WindowOpener = Callable[[str, str], Coroutine[Any, Any, None]]  # (page, highlight): `acp-tray ui` run for them
+
 
 class NotificationActions:
     """What a person does to a shown notification: a button that answers an approval or signs in
@@ -49,13 +52,20 @@ class NotificationActions:
     or close that marks its Recent item read. Dismissal has no path back to any agent."""
 
     def __init__(
-        self, approvals: Approvals, fleet: Fleet, recent: Recent, publisher: TrayPublisher, life: Lifetime
+        self,
+        approvals: Approvals,
+        fleet: Fleet,
+        recent: Recent,
+        publisher: TrayPublisher,
+        life: Lifetime,
+        opener: WindowOpener = open_window,
     ) -> None:
         self._approvals = approvals
         self._fleet = fleet
         self._recent = recent
         self._publisher = publisher
         self._life = life
+        self._open_window = opener
 
     def on_notification(self, group: int, what: str) -> None:
         """`what`: "clicked", "closed", "expired", or the id of a button the notification offered."""
@@ -71,10 +81,12 @@ class NotificationActions:
         log.debug("notification %d %s", group, what)
 
     def _open_at(self, group: int) -> None:
-        """The window's history, at this notification's entry when the Recent list still has it."""
+        """The window at what this notification is about, when the Recent list still has it: a waiting
+        approval (the overview), a sign-in (the agents page), or its entry in the history."""
         item = next((i for i in self._recent.items() if i.group == group), None)
-        highlight = item.time.isoformat(timespec="milliseconds") if item is not None else ""
-        self._life.in_background(open_window("history", highlight))
+        page = item.opens if item is not None else "history"
+        highlight = item.time.isoformat(timespec="milliseconds") if item is not None and page == "history" else ""
+        self._life.in_background(self._open_window(page, highlight))
 
     def answer(self, action: ApprovalAnswer | SignIn) -> None:
         if isinstance(action, SignIn):

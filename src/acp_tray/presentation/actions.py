@@ -145,3 +145,14 @@ def _sign_in(encoded: str) -> SignIn | None:
     except (ValueError, TypeError):
         return None
     return SignIn(agent, method_id) if isinstance(agent, str) and isinstance(method_id, str) else None
+
+
+def page_for(actions: tuple[tuple[str, str], ...]) -> WindowPage:
+    """Where the window opens for a notification with these buttons: a waiting approval is on the
+    overview, a sign-in on the agents page; anything else is its entry in the history."""
+    kinds = {type(parse_action(action_id)) for action_id, _ in actions}
+    if ApprovalAnswer in kinds:
+        return "overview"
+    if SignIn in kinds:
+        return "agents"
+    return "history"

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
+from acp_tray.presentation.actions import WindowPage, page_for
 from acp_tray.presentation.router import Presentation
 from acp_tray.protocol.notice import SeverityKind
 
@@ -29,6 +30,7 @@ class RecentItem:
     time: datetime
     unread: bool
     source: str
+    opens: WindowPage = "history"  # where a click on its notification opens the window
 
 
 class Recent:
@@ -39,8 +41,9 @@ class Recent:
     def add(self, p: Presentation) -> None:
         self._items.pop(p.group, None)
         self._items[p.group] = RecentItem(
-            p.group, p.agent, p.severity, p.kind, p.title, p.description, p.count, p.time, True, p.source
-        )
+            p.group, p.agent, p.severity, p.kind, p.title, p.description, p.count, p.time, True, p.source,
+            page_for(p.actions),
+        )  # fmt: skip
         while len(self._items) > self._size:
             self._items.popitem(last=False)
 

@@ -1,0 +1,60 @@
+"""A click on a notification opens the window at what it is about: a waiting approval on the overview,
+a sign-in on the agents page, any other notice at its own entry in the history (highlighted by its
+time); a notice the Recent list no longer has opens the history."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from acp_tray.agents.approvals import Approvals
+from acp_tray.app.actions import NotificationActions
+from acp_tray.app.lifetime import Lifetime
+from acp_tray.presentation.actions import ApprovalAnswer, SignIn, page_for
+from acp_tray.presentation.recent import Recent
+from tests.support.presentations import make_presentation
+
+
+class Opened:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    async def __call__(self, page: str, highlight: str) -> None:
+        self.calls.append((page, highlight))
+
+
+class Publisher:
+    def changed(self, *args: Any) -> None:
+        pass
+
+    def publish_now(self) -> None:
+        pass
+
+
+def test_the_page_a_notification_opens_follows_its_buttons() -> None:
+    assert page_for(()) == "history"
+    assert page_for(((ApprovalAnswer("7", "allow").encode(), "✔ Allow once"),)) == "overview"
+    assert page_for(((SignIn("codex", "chatgpt").encode(), "ChatGPT"),)) == "agents"
+    assert page_for((("something:else", "?"),)) == "history"
+
+
+async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_history_entry() -> None:
+    recent, opened = Recent(), Opened()
+    approval = make_presentation(1, "Needs approval", actions=((ApprovalAnswer("7", "allow").encode(), "Allow"),))
+    sign_in = make_presentation(2, "Sign in needed", actions=((SignIn("codex", "chatgpt").encode(), "ChatGPT"),))
+    notice = make_presentation(3, "Build failed", "error")
+    for presentation in (approval, sign_in, notice):
+        recent.add(presentation)
+    fleet: Any = None  # a click does not reach the agents
+    publisher: Any = Publisher()
+    actions = NotificationActions(Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), opener=opened)
+    for group in (1, 2, 3, 99):
+        actions.on_notification(group, "clicked")
+    await asyncio.sleep(0)
+    assert opened.calls == [
+        ("overview", ""),
+        ("agents", ""),
+        ("history", notice.time.isoformat(timespec="milliseconds")),
+        ("history", ""),  # no longer in the Recent list: the history, at its top
+    ]
+    assert not any(item.unread for item in recent.items())  # a click also marks it read

@@ -77,6 +77,10 @@ def test_a_foreign_host_a_cross_origin_post_and_a_large_body_are_refused(daemons
         assert page.headers["X-Content-Type-Options"] == "nosniff"
         assert page.headers["Referrer-Policy"] == "no-referrer"
         assert "Access-Control-Allow-Origin" not in page.headers
+        assert page.headers["Cache-Control"] == "no-store"  # a page holds the person's data: never kept
+        style = window.request("GET", "/static/app.css")
+        assert style.status == 200 and style.headers["Cache-Control"] == "private, max-age=3600"
+        assert "default-src 'self'" in style.headers["Content-Security-Policy"]
 
 
 def test_a_post_from_its_own_page_does_what_it_says(daemons: list[Daemon], tmp_path: Path) -> None:

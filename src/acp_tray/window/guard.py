@@ -29,12 +29,13 @@ CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
 )
+STATIC_CACHE = (b"cache-control", b"private, max-age=3600")  # the package's own files: the same for everyone
 HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
+    (b"cache-control", b"no-store"),  # pages and answers hold the person's data: never kept
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
@@ -66,7 +67,7 @@ class Guard:
         if not self._has_cookie(headers):
             await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
             return
-        await self._app(scope, _bounded(receive), _with_headers(send))
+        await self._app(scope, _bounded(receive), _with_headers(send, static=scope["path"].startswith("/static/")))
 
     def _refused(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         if headers.get(b"host") not in self._hosts:
@@ -132,10 +133,15 @@ def _bounded(receive: Receive) -> Receive:
     return limited
 
 
-def _with_headers(send: Send) -> Send:
+def _with_headers(send: Send, *, static: bool) -> Send:
+    """The security headers on every answer; the package's static files may be cached (a page never)."""
+    headers = (
+        [STATIC_CACHE if name == b"cache-control" else (name, value) for name, value in HEADERS] if static else HEADERS
+    )
+
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", []), *HEADERS]
+            message["headers"] = [*message.get("headers", []), *headers]
         await send(message)
 
     return sending

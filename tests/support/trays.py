@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,18 +51,32 @@ def _hosting(name: str, env: dict[str, str]) -> bool:
     return "boolean true" in asked.stdout
 
 
-def start_host(name: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """Tray host `name` (one of HOSTS) started on the desktop in `env`, once it is ready to take icons
-    (waited for, at most 30 s: a fixed pause was too short on a busy machine)."""
-    host = subprocess.Popen(HOSTS[name], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _wait_ready(host: subprocess.Popen[bytes], name: str, env: dict[str, str]) -> bool:
+    """Whether `host` became ready (False: it ended first)."""
     try:
         until(lambda: host.poll() is not None or _hosting(name, env), timeout=30, what=f"the {name} tray host")
     except BaseException:
         host.kill()
         host.wait()
         raise
-    assert host.poll() is None, f"the {name} tray host ended at start ({host.returncode})"
-    return host
+    return host.poll() is None
+
+
+def start_host(name: str, env: dict[str, str], attempts: int = 3) -> subprocess.Popen[bytes]:
+    """Tray host `name` (one of HOSTS) started on the desktop in `env`, once it is ready to take icons
+    (waited for, at most 30 s: a fixed pause was too short on a busy machine). A host that ends at
+    start (gtk-sni-tray-standalone did, with exit 1, on a loaded machine) is started again, up to
+    `attempts` times in all; the last one's own words are in the failure."""
+    said = ""
+    for _ in range(attempts):
+        with tempfile.TemporaryFile() as errors:
+            host = subprocess.Popen(HOSTS[name], env=env, stdout=subprocess.DEVNULL, stderr=errors)
+            if _wait_ready(host, name, env):
+                return host
+            errors.seek(0)
+            said = f"exit {host.returncode}: " + errors.read().decode(errors="replace")[-500:]
+        time.sleep(1.0)
+    raise AssertionError(f"the {name} tray host ended at start ({said})")
 
 
 @pytest.fixture(params=list(HOSTS))

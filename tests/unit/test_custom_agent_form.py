@@ -7,6 +7,7 @@ from pathlib import Path
 
 from acp_tray.control import api
 from acp_tray.window.custom_agent import check, connect_problem
+from tests.support.platforms import posix_only
 
 
 def form(**values: str) -> dict[str, str]:
@@ -21,6 +22,7 @@ def form(**values: str) -> dict[str, str]:
     } | values
 
 
+@posix_only("`cat` on PATH and the executable bit")
 def test_a_command_is_split_as_a_shell_splits_it_and_its_program_found(tmp_path: Path) -> None:
     checked = check(form(command="cat --flag 'two words'", permission="reject"), set())
     assert checked.errors == {}

@@ -67,10 +67,13 @@ def make_dir(path: Path) -> None:
         os.chmod(directory, DIR_MODE)  # whatever the umask
 
 
-def open_append(path: Path, encoding: str = "utf-8", errors: str | None = None) -> io.TextIOWrapper:
-    """`path` opened for appending text: created 0600, a regular file reached without a symlink."""
+def open_append(
+    path: Path, encoding: str = "utf-8", errors: str | None = None, newline: str | None = None
+) -> io.TextIOWrapper:
+    """`path` opened for appending text: created 0600, a regular file reached without a symlink.
+    `newline="\\n"`: lines end in LF on every platform (no CRLF on Windows)."""
     fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    return os.fdopen(fd, "a", encoding=encoding, errors=errors)
+    return os.fdopen(fd, "a", encoding=encoding, errors=errors, newline=newline)
 
 
 def open_read(path: Path, encoding: str = "utf-8", errors: str | None = "replace") -> io.TextIOWrapper:

@@ -47,8 +47,10 @@ class RotatingFile(logging.handlers.RotatingFileHandler):
             return True
 
     def _open(self) -> io.TextIOWrapper:
-        """0600, and never through a symlink: a link planted at the file's place is an error."""
-        return open_append(Path(self.baseFilename), self.encoding or "utf-8", self.errors)
+        """0600, and never through a symlink: a link planted at the file's place is an error. Lines end
+        in LF on every platform, so a record's bytes are what `write_line` counts (a history record's
+        id is where its line starts)."""
+        return open_append(Path(self.baseFilename), self.encoding or "utf-8", self.errors, newline="\n")
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

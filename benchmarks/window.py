@@ -13,8 +13,9 @@ every load), then, in each round:
    key for a cookie, the redirect, the overview) until its `load` event. Peer: a bare Starlette app
    served by uvicorn the same way (its process started, its port read, the browser at it until
    `load`);
-2. warm: the window's server running: the same, `acp-tray ui` then the load. Peers: `python -c pass`
-   (the least any command costs) and the bare app's page loaded while it runs;
+2. warm: the window's server running: the same, `acp-tray ui` then the load, in the browser context
+   the cold load used (a person's browser opening the window again: its cache kept). Peers:
+   `python -c pass` (the least any command costs) and the bare app's page loaded while it runs;
 then the window process's resident memory after each of its pages was loaded LOADS times, the bare
 app's, and the daemon's before the window was used, with it, and after it ended (the window keeps
 a `watch` stream open to the daemon).
@@ -44,7 +45,7 @@ from benchmarks.control import DaemonProcess, isolated_environment, pct  # noqa:
 from tests.support.browser import ARGS, chromium_executable  # noqa: E402
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, BrowserContext
 
 AGENT = "demo"
 LOADS = 5  # of each page, before the window's memory is read
@@ -100,20 +101,25 @@ def end_window() -> None:
     raise RuntimeError(f"the window's server {pid} did not end within 15 s")
 
 
-def load(browser: Browser, url: str) -> float:
-    """Seconds from now to the first `load` event of `url` in a fresh context (no cookie yet)."""
-    context = browser.new_context()
+def load(browser: Browser, url: str, context: BrowserContext | None = None) -> float:
+    """Seconds from now to the first `load` event of `url`: in a fresh context (no cookie, nothing
+    cached), or in `context` (a person's browser that opened the window before)."""
+    fresh = context is None
+    used = browser.new_context() if context is None else context
     try:
-        page = context.new_page()
+        page = used.new_page()
         start = time.perf_counter()
         page.goto(url, wait_until="load")
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        page.close()
+        return seconds
     finally:
-        context.close()
+        if fresh:
+            used.close()
 
 
-def window_start(browser: Browser, env: dict[str, str]) -> tuple[float, float]:
-    """`acp-tray ui --no-browser`, then its address loaded: (the whole, the ui process alone)."""
+def window_start(browser: Browser, env: dict[str, str], context: BrowserContext) -> tuple[float, float]:
+    """`acp-tray ui --no-browser`, then its address loaded in `context`: (the whole, the ui process alone)."""
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "acp_tray", "ui", "--no-browser"], capture_output=True, text=True, env=env, cwd=ROOT
@@ -121,7 +127,7 @@ def window_start(browser: Browser, env: dict[str, str]) -> tuple[float, float]:
     process = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"acp-tray ui exited {done.returncode}: {done.stderr}")
-    page = load(browser, done.stdout.strip().splitlines()[-1])
+    page = load(browser, done.stdout.strip().splitlines()[-1], context)
     return process + page, process
 
 
@@ -161,8 +167,10 @@ def measure(browser: Browser, env: dict[str, str], runs: int) -> dict[str, list[
         for round_ in range(runs + 1):  # the first round warms the caches and is not counted
             end_window()
             figures = {"bare cold": bare_cold(browser, env)}
-            figures["cold"], figures["cold ui"] = window_start(browser, env)
-            figures["warm"], figures["warm ui"] = window_start(browser, env)
+            person = browser.new_context()  # one browser, as a person's: the second open finds its cache
+            figures["cold"], figures["cold ui"] = window_start(browser, env, person)
+            figures["warm"], figures["warm ui"] = window_start(browser, env, person)
+            person.close()
             figures["floor"] = floor(env)
             figures["bare warm"] = load(browser, f"http://127.0.0.1:{port}/")
             if round_:

@@ -11,20 +11,22 @@ import argparse
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
 from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, request
-from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser
+from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser, running
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    try:
-        request(api.STATUS, api.Args(), timeout=10.0)
-    except NoDaemonError as exc:
-        return fail(str(exc), EXIT_NO_DAEMON)
-    except ReplyError as exc:
-        return fail(str(exc), EXIT_FAILED)
-    try:
-        window = ensure(args.port)
-    except WindowError as exc:
-        return fail(f"cannot open the window: {exc}", EXIT_FAILED)
+    window = running()  # it ends with the daemon: while it runs, so does the daemon
+    if window is None or args.port not in (None, window.port):
+        try:
+            request(api.STATUS, api.Args(), timeout=10.0)
+        except NoDaemonError as exc:
+            return fail(str(exc), EXIT_NO_DAEMON)
+        except ReplyError as exc:
+            return fail(str(exc), EXIT_FAILED)
+        try:
+            window = ensure(args.port)
+        except WindowError as exc:
+            return fail(f"cannot open the window: {exc}", EXIT_FAILED)
     url = window.url(args.page, highlight=args.highlight or "")
     if args.no_browser or not environment_has_display():
         out(url)

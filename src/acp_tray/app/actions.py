@@ -22,7 +22,6 @@ from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import set_quiet_hours
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
-    OPEN_HISTORY,
     OPEN_PREFS,
     QUIT,
     READ_ALL,
@@ -181,8 +180,6 @@ class TrayActions:
             self._publisher.changed(Changed.UNREAD)
         elif choice == OPEN_PREFS and self._reloader.path is not None:
             open_path(self._reloader.path)
-        elif choice == OPEN_HISTORY:
-            self._life.in_background(open_window("history"))
         elif choice == QUIT:
             self._life.request_stop()
 

@@ -3,8 +3,8 @@ encoding: the action id a menu entry or a notification button carries, and back 
 
 The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
 `dnd:off|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
-`recent:clear`, `window:overview|agents|history|diagnostics[:HIGHLIGHT]`, `prefs:open`,
-`history:open` (the window's history page), `quit`. Only three kinds reach an
+`recent:clear`, `window:overview|agents|history|diagnostics[:HIGHLIGHT]`, `prefs:open`, `quit`.
+Only three kinds reach an
 agent: an approval answers its permission request with an option the agent itself offered, a
 sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
 """
@@ -18,7 +18,7 @@ from typing import Literal, get_args
 AgentVerb = Literal["start", "stop", "restart"]
 WindowPage = Literal["overview", "agents", "history", "diagnostics"]
 DndSpan = Literal["off", "30m", "1h", "tomorrow"]
-Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "prefs:open", "history:open", "quit"]
+Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "prefs:open", "quit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,7 @@ class OpenWindow:
 @dataclass(frozen=True, slots=True)
 class Choice:
     """A choice with nothing to carry: toggling quiet hours, the Recent list's "Mark all read" and
-    "Clear list", opening the preferences or the history, quit."""
+    "Clear list", opening the preferences, quit."""
 
     what: Simple
 
@@ -100,7 +100,6 @@ TOGGLE_QUIET_HOURS = Choice("quiet-hours:toggle")
 READ_ALL = Choice("recent:read-all")
 CLEAR_RECENT = Choice("recent:clear")
 OPEN_PREFS = Choice("prefs:open")
-OPEN_HISTORY = Choice("history:open")
 QUIT = Choice("quit")
 
 _SIMPLE: dict[str, Simple] = {what: what for what in get_args(Simple)}

@@ -51,6 +51,9 @@ class AgentState(StrEnum):
     NEEDS_SIGNIN = "needs sign-in"  # running, waiting for the person to sign in (`acp-tray login`)
 
 
+RUNNING_STATES = frozenset({AgentState.STARTING, AgentState.CONNECTED, AgentState.NEEDS_SIGNIN})  # Stop, not Start
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class AgentStatus:
     agent: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acp_tray.events import AgentState
+from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
     OPEN_PREFS,
@@ -121,7 +121,7 @@ def _dnd(snapshot: TraySnapshot) -> Entry:
 def _agents(snapshot: TraySnapshot) -> Entry:
     rows = []
     for row in snapshot.agents:
-        running = row.state in (AgentState.STARTING, AgentState.CONNECTED, AgentState.NEEDS_SIGNIN)
+        running = row.state in RUNNING_STATES
         sign_in = tuple(
             Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
         )

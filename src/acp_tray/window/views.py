@@ -10,6 +10,7 @@ from typing import Any
 
 from acp_tray.control import api
 from acp_tray.doctor import MARK
+from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.options import option_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
@@ -24,7 +25,6 @@ STATE_WORDS = {
     "needs sign-in": "Needs sign-in",
 }
 STATE_TONE = {"connected": "ok", "starting": "busy", "needs sign-in": "warn", "stopped": "off"}
-RUNNING = ("starting", "connected", "needs sign-in")
 SEVERITY_CLASSES = ("error", "warning", "info", "other")
 ROUTE_WORDS = {"both": "pop-up and tray", "notify": "pop-up", "tray": "tray", "none": "history only"}
 SUPPRESSED_WORDS = {
@@ -84,7 +84,7 @@ def agent_view(row: api.AgentRow) -> AgentView:
         sessions=row["sessions"],
         busy=row["busy"],
         queued=row["queued"],
-        running=state in RUNNING,
+        running=state in RUNNING_STATES,
         sign_in=sign_in_choices(row),
     )
 

@@ -64,13 +64,6 @@ def _program_from_here(command: list[str]) -> list[str]:
     return command
 
 
-VERBS: dict[str, tuple[api.Op[api.NameArgs, api.NameReply], str]] = {
-    "restart": (api.AGENTS_RESTART, "restarting"),
-    "stop": (api.AGENTS_STOP, "stopped"),
-    "start": (api.AGENTS_START, "starting"),
-}
-
-
 def cmd_agents(args: argparse.Namespace) -> int:
     if _from_registry(args):
         from acp_tray.cli import registry
@@ -82,7 +75,7 @@ def cmd_agents(args: argparse.Namespace) -> int:
         return _add(args)
     if args.action == "remove":
         return _remove(args.name)
-    op, done = VERBS[args.action]
+    op, done = api.AGENT_VERBS[args.action]
     code, _ = ask(op, api.NameArgs(args.name))
     if not code:
         out(f"{args.name}: {done}")

@@ -417,6 +417,14 @@ DIAGNOSTICS: Op[Args, list[CheckRow]] = Op(
 )
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
 
+# the ops that act on one agent by a verb (the CLI's `agents VERB NAME`, the window's buttons), and
+# what the person is told once the daemon has taken it
+AGENT_VERBS: dict[str, tuple[Op[NameArgs, NameReply], str]] = {
+    "restart": (AGENTS_RESTART, "restarting"),
+    "stop": (AGENTS_STOP, "stopped"),
+    "start": (AGENTS_START, "starting"),
+}
+
 OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,

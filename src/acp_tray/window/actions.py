@@ -4,20 +4,12 @@ short line for the page's status area (the change itself arrives through the eve
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
 from acp_tray.window.daemon_calls import CallFailedError, ask, one_line
-
-AGENT_OPS: dict[str, api.Op[api.NameArgs, Any]] = {
-    "restart": api.AGENTS_RESTART,
-    "stop": api.AGENTS_STOP,
-    "start": api.AGENTS_START,
-}
 
 
 def toast(templates: Jinja2Templates, request: Request, text: str, *, problem: bool = False) -> Response:
@@ -34,14 +26,13 @@ class Actions:
 
     async def agent(self, request: Request) -> Response:
         name, verb = request.path_params["name"], request.path_params["verb"]
-        op = AGENT_OPS.get(verb)
-        if op is None:
+        if verb not in api.AGENT_VERBS:
             return self._say(request, f"Unknown action {verb!r}.", problem=True)
+        op, done = api.AGENT_VERBS[verb]
         try:
             await ask(op, api.NameArgs(name=name))
         except CallFailedError as exc:
             return self._say(request, str(exc), problem=True)
-        done = {"restart": "restarting", "stop": "stopped", "start": "starting"}[verb]
         return self._say(request, f"{name}: {done}.")
 
     async def approval(self, request: Request) -> Response:

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
-from tests.support.daemons import cli_env
-from tests.support.repo import ROOT
+from tests.support.benchmark_runs import run_quick
 
 
 def test_the_control_benchmark_runs_in_quick_mode() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "control.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=ROOT,
-        timeout=90,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
+    out = run_quick("control.py", timeout=90)
     figure = r"\s+[\d.]+ /\s+[\d.]+ ms"
     for label in ("acp-tray status", "python -c pass", "stdlib socket client"):
         assert re.search(re.escape(label) + figure, out), (label, out)

@@ -4,12 +4,9 @@ the figures are for people; this only proves the script works)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
+from tests.support.benchmark_runs import run_quick
 from tests.support.browser import chromium_executable, unavailable
-from tests.support.daemons import cli_env
-from tests.support.repo import ROOT
 
 MS = r"\s+[\d.]+ /\s+[\d.]+ ms"
 MB = r"[\d.]+ MB"
@@ -18,16 +15,7 @@ MB = r"[\d.]+ MB"
 def test_the_window_benchmark_runs_in_quick_mode() -> None:
     if chromium_executable() is None:
         unavailable("no chromium (.ci/system-deps installs Debian's)")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "window.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=ROOT,
-        timeout=170,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
+    out = run_quick("window.py", timeout=170)
     assert "reproduce: python benchmarks/window.py --quick" in out
     for pattern in (
         r"cold \(no window server running\):\n  acp-tray ui -> load" + MS + r".*target < 1000 ms",

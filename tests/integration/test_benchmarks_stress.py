@@ -4,28 +4,12 @@ figures (no timing asserted: the figures are for people; these only prove the sc
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.support.daemons import cli_env
-from tests.support.repo import ROOT
+from tests.support.benchmark_runs import run_quick
 
 NUMBER = r"[\d,]+(?:\.\d+)?"
-
-
-def run_quick(script: str) -> str:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), "--quick"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=ROOT,
-        timeout=110,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
 
 
 def test_the_flood_benchmark_runs_in_quick_mode() -> None:
@@ -34,7 +18,7 @@ def test_the_flood_benchmark_runs_in_quick_mode() -> None:
     missing = missing_tools()
     if missing:
         pytest.fail(f"install the Debian packages {' '.join(missing)} (make test does, as root)")
-    out = run_quick("flood.py")
+    out = run_quick("flood.py", timeout=110)
     assert (
         "flood: 2,000 notices from one agent during one prompt · reproduce: python benchmarks/flood.py --quick" in out
     )
@@ -58,7 +42,7 @@ def test_the_flood_benchmark_runs_in_quick_mode() -> None:
 
 
 def test_the_scale_benchmark_runs_in_quick_mode() -> None:
-    out = run_quick("scale.py")
+    out = run_quick("scale.py", timeout=110)
     assert "scale: 4 agents x 5 sessions at 2 notices/s per session (40/s in all)" in out
     assert "reproduce: python benchmarks/scale.py --quick" in out
     assert "21 ACP sessions opened by session/new" in out

@@ -124,8 +124,8 @@ class Daemon:
         on its own."""
         self.core.fleet.agent_action("restart", name)
 
-    async def stop_agent(self, name: str) -> None:
-        await self.core.fleet.stop_agent(name)
+    async def stop_agent(self, name: str, *, held: bool = False) -> None:
+        await self.core.fleet.stop_agent(name, held=held)
 
     def change_prefs(self, change: Callable[[Path], Preferences]) -> None:
         self.core.reloader.change_prefs(change)

@@ -114,9 +114,12 @@ class Fleet:
         elif verb == "start":
             self._life.in_background(self._restart([name], {name: spec_of(config)}, stop=False))
 
-    async def stop_agent(self, name: str) -> None:
+    async def stop_agent(self, name: str, *, held: bool = False) -> None:
         """Stop `name` (its whole process tree) and return once it has stopped: after `agents
-        remove`, before its installed files go."""
+        remove`, before its installed files go; `held`: as the tray's Stop, it stays stopped until
+        started (also through a reload of the preferences)."""
+        if held:
+            self._stopped_by_user.add(name)
         await self._restart([name], {})
 
     async def stop_all(self) -> None:

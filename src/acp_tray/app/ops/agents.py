@@ -141,9 +141,10 @@ class AgentOps:
         return {"name": args.name}
 
     async def stop(self, args: NameArgs) -> NameReply:
-        """As the tray's Stop: it stays stopped (also through a reload of the preferences) until started."""
+        """As the tray's Stop: it stays stopped (also through a reload of the preferences) until started.
+        Answered once it has stopped, so that "stopped" is what the caller says next."""
         self._hosts.configured(args.name)
-        self._daemon.agent_action("stop", args.name)
+        await self._daemon.stop_agent(args.name, held=True)
         return {"name": args.name}
 
     async def start(self, args: NameArgs) -> NameReply:

@@ -107,3 +107,32 @@ print("loaded:", *[m for m in others if m in sys.modules])
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["FreedesktopBackend ConsoleBackend", "loaded:"]
+
+
+def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_start(daemons: list[Daemon]) -> None:
+    """The tray's "Open acp-tray…" runs `acp-tray ui` each time: with the window's server running,
+    that command only reads where it is (the standard library), so the window opens at once."""
+    from tests.support.window import end, headless_daemon, open_window
+
+    headless_daemon(daemons)
+    window = open_window()  # started: the daemon was asked, the server started
+    try:
+        script = """
+import atexit, sys
+HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.launch", "pydantic", "subprocess")
+atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
+from acp_tray.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+        shown = subprocess.run(
+            [sys.executable, "-c", script, "ui", "--no-browser", "--page", "history"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert shown.returncode == 0, shown.stderr
+        address, loaded = shown.stdout.strip().splitlines()
+        assert address.startswith(f"http://127.0.0.1:{window.port}/open?") and "page=history" in address
+        assert loaded == "loaded:"
+    finally:
+        end(window.pid)

@@ -33,6 +33,20 @@ LIVE = 10_000  # ms: an agent's start, a download
 DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n'
 
 
+QUICK_SUBMIT = """() => new Promise((resolve) => {
+  const form = () => document.querySelector("#custom-agent");
+  form().querySelector("[name=name]").value = "quick";
+  form().querySelector("[name=command]").value = "no-such-agent-program";
+  let answers = 0;
+  document.body.addEventListener("htmx:afterSwap", () => {
+    answers += 1;
+    if (answers === 1) setTimeout(() => form().requestSubmit(), 0);  // before htmx settles the answer
+    else resolve(answers);
+  });
+  form().requestSubmit();
+})"""  # the form submitted again the moment its first answer is in
+
+
 def configured() -> dict[str, Any]:
     return {row["name"]: row for row in json.loads(cli("agents", "list", "--json").stdout)}
 
@@ -134,10 +148,17 @@ def test_a_custom_agent_gets_plain_inline_errors_then_is_added(
         error.get_by_text("There is no program called 'no-such-agent-program'").wait_for()
         assert page.get_by_label("Command, with its arguments").get_attribute("aria-invalid") == "true"
 
+        # a second submit the moment the first answer is in: still the page's own, never a plain form
+        # submit that reloads the page and loses what was typed
+        assert page.evaluate(QUICK_SUBMIT) == 2
+        page.locator("#custom-command-error").get_by_text(
+            "There is no program called 'no-such-agent-program'"
+        ).wait_for()
         page.get_by_label("Name", exact=True).fill("kitty")
         page.get_by_label("Command, with its arguments").fill("cat")
         form.get_by_role("button", name="Add agent").click()
         page.get_by_text("'cat' ran, but it does not speak ACP").wait_for(timeout=LIVE)
+        assert page.url == window.url.split("/open", 1)[0] + "/agents"
         assert "kitty" not in config.read_text() and "kitty" not in configured()  # nothing half-added is left
 
         page.get_by_label("Name", exact=True).fill("demo")

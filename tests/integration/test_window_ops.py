@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.control.client import ReplyError, call, request
 from acp_tray.events import NoticeReceived
 from acp_tray.files import paths
@@ -65,7 +65,7 @@ def test_stop_and_start_an_agent_as_the_tray_does(daemons: list[Daemon], tmp_pat
 
 @pytest.mark.parametrize("op", [api.AGENTS_STOP, api.AGENTS_START])
 def test_stopping_or_starting_an_unknown_agent_is_refused_as_restart_is(
-    daemons: list[Daemon], tmp_path: Path, op: api.Op[api.NameArgs, api.NameReply]
+    daemons: list[Daemon], tmp_path: Path, op: api.Op[api.NameArgs, replies.NameReply]
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
@@ -81,7 +81,7 @@ def test_dnd_set_writes_the_preferences_and_applies_them_at_once(daemons: list[D
     config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
 
-    def dnd_set(mode: Any, value: str | None = None) -> api.DndReply:
+    def dnd_set(mode: Any, value: str | None = None) -> replies.DndReply:
         reply = request(api.DND_SET, api.DndArgs(mode, value))
         assert request(api.STATUS, api.Args())["dnd"] == reply["dnd"]  # applied: status says it at once
         assert COMMENT in config.read_text(encoding="utf-8")  # the person's comment is kept

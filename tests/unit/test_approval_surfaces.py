@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from acp_tray.control import replies
 from acp_tray.events import AgentState, PermissionOption
 from acp_tray.notifiers.bus import Reply, Signal
 from acp_tray.notifiers.bus.dbus_fast_link import DbusFastLink
@@ -307,7 +308,6 @@ DECEPTIVE = (
 
 def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     from acp_tray.cli.approvals import approval_lines
-    from acp_tray.control import api
     from acp_tray.events import PermissionAsked
     from acp_tray.presentation.own_notices import own_notice
 
@@ -318,7 +318,7 @@ def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     assert [label for _, label in buttons] == expected
     menu = status_part(snapshot(approval("7", options=DECEPTIVE)))
     assert labels(menu[2].children[0].children) == expected
-    rows: list[api.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t",
+    rows: list[replies.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t",
              "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE]}]  # fmt: skip
     assert approval_lines(rows) == [
         "  [7] claude: t  — options: yes-forever = ✔ Allow always: Deny, no = ✖ Reject: Allow"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.window.custom_agent import check, connect_problem
 from tests.support.platforms import posix_only
 
@@ -61,10 +61,10 @@ def test_a_remote_agent_takes_a_websocket_url_and_headers() -> None:
 
 
 def test_why_an_added_agent_did_not_connect() -> None:
-    refused: api.WaitReply = {
+    refused: replies.WaitReply = {
         "connected": False, "ready": False, "state": "failed",
         "detail": 'handshake refused: Method not found: {"method": "initialize"} (code -32601)',
     }  # fmt: skip
     assert connect_problem(refused, "cat").startswith("'cat' ran, but it does not speak ACP")
-    crashed: api.WaitReply = {"connected": False, "ready": False, "state": "exited", "detail": "exited with code 1"}
+    crashed: replies.WaitReply = {"connected": False, "ready": False, "state": "exited", "detail": "exited with code 1"}
     assert "did not connect as an ACP agent (exited with code 1)" in connect_problem(crashed, "x")

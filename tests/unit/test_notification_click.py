@@ -1,6 +1,6 @@
 """A click on a notification opens the window at what it is about: a waiting approval on the overview,
 a sign-in on the agents page, any other notice at its own entry in the history (highlighted by its
-time); a notice the Recent list no longer has opens the history."""
+time), also once the Recent list has let it go; one too old to know opens the history."""
 
 from __future__ import annotations
 
@@ -55,6 +55,22 @@ async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_histo
         ("overview", ""),
         ("agents", ""),
         ("history", notice.time.isoformat(timespec="milliseconds")),
-        ("history", ""),  # no longer in the Recent list: the history, at its top
+        ("history", ""),  # never shown, or too old to know: the history, at its top
     ]
     assert not any(item.unread for item in recent.items())  # a click also marks it read
+
+
+async def test_a_notice_that_left_the_recent_list_still_opens_at_its_history_entry() -> None:
+    recent, opened = Recent(size=15), Opened()
+    first = make_presentation(1, "Build failed", "error")
+    recent.add(first)
+    for group in range(2, 40):  # a busy agent: the Recent list keeps the last 15
+        recent.add(make_presentation(group, f"step {group}"))
+    recent.clear()  # and the person cleared it; the notification is still in the notification centre
+    assert all(item.group != 1 for item in recent.items())
+    fleet: Any = None
+    publisher: Any = Publisher()
+    actions = NotificationActions(Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), opener=opened)
+    actions.on_notification(1, "clicked")
+    await asyncio.sleep(0)
+    assert opened.calls == [("history", first.time.isoformat(timespec="milliseconds"))]

@@ -8,11 +8,11 @@ from typing import Literal
 
 import pytest
 
-from acp_tray.control import api
+from acp_tray.control import replies
 from acp_tray.state.secrets import SecretError, SecretNames
 from acp_tray.window.signin_view import field_name, sign_in_choices
 
-METHODS: list[api.SignInMethodRow] = [
+METHODS: list[replies.SignInMethodRow] = [
     {"id": "token", "name": "Use a token", "kind": "agent", "description": "writes a token file", "vars": []},
     {"id": "tui", "name": "In a terminal", "kind": "terminal", "description": None, "vars": []},
     {"id": "key", "name": "API key", "kind": "env_var", "description": None, "vars": ["A_KEY", "A_URL"]},
@@ -21,7 +21,9 @@ METHODS: list[api.SignInMethodRow] = [
 ]
 
 
-def row(name: str = "bot", state: str = "needs sign-in", kind: Literal["local", "remote"] = "local") -> api.AgentRow:
+def row(
+    name: str = "bot", state: str = "needs sign-in", kind: Literal["local", "remote"] = "local"
+) -> replies.AgentRow:
     return {
         "name": name, "kind": kind, "target": "bot", "state": state, "detail": "", "sessions": 0, "busy": 0,
         "queued": 0, "permission": "ask", "sign_in_methods": METHODS,

@@ -80,11 +80,11 @@ class NotificationActions:
         log.debug("notification %d %s", group, what)
 
     def _open_at(self, group: int) -> None:
-        """The window at what this notification is about, when the Recent list still has it: a waiting
-        approval (the overview), a sign-in (the agents page), or its entry in the history."""
-        item = next((i for i in self._recent.items() if i.group == group), None)
-        page = item.opens if item is not None else "history"
-        highlight = item.time.isoformat(timespec="milliseconds") if item is not None and page == "history" else ""
+        """The window at what this notification is about: a waiting approval (the overview), a
+        sign-in (the agents page), or its entry in the history; one too old to know: the history."""
+        opens = self._recent.opens(group)
+        page = opens.page if opens is not None else "history"
+        highlight = opens.time.isoformat(timespec="milliseconds") if opens is not None and page == "history" else ""
         self._life.in_background(self._open_window(page, highlight))
 
     def answer(self, action: ApprovalAnswer | SignIn) -> None:

@@ -7,12 +7,12 @@ import argparse
 
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import field, out
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT, TITLE_LIMIT
 
 
-def approval_lines(approvals: list[api.ApprovalRow]) -> list[str]:
+def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:
     lines = []
     for a in approvals:
         options = ", ".join(

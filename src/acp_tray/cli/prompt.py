@@ -11,7 +11,7 @@ from typing import Any
 
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_json, say
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, terminal_text
 
@@ -95,7 +95,7 @@ def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | No
     return job if isinstance(job, str) else None
 
 
-def _prompt_result(args: argparse.Namespace, result: api.PromptDone | api.PromptQueued) -> int:
+def _prompt_result(args: argparse.Namespace, result: replies.PromptDone | replies.PromptQueued) -> int:
     if args.json:
         print_json(result)
     if "session" in result:  # --no-wait: queued

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from acp_tray.cli.calls import ask
 from acp_tray.cli.output import EXIT_FAILED, field, out, say
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.logs.redact import MASK, looks_secret, redact
 from acp_tray.prefs.names import shell_line
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
@@ -48,12 +48,12 @@ def cmd_login(args: argparse.Namespace) -> int:
     return code
 
 
-def _state_of(result: api.StateReply | api.AgentSignIn) -> str:
+def _state_of(result: replies.StateReply | replies.AgentSignIn) -> str:
     detail = f" ({field(result['detail'], DESCRIPTION_LIMIT)})" if result["detail"] else ""
     return f"{result['state']}{detail}"
 
 
-def _terminal_login(args: argparse.Namespace, plan: api.TerminalSignIn) -> int:
+def _terminal_login(args: argparse.Namespace, plan: replies.TerminalSignIn) -> int:
     import subprocess
 
     from acp_tray.files import paths

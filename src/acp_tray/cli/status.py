@@ -10,12 +10,12 @@ from typing import Any, cast
 from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_json, say
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 
 
-def agent_line(row: api.AgentRow) -> str:
+def agent_line(row: replies.AgentRow) -> str:
     sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
     work = f", {row['busy']} busy" if row["busy"] else ""
     work += f", {row['queued']} queued" if row["queued"] else ""
@@ -45,7 +45,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def watch_line(state: api.WatchState) -> str:
+def watch_line(state: replies.WatchState) -> str:
     """The state in one line, for a status bar: each agent and its state, approvals, unread, DND."""
     parts = [f"{field(row['name'])} {row['state']}" for row in state.get("agents", [])] or ["no agents"]
     waiting = len(state.get("approvals", []))
@@ -70,7 +70,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     continue
                 if message["event"] in ("snapshot", "change"):
                     state.update({key: value for key, value in message.items() if key != "event"})
-                line = watch_line(cast(api.WatchState, state))
+                line = watch_line(cast(replies.WatchState, state))
                 if line != shown:
                     out(line, flush=True)
                     shown = line

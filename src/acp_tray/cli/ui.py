@@ -9,24 +9,16 @@ from __future__ import annotations
 import argparse
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
-from acp_tray.control import api
-from acp_tray.control.client import NoDaemonError, ReplyError, request
-from acp_tray.window.launch import WindowError, ensure, environment_has_display, open_in_browser, running
+from acp_tray.window.where import Running, environment_has_display, open_in_browser, running
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
     window = running()  # it ends with the daemon: while it runs, so does the daemon
     if window is None or args.port not in (None, window.port):
-        try:
-            request(api.STATUS, api.Args(), timeout=10.0)
-        except NoDaemonError as exc:
-            return fail(str(exc), EXIT_NO_DAEMON)
-        except ReplyError as exc:
-            return fail(str(exc), EXIT_FAILED)
-        try:
-            window = ensure(args.port)
-        except WindowError as exc:
-            return fail(f"cannot open the window: {exc}", EXIT_FAILED)
+        started = _start(args.port)
+        if isinstance(started, int):
+            return started
+        window = started
     url = window.url(args.page, highlight=args.highlight or "")
     if args.no_browser or not environment_has_display():
         out(url)
@@ -36,3 +28,23 @@ def cmd_ui(args: argparse.Namespace) -> int:
         return 0
     out(f"opened the acp-tray window in your browser (http://127.0.0.1:{window.port}/)")
     return 0
+
+
+def _start(port: int | None) -> Running | int:
+    """A new window server, once the daemon has answered; else the exit code, the reason said. Only
+    here are the control API and the server's start imported: opening a running window (the tray's
+    "Open acp-tray…" but the first time) costs the standard library only."""
+    from acp_tray.control import api
+    from acp_tray.control.client import NoDaemonError, ReplyError, request
+    from acp_tray.window.launch import WindowError, ensure
+
+    try:
+        request(api.STATUS, api.Args(), timeout=10.0)
+    except NoDaemonError as exc:
+        return fail(str(exc), EXIT_NO_DAEMON)
+    except ReplyError as exc:
+        return fail(str(exc), EXIT_FAILED)
+    try:
+        return ensure(port)
+    except WindowError as exc:
+        return fail(f"cannot open the window: {exc}", EXIT_FAILED)

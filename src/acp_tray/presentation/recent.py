@@ -16,6 +16,7 @@ from acp_tray.presentation.router import Presentation
 from acp_tray.protocol.notice import SeverityKind
 
 DEFAULT_SIZE = 15
+CLICKABLE = 500  # notifications whose click still knows what it is about, long after the list let them go
 
 
 @dataclass(frozen=True)
@@ -33,19 +34,39 @@ class RecentItem:
     opens: WindowPage = "history"  # where a click on its notification opens the window
 
 
+@dataclass(frozen=True)
+class Opens:
+    """Where a click on a notification opens the window, and the time of its entry in the history."""
+
+    page: WindowPage
+    time: datetime
+
+
 class Recent:
-    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+    def __init__(self, size: int = DEFAULT_SIZE, clickable: int = CLICKABLE) -> None:
         self._size = size
         self._items: OrderedDict[int, RecentItem] = OrderedDict()  # oldest first
+        self._clickable = clickable
+        self._opens: OrderedDict[int, Opens] = OrderedDict()  # a notification centre keeps them longer
 
     def add(self, p: Presentation) -> None:
+        opens = Opens(page_for(p.actions), p.time)
         self._items.pop(p.group, None)
         self._items[p.group] = RecentItem(
             p.group, p.agent, p.severity, p.kind, p.title, p.description, p.count, p.time, True, p.source,
-            page_for(p.actions),
+            opens.page,
         )  # fmt: skip
         while len(self._items) > self._size:
             self._items.popitem(last=False)
+        self._opens.pop(p.group, None)
+        self._opens[p.group] = opens
+        while len(self._opens) > self._clickable:
+            self._opens.popitem(last=False)
+
+    def opens(self, group: int) -> Opens | None:
+        """Where notification `group`'s click opens, while one of the last CLICKABLE (Recent's
+        clearing, or its 15, does not forget it: the notification may still be on screen)."""
+        return self._opens.get(group)
 
     def mark_read(self, group: int) -> bool:
         item = self._items.get(group)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
@@ -38,7 +38,7 @@ class AddError(Exception):
 class Added:
     entry: Entry
     installed: Installed
-    state: api.WaitReply  # connected; `ready` False: it needs something more (most often a sign-in)
+    state: replies.WaitReply  # connected; `ready` False: it needs something more (most often a sign-in)
 
 
 def daemon(op: api.Op[A, R], args: A, timeout: float = 30.0) -> R:
@@ -99,15 +99,15 @@ def install_here(entry: Entry, progress: Progress | None) -> Installed:
     return installed
 
 
-def wait_connected(name: str, command: list[str] | None) -> api.WaitReply:
+def wait_connected(name: str, command: list[str] | None) -> replies.WaitReply:
     return daemon(api.AGENTS_WAIT, api.WaitArgs(name, command, CONNECT_TIMEOUT), CONNECT_TIMEOUT + 30)
 
 
-def detail(state: api.WaitReply) -> str:
+def detail(state: replies.WaitReply) -> str:
     return f": {plain_line(state['detail'], DESCRIPTION_LIMIT)}" if state["detail"] else ""
 
 
-def not_ready(state: api.WaitReply) -> str:
+def not_ready(state: replies.WaitReply) -> str:
     """An agent that answered ACP but has no session yet: most often, it needs a sign-in."""
     return "" if state["ready"] else f"; it is not ready yet ({state['state']}{detail(state)})"
 

@@ -115,9 +115,6 @@ class AgentAdmin:
             )
         return rows
 
-    async def custom_form(self, request: Request) -> Response:
-        return self._form(request, {}, {})
-
     async def icon(self, request: Request) -> Response:
         name = request.path_params["name"]
         if agent_name_problem(name) is not None:
@@ -155,11 +152,8 @@ class AgentAdmin:
         done: str = "",
         headers: dict[str, str] | None = None,
     ) -> Response:
-        shown = {name: values.get(name, "") for name in custom_agent.FIELDS}
-        shown["kind"] = shown["kind"] or "local"
-        shown["permission"] = shown["permission"] or "ask"
-        context = {"values": shown, "errors": errors, "done": done, "permissions": custom_agent.PERMISSIONS}
-        return self._render(request, "_custom_agent.html", headers, **context)
+        context = custom_agent.form(values, errors, done)
+        return self._render(request, "_custom_agent_fields.html", headers, **context)
 
     # removal ---------------------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ def agent_routes(feed: Feed, templates: Jinja2Templates) -> list[Route]:
         Route("/registry/jobs", registry.jobs),
         Route("/registry/jobs/{job}", registry.job),
         Route("/manage", admin.manage),
-        Route("/manage/custom", admin.custom_form),
         Route("/manage/custom", admin.custom, methods=["POST"]),
         Route("/manage/{name}/icon.svg", admin.icon),
         Route("/manage/{name}/upgrade", registry.upgrade, methods=["POST"]),

@@ -11,9 +11,9 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.prefs.names import agent_name_problem
 
 FIELDS = ("kind", "name", "command", "url", "headers", "cwd", "permission")
@@ -133,7 +133,7 @@ def check(form: Mapping[str, str], taken: set[str]) -> Checked:
     return Checked(values, errors, request)
 
 
-def connect_problem(state: api.WaitReply, program: str) -> str:
+def connect_problem(state: replies.WaitReply, program: str) -> str:
     """Why an agent that was added did not connect, said about the command that was typed."""
     detail = state["detail"] or state["state"]
     if detail.startswith("cannot start"):
@@ -141,3 +141,12 @@ def connect_problem(state: api.WaitReply, program: str) -> str:
     if "handshake" in detail or "initialize" in detail or "ACP" in detail:
         return f"{program!r} ran, but it does not speak ACP (the Agent Client Protocol): {detail}."
     return f"{program!r} ran, but it did not connect as an ACP agent ({detail})."
+
+
+def form(values: Mapping[str, str], errors: Mapping[str, str], done: str = "") -> dict[str, Any]:
+    """What the form's template shows: the values typed (a blank form: a local command that asks for
+    permission), the errors by field, what was done."""
+    shown = {name: values.get(name, "") for name in FIELDS}
+    shown["kind"] = shown["kind"] or "local"
+    shown["permission"] = shown["permission"] or "ask"
+    return {"values": shown, "errors": errors, "done": done, "permissions": PERMISSIONS}

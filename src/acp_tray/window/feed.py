@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ class Feed:
     def __init__(self, loop: asyncio.AbstractEventLoop, on_end: Callable[[str], None]) -> None:
         self._loop = loop
         self._on_end = on_end
-        self.state: api.WatchState = {}
+        self.state: replies.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
         self._pages: set[asyncio.Queue[dict[str, Any]]] = set()
         self._thread = threading.Thread(target=self._read, name="acp-tray-window-feed", daemon=True)
@@ -65,10 +65,10 @@ class Feed:
 
     def _deliver(self, message: dict[str, Any]) -> None:
         if message.get("event") == "snapshot":
-            self.state = cast(api.WatchState, {k: v for k, v in message.items() if k != "event"})
+            self.state = cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"})
             self.ready.set()
         elif message.get("event") == "change":
-            self.state.update(cast(api.WatchState, {k: v for k, v in message.items() if k != "event"}))
+            self.state.update(cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"}))
         for queue in tuple(self._pages):
             try:
                 queue.put_nowait(message)

@@ -41,6 +41,7 @@ HEADERS = [
 ]
 SAFE_SITES = {"same-origin", "none"}
 PAGES = get_args(WindowPage)  # the pages `/open?page=` may name
+OWN_FILES = ("/static/", "/icon.png")  # the package's own files, cached by the browser (never a page)
 
 
 class Guard:
@@ -67,7 +68,7 @@ class Guard:
         if not self._has_cookie(headers):
             await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
             return
-        await self._app(scope, _bounded(receive), _with_headers(send, static=scope["path"].startswith("/static/")))
+        await self._app(scope, _bounded(receive), _with_headers(send, static=scope["path"].startswith(OWN_FILES)))
 
     def _refused(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         if headers.get(b"host") not in self._hosts:

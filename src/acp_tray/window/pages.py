@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
-from acp_tray.window import views
+from acp_tray.window import custom_agent, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 
@@ -42,7 +42,8 @@ class Pages:
 
     async def agents(self, request: Request) -> Response:
         await self._feed.ready.wait()
-        return self._render(request, "agents.html", page="agents", **views.overview(self._feed.state))
+        context = {**views.overview(self._feed.state), **custom_agent.form({}, {})}
+        return self._render(request, "agents.html", page="agents", **context)
 
     async def history(self, request: Request) -> Response:
         await self._feed.ready.wait()

@@ -28,7 +28,7 @@ from acp_tray.files.atomic import write_atomically
 from acp_tray.files.private import make_dir
 from acp_tray.window.app import build_app
 from acp_tray.window.feed import Feed
-from acp_tray.window.launch import WHERE
+from acp_tray.window.where import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
 EXIT_NO_DAEMON = 3

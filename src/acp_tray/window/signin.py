@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
 from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
@@ -28,7 +28,7 @@ SIGN_IN_WAIT = 330.0  # s: the daemon gives an agent's own sign-in 300 s (it may
 START_WAIT = 60.0  # s: for the agent to start again with its new secret
 
 
-def _outcome(reply: api.StateReply | api.AgentSignIn | api.WaitReply) -> str:
+def _outcome(reply: replies.StateReply | replies.AgentSignIn | replies.WaitReply) -> str:
     """The agent's state after a sign-in, in words (with the reason when it is not connected)."""
     words = STATE_WORDS.get(reply["state"], reply["state"])
     return f"{words} ({reply['detail']})" if reply["detail"] and reply["state"] != "connected" else words
@@ -55,7 +55,7 @@ class SignIns:
             return toast(self._templates, request, str(exc), problem=True)
         return toast(self._templates, request, text)
 
-    def _offered(self, name: str, method_id: str) -> tuple[api.SignInMethodRow, bool]:
+    def _offered(self, name: str, method_id: str) -> tuple[replies.SignInMethodRow, bool]:
         """The method as the agent offers it now, and whether the agent is a remote one."""
         row = next((r for r in self._feed.state.get("agents", []) if r["name"] == name), None)
         if row is None:
@@ -76,7 +76,7 @@ class SignIns:
             f"page shows when {name} is signed in. No window? Run {pasteable('login', name, method_id)} in a terminal."
         )
 
-    async def _with_secrets(self, name: str, method: api.SignInMethodRow, form: FormData) -> str:
+    async def _with_secrets(self, name: str, method: replies.SignInMethodRow, form: FormData) -> str:
         """Keep the typed values in the OS keyring, restart the agent with them, then sign in with them."""
         values = {var: str(form.get(field_name(var)) or "") for var in method["vars"]}
         await asyncio.to_thread(_keep, name, values)

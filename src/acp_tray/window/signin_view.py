@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from acp_tray.control import api
+from acp_tray.control import replies
 
 How = Literal["agent", "terminal", "secret", "note"]
 
@@ -40,7 +40,7 @@ def _field(agent: str, method: str, var: str) -> SecretField:
     return SecretField(var, field_name(var), f"secret-{digest}")
 
 
-def note(agent: str, remote: bool, method: api.SignInMethodRow) -> str:
+def note(agent: str, remote: bool, method: replies.SignInMethodRow) -> str:
     """Why acp-tray cannot do `method` for this agent, and what the person can do instead."""
     kind, name, variables = method["kind"], method["name"], ", ".join(method["vars"])
     if kind == "terminal":
@@ -54,7 +54,7 @@ def note(agent: str, remote: bool, method: api.SignInMethodRow) -> str:
     )
 
 
-def how_offered(remote: bool, method: api.SignInMethodRow) -> How:
+def how_offered(remote: bool, method: replies.SignInMethodRow) -> How:
     """How the page offers `method`: done by the agent, in a terminal, with secrets typed, or only said."""
     kind = method["kind"]
     if kind == "agent":
@@ -66,7 +66,7 @@ def how_offered(remote: bool, method: api.SignInMethodRow) -> How:
     return "note"
 
 
-def sign_in_choices(row: api.AgentRow) -> list[SignInChoice]:
+def sign_in_choices(row: replies.AgentRow) -> list[SignInChoice]:
     """The agent's sign-in methods as the page offers them (none unless it needs a sign-in)."""
     if row["state"] != "needs sign-in":
         return []

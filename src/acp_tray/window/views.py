@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from acp_tray.control import api
+from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.options import option_label
@@ -72,7 +72,7 @@ class ApprovalView:
     options: list[OptionView]
 
 
-def agent_view(row: api.AgentRow) -> AgentView:
+def agent_view(row: replies.AgentRow) -> AgentView:
     state = row["state"]
     return AgentView(
         name=row["name"],
@@ -89,7 +89,7 @@ def agent_view(row: api.AgentRow) -> AgentView:
     )
 
 
-def approval_view(row: api.ApprovalRow) -> ApprovalView:
+def approval_view(row: replies.ApprovalRow) -> ApprovalView:
     options = [
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
@@ -97,7 +97,7 @@ def approval_view(row: api.ApprovalRow) -> ApprovalView:
     return ApprovalView(row["id"], row["agent"], row["title"], options)
 
 
-def overview(state: api.WatchState) -> dict[str, Any]:
+def overview(state: replies.WatchState) -> dict[str, Any]:
     """Everything the overview shows, from the latest `watch` state."""
     return {
         "agents": [agent_view(row) for row in state.get("agents", [])],
@@ -176,7 +176,7 @@ class CheckView:
     fix: str
 
 
-def checks(rows: list[api.CheckRow]) -> list[CheckView]:
+def checks(rows: list[replies.CheckRow]) -> list[CheckView]:
     """`doctor`'s checks, problems first, each group in doctor's order (the order a person fixes things)."""
     ordered = sorted(rows, key=lambda row: row["status"] != "problem")  # a stable sort keeps that order
     return [

@@ -10,18 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray.app.ops.hosts import Hosts
-from acp_tray.control.api import (
-    AddArgs,
-    AddedReply,
-    ErrorCode,
-    NameArgs,
-    NameReply,
-    OpError,
-    RemovedReply,
-    ReplaceArgs,
-    WaitArgs,
-    WaitReply,
-)
+from acp_tray.control.api import AddArgs, ErrorCode, NameArgs, OpError, ReplaceArgs, WaitArgs
+from acp_tray.control.replies import AddedReply, NameReply, RemovedReply, WaitReply
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
 from acp_tray.prefs.launch import command_problem, env_problem, text_problem

@@ -12,7 +12,8 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import CheckRow, ErrorCode, OpError
+from acp_tray.control.api import ErrorCode, OpError
+from acp_tray.control.replies import CheckRow
 from acp_tray.desktop.terminal_window import cli_command
 
 if TYPE_CHECKING:

@@ -7,7 +7,8 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError, StateReply
+from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError
+from acp_tray.control.replies import StateReply
 from acp_tray.events import AgentState
 from acp_tray.prefs.names import pasteable
 

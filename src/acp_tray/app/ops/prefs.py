@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import DndArgs, DndReply, ErrorCode, OpError, PrefsReply
+from acp_tray.control.api import DndArgs, ErrorCode, OpError
+from acp_tray.control.replies import DndReply, PrefsReply
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.presentation.dnd import DurationError
 

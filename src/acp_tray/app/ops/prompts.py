@@ -11,16 +11,8 @@ from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.signin import AuthRequiredError
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.app.ops.hosts import Hosts, needs_signin
-from acp_tray.control.api import (
-    CancelArgs,
-    CancelReply,
-    ErrorCode,
-    OpError,
-    PromptArgs,
-    PromptDone,
-    PromptQueued,
-    QueuedEvent,
-)
+from acp_tray.control.api import CancelArgs, ErrorCode, OpError, PromptArgs
+from acp_tray.control.replies import CancelReply, PromptDone, PromptQueued, QueuedEvent
 from acp_tray.control.server import Emit
 from acp_tray.events import TurnEnded
 

@@ -5,17 +5,8 @@ from __future__ import annotations
 
 from acp_tray.agents.signin import SignInError, terminal_plan
 from acp_tray.app.ops.hosts import Hosts
-from acp_tray.control.api import (
-    AgentSignIn,
-    ErrorCode,
-    LoginArgs,
-    LoginFinishedArgs,
-    NameArgs,
-    NameReply,
-    OpError,
-    StateReply,
-    TerminalSignIn,
-)
+from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
+from acp_tray.control.replies import AgentSignIn, NameReply, StateReply, TerminalSignIn
 
 
 class SignInOps:

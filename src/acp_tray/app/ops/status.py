@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
-from acp_tray.control.api import AgentRow, ApprovalRow, QuitReply, SessionRow, StatusReply
+from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
 from acp_tray.presentation.text import bounded

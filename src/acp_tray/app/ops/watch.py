@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
-from acp_tray.control.api import WatchState
+from acp_tray.control.replies import WatchState
 from acp_tray.control.server import Stream
 
 if TYPE_CHECKING:

@@ -1,0 +1,197 @@
+"""The control API's replies, and the events streamed before one: what each op answers (its
+declaration in control/api.py names which). Standard library only, as the API itself."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict, final
+
+
+class SignInMethodRow(TypedDict):
+    id: str
+    name: str
+    kind: str  # agent | terminal | env_var | ...
+    description: str | None
+    vars: list[str]  # env_var: the environment variables it reads (their names)
+
+
+class AgentRow(TypedDict):
+    name: str
+    kind: Literal["local", "remote"]
+    target: str  # its command, or its URL (without secrets)
+    state: str  # events.AgentState's values
+    detail: str
+    sessions: int
+    busy: int
+    queued: int
+    permission: str
+    sign_in_methods: list[SignInMethodRow]
+
+
+class OptionRow(TypedDict):
+    id: str
+    name: str
+    kind: str
+
+
+class ApprovalRow(TypedDict):
+    id: str
+    agent: str
+    session_id: str
+    title: str
+    options: list[OptionRow]
+
+
+class StatusReply(TypedDict):
+    version: str
+    pid: int
+    uptime: float  # seconds
+    preferences: str | None
+    dnd: str
+    morning: str  # "HH:MM": when "until tomorrow" ends (the `morning` preference)
+    unread: int
+    agents: list[AgentRow]
+    approvals: list[ApprovalRow]
+
+
+class SessionRow(TypedDict):
+    agent: str
+    name: str
+    cwd: str
+    session_id: str | None
+    state: Literal["detached", "running", "idle"]
+    queued: int
+    turns: int
+
+
+class AddedReply(TypedDict):
+    name: str
+    preferences: str
+
+
+class NameReply(TypedDict):
+    name: str
+
+
+class WaitReply(TypedDict):
+    connected: bool
+    ready: bool  # connected and with its session (not waiting for a sign-in)
+    state: str
+    detail: str
+
+
+class RemovedReply(TypedDict):
+    name: str
+    files: str | None  # where its installed files were
+    deleted: int | None  # bytes freed
+    problem: str | None  # why they could not be deleted
+
+
+class StateReply(TypedDict):
+    state: str
+    detail: str
+
+
+class TerminalSignIn(TypedDict):  # the caller runs it, then says how it went with `login.finished`
+    kind: Literal["terminal"]
+    method: str
+    method_name: str
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+
+
+class AgentSignIn(TypedDict):  # done by the daemon
+    kind: Literal["agent"]
+    method: str
+    method_name: str
+    state: str
+    detail: str
+
+
+@final
+class PromptDone(TypedDict):
+    job: str
+    stop_reason: str | None
+    error: str | None
+
+
+@final
+class PromptQueued(TypedDict):  # `wait: false`: queued at once, the session opens behind it
+    job: str
+    ahead: None
+    session: str
+    session_id: None
+
+
+class CancelReply(TypedDict):
+    cancelled: bool
+
+
+class ApprovedReply(TypedDict):
+    id: str
+    option: str
+    name: str
+    kind: str
+
+
+class DeniedReply(TypedDict):
+    id: str
+    option: str | None  # the rejecting option chosen; None: the request was cancelled
+
+
+class PrefsReply(TypedDict):
+    dnd: str
+    preferences: str
+
+
+class DndReply(TypedDict):
+    dnd: str  # as `status` says it: "off", "on", "on until Tue 08:00", "quiet hours until ..."
+    until: str | None  # when it ends (ISO 8601), or None: off, or until switched off
+
+
+class HistoryReply(TypedDict):
+    records: list[dict[str, Any]]  # newest first, as `acp-tray history --json` prints them, each with its
+    # "id" (stable while records are added and the files rotate)
+    next: int | None  # `before` for the next (older) page; None: no more
+    unread: int  # the tray's unread count
+
+
+class UnreadReply(TypedDict):
+    unread: int
+
+
+class QuitReply(TypedDict):
+    stopping: bool
+    pid: int
+
+
+class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it
+    name: str
+    status: Literal["ok", "problem", "note"]
+    detail: str
+    fix: str  # what to do about it ("" when there is nothing to do)
+
+
+# events streamed before a reply --------------------------------------------------------------------
+
+
+class QueuedEvent(TypedDict):  # a prompt's, when it is queued
+    event: Literal["queued"]
+    job: str
+    ahead: int  # prompts before it in its session
+    session: str
+    session_id: str | None
+
+
+class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
+    dnd: str
+    morning: str
+    unread: int
+    agents: list[AgentRow]
+    approvals: list[ApprovalRow]
+    sessions: list[SessionRow]
+
+
+class WatchEvent(WatchState, total=False):
+    event: Literal["snapshot", "change", "history"]  # snapshot: first, and after a client caught up
+    record: dict[str, Any]  # history: a new history record, as `acp-tray history --json` prints it

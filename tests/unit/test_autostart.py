@@ -20,7 +20,7 @@ from acp_tray.autostart.entries import (
     systemd_unit,
     this_installation,
 )
-from acp_tray.autostart.files import AutostartError
+from acp_tray.autostart.files import AutostartError, Current
 from acp_tray.autostart.launchd import LaunchAgentAutostart
 from acp_tray.autostart.select import autostart_for
 from acp_tray.autostart.xdg import XdgAutostart
@@ -129,8 +129,10 @@ def test_linux_enable_is_idempotent_and_disable_removes_only_its_own(home: Path)
     assert auto.status()[0].endswith("installed — starts this installation")
     other = XdgAutostart(["/elsewhere/acp-tray", "run"], Calls())
     assert "starts another installation" in other.status()[0]
+    assert (auto.current(), other.current()) == (Current(on=True, this=True), Current(on=True, this=False))
     assert auto.disable() == [f"removed {auto.desktop_file}"] and not auto.desktop_file.exists()
     assert auto.disable() == ["start on login: not enabled"]
+    assert auto.current() == Current(on=False, this=False)
 
 
 def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Path) -> None:
@@ -142,6 +144,7 @@ def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Pat
     assert "not written by acp-tray" in auto.status()[0]
     assert "left alone" in auto.disable()[0]
     assert auto.desktop_file.read_text() == "[Desktop Entry]\nExec=my-own-wrapper\n"
+    assert not auto.current().on  # someone else's entry is not acp-tray's switch
 
 
 @posix_only("symlinks (systemd's wants link)")
@@ -156,6 +159,7 @@ def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
     assert any("next login" in line for line in said)
     assert ["systemctl", "--user", "daemon-reload"] in calls.commands
     assert "starts this installation" in auto.status()[1]
+    assert auto.current() == Current(on=True, this=True)
     auto.enable()  # back to XDG autostart: the unit goes
     assert not auto.unit_file.exists() and not auto.unit_link.is_symlink() and auto.desktop_file.exists()
 
@@ -170,9 +174,9 @@ def test_macos_launch_agent_is_written_bootstrapped_and_booted_out(home: Path) -
     assert any(c[:2] == ["launchctl", "bootstrap"] and c[2].startswith("gui/") for c in calls.commands)
     calls.commands.clear()
     assert "already enabled" in auto.enable()[0] and calls.commands == []  # idempotent: not reloaded
-    assert "starts this installation" in auto.status()[0]
+    assert "starts this installation" in auto.status()[0] and auto.current() == Current(on=True, this=True)
     auto.disable()
-    assert not auto.plist_file.exists()
+    assert not auto.plist_file.exists() and not auto.current().on
     assert any(c[:2] == ["launchctl", "bootout"] and c[2].endswith(LAUNCH_AGENT_LABEL) for c in calls.commands)
 
 
@@ -187,8 +191,10 @@ def test_windows_run_value_enable_status_disable() -> None:
     assert (
         "starts another installation" in autostart_for("win32", ["C:\\other.exe", "run"], registry=registry).status()[0]
     )
+    assert auto.current() == Current(on=True, this=True)
     auto.disable()
     assert registry.values == {} and auto.status() == ["start on login: not enabled"]
+    assert auto.current() == Current(on=False, this=False)
 
 
 def test_the_templates_in_packaging_are_what_enable_writes() -> None:

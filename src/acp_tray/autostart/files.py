@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
@@ -28,6 +29,15 @@ def starts_which(this: bool) -> str:
     return " — starts this installation" if this else " — starts another installation (enable again to point it here)"
 
 
+@dataclass(frozen=True)
+class Current:
+    """Start on login as a switch shows it: acp-tray's own entry is there (`on`), and it starts
+    this installation (`this`; False when off, or when it starts another copy of acp-tray)."""
+
+    on: bool
+    this: bool
+
+
 class EntryFiles:
     """Files that start `command` on login, each carrying a mark that says acp-tray wrote it."""
 
@@ -42,6 +52,14 @@ class EntryFiles:
         if mark.encode() not in content:
             return f"{path}: present, not written by acp-tray (left alone)"
         return f"{path}: installed" + starts_which(content == expected)
+
+    def current_of(self, path: Path, mark: str, expected: bytes) -> Current:
+        if not self.is_ours(path, mark):
+            return Current(on=False, this=False)
+        try:
+            return Current(on=True, this=path.read_bytes() == expected)
+        except OSError:
+            return Current(on=True, this=False)
 
     @staticmethod
     def is_ours(path: Path, mark: str) -> bool:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from acp_tray.autostart.entries import APP, LAUNCH_AGENT_LABEL, launch_agent
-from acp_tray.autostart.files import EntryFiles
+from acp_tray.autostart.files import Current, EntryFiles
 from acp_tray.autostart.xdg import NOT_ENABLED
 
 
@@ -35,6 +35,9 @@ class LaunchAgentAutostart(EntryFiles):
         if self.is_ours(self.plist_file, LAUNCH_AGENT_LABEL):
             self.runner(["launchctl", "bootout", f"gui/{os.getuid()}/{LAUNCH_AGENT_LABEL}"])
         return self.remove_ours(self.plist_file, LAUNCH_AGENT_LABEL) or [NOT_ENABLED]
+
+    def current(self) -> Current:
+        return self.current_of(self.plist_file, LAUNCH_AGENT_LABEL, launch_agent(self.command, self._log_file()))
 
     def status(self) -> list[str]:
         return [self.file_status(self.plist_file, LAUNCH_AGENT_LABEL, launch_agent(self.command, self._log_file()))]

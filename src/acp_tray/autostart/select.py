@@ -7,7 +7,7 @@ import sys
 from typing import Protocol
 
 from acp_tray.autostart.entries import this_installation
-from acp_tray.autostart.files import Runner, run_tool
+from acp_tray.autostart.files import Current, Runner, run_tool
 from acp_tray.autostart.launchd import LaunchAgentAutostart
 from acp_tray.autostart.windows import RunKey, RunKeyAutostart, WindowsRunKey
 from acp_tray.autostart.xdg import XdgAutostart
@@ -16,9 +16,11 @@ from acp_tray.autostart.xdg import XdgAutostart
 class Autostart(Protocol):
     """Start on login: `enable` is idempotent and writes only where acp-tray's own entry is or
     nothing is; `disable` removes only acp-tray's; `status` says what is installed and whether it
-    starts this installation. Each returns the lines to show."""
+    starts this installation. Each returns the lines to show. `current`: the same as a toggle shows it."""
 
     command: list[str]
+
+    def current(self) -> Current: ...
 
     def enable(self, *, systemd: bool = False) -> list[str]: ...
 

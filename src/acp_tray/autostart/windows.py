@@ -6,7 +6,7 @@ import sys
 from typing import Protocol
 
 from acp_tray.autostart.entries import RUN_VALUE_NAME, run_value
-from acp_tray.autostart.files import AutostartError, starts_which
+from acp_tray.autostart.files import AutostartError, Current, starts_which
 from acp_tray.autostart.xdg import NOT_ENABLED
 
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
@@ -71,6 +71,10 @@ class RunKeyAutostart:
             return [NOT_ENABLED]
         self._registry.delete(RUN_VALUE_NAME)
         return [f"removed the Run registry value {RUN_VALUE_NAME!r} (HKCU\\{RUN_KEY})"]
+
+    def current(self) -> Current:
+        value = self._registry.get(RUN_VALUE_NAME)
+        return Current(on=value is not None, this=value == run_value(self.command))
 
     def status(self) -> list[str]:
         current = self._registry.get(RUN_VALUE_NAME)

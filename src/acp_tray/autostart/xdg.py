@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from acp_tray.autostart.entries import APP, DESKTOP_MARK, SYSTEMD_MARK, desktop_entry, systemd_unit
-from acp_tray.autostart.files import EntryFiles
+from acp_tray.autostart.files import Current, EntryFiles
 
 NOT_ENABLED = "start on login: not enabled"
 
@@ -46,6 +46,13 @@ class XdgAutostart(EntryFiles):
             self.file_status(self.unit_file, SYSTEMD_MARK, systemd_unit(self.command).encode())
             + ("" if linked else " (not enabled)"),
         ]
+
+    def current(self) -> Current:
+        """On: acp-tray's XDG entry, or its systemd unit and the link that enables it."""
+        entry = self.current_of(self.desktop_file, DESKTOP_MARK, desktop_entry(self.command).encode())
+        if entry.on or not self.unit_link.is_symlink():
+            return entry
+        return self.current_of(self.unit_file, SYSTEMD_MARK, systemd_unit(self.command).encode())
 
     def _enable_systemd(self) -> list[str]:
         said = self.write(self.unit_file, systemd_unit(self.command), SYSTEMD_MARK, "systemd user unit")

@@ -21,6 +21,7 @@ from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
 from acp_tray.window.signin import SignIns
+from acp_tray.window.start_on_login import StartOnLogin
 
 HERE = Path(__file__).resolve().parent
 
@@ -64,6 +65,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/sign-in/{name}", sign_ins.sign_in, methods=["POST"]),
             Route("/dnd", actions.dnd, methods=["POST"]),
             Route("/read", actions.read, methods=["POST"]),
+            Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),
             *agent_routes(feed, views),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]

@@ -1,0 +1,43 @@
+"""The window's "Start on login" switch: what `acp-tray autostart enable`/`disable` do, done by
+the window's process (start on login belongs to this user's desktop, not to the daemon), and what
+is installed, as `autostart status` says it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.templating import Jinja2Templates
+
+from acp_tray.autostart.files import AutostartError
+from acp_tray.autostart.select import autostart_for
+
+
+def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str, Any]:
+    """What the switch shows: on or off, whether it starts this installation, what is installed
+    (`status`), what was just done (`said`) or why it could not be (`problem`)."""
+    autostart = autostart_for()
+    try:
+        current, installed = autostart.current(), autostart.status()
+    except OSError as exc:
+        return {"on": False, "this": False, "installed": [], "said": said or [], "problem": problem or str(exc)}
+    return {"on": current.on, "this": current.this, "installed": installed, "said": said or [], "problem": problem}
+
+
+class StartOnLogin:
+    def __init__(self, templates: Jinja2Templates) -> None:
+        self._templates = templates
+
+    async def switch(self, request: Request) -> Response:
+        """`on=1`: enable (also: point an entry that starts another installation here); `on=0`: disable."""
+        form = await request.form()
+        autostart = autostart_for()
+        try:
+            said = autostart.enable() if form.get("on") == "1" else autostart.disable()
+        except (AutostartError, OSError) as exc:
+            return self._part(request, start_on_login(problem=str(exc)))
+        return self._part(request, start_on_login(said))
+
+    def _part(self, request: Request, context: dict[str, Any]) -> Response:
+        return HTMLResponse(self._templates.get_template("_start_on_login.html").render(request=request, login=context))

@@ -126,6 +126,13 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
         assert not home.exists() and "[agents.demo-acp]" not in config.read_text()
         assert "demo-acp" not in configured()
         page.locator('[data-agent="demo-acp"]').wait_for(state="detached", timeout=LIVE)
+
+        # removed elsewhere (the CLI): the list and the registry's "Added" follow, without a reload
+        helper = page.locator('[data-entry="helper-acp"]')
+        assert helper.get_by_text("Added").is_visible()
+        assert cli("agents", "remove", "helper-acp").returncode == 0
+        page.locator('[data-manage="helper-acp"]').wait_for(state="detached", timeout=LIVE)
+        helper.get_by_role("button", name="Add Helper").wait_for(timeout=LIVE)
         assert not watched.problems, watched.problems
 
 

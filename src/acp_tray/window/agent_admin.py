@@ -83,12 +83,14 @@ class AgentAdmin:
 
     async def manage(self, request: Request, *, notice: str = "", problem: str = "") -> Response:
         """The agents with what can be done to each (GET /manage, and the answer of each change).
-        `?shown=SIGNATURE`: the page shows that list already; nothing to swap (204) if it is the same."""
+        `?shown=SIGNATURE`: the page shows that list already; nothing to swap (204) if it is the same,
+        else the new list, and the registry's part catches up (its "Added" marks)."""
         rows = await self._rows()
         signature = hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
         if not notice and not problem and request.query_params.get("shown") == signature:
             return Response(status_code=204)
-        headers = LISTED if notice and not problem else None
+        changed_elsewhere = "shown" in request.query_params  # by the CLI, the tray, another page
+        headers = LISTED if (notice and not problem) or changed_elsewhere else None
         context = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
         return self._render(request, "_agent_manage_list.html", headers, **context)
 

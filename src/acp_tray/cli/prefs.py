@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 from acp_tray.cli.config import config_path
 from acp_tray.cli.output import EXIT_FAILED, fail
+from acp_tray.desktop.edit_file import editor_argv
 from acp_tray.desktop.opener import default_opener
 from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
@@ -45,10 +45,9 @@ def cmd_prefs(args: argparse.Namespace) -> int:
 
 def _editor_command(path: Path) -> list[str] | None:
     """An editor that returns when the person is done (so the file can be checked after)."""
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return [*shlex.split(value), str(path)]
+    chosen = editor_argv(path)
+    if chosen is not None:
+        return chosen
     if sys.platform == "darwin":
         return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
     return None

@@ -1,6 +1,7 @@
 """The control API, declared once: every op's name, its arguments and its reply (the replies' types
-are in control/replies.py), the error codes, and the one place where a request's arguments are checked. Standard library only: the daemon's
-server, the CLI and the window all import it, and the CLI must start fast.
+are in control/replies.py), the error codes, and the one place where a request's arguments are
+checked. Standard library only: the daemon's server, the CLI and the window all import it, and the
+CLI must start fast.
 
 On the wire (control/wire.py) a request is `{"v": 1, "op": NAME, "args": {...}}`; the args are
 an op's `*Args` dataclass as a JSON object (unknown keys are ignored, `null` is the same as

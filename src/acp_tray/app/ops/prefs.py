@@ -63,7 +63,9 @@ class PrefsOps:
         settings that change, and only over the version they were made from; apply, then answer."""
         path = self._daemon.prefs_path
         if path is None:
-            raise OpError("acp-tray runs on its built-in settings: there is no preferences file to change", ErrorCode.PREFERENCES)
+            raise OpError(
+                "acp-tray runs on its built-in settings: there is no preferences file to change", ErrorCode.PREFERENCES
+            )
         version = file_version(path)
         if args.version != version:
             raise OpError(f"{path} changed since these settings were read from it", ErrorCode.CHANGED)

@@ -45,13 +45,20 @@ def _flatten(value: object, path: Key, into: dict[str, FormValue]) -> None:
     if isinstance(value, BaseModel):
         for name in type(value).model_fields:
             _flatten(getattr(value, name), (*path, name), into)
-    elif isinstance(value, dict) and all(isinstance(item, BaseModel) for item in value.values()) and value:
+    elif isinstance(value, dict) and _of_tables(path):
         for name, item in value.items():
             _flatten(item, (*path, str(name)), into)
     elif isinstance(value, dict):
         into[".".join(path)] = sorted(str(name) for name in value)
     else:
         into[".".join(path)] = _shown(value)
+
+
+def _of_tables(path: Key) -> bool:
+    """Whether the setting at `path` is a table of tables (`agents`), not of strings (`env`)."""
+    target = unwrap(annotation_at(Preferences, path))
+    of = unwrap(typing.get_args(target)[1]) if typing.get_origin(target) is dict else None
+    return isinstance(of, type) and issubclass(of, BaseModel)
 
 
 def _shown(value: object) -> FormValue:

@@ -32,8 +32,10 @@ class FormData(Protocol):
 
 
 def labelled(choices: list[str], words: dict[str, str]) -> list[tuple[str, str]]:
-    """The daemon's choices for a setting, each with its words here (the choice itself where there are none)."""
-    return [(choice, words.get(choice, choice)) for choice in choices]
+    """The daemon's choices for a setting, each with its words here, in the order the words are
+    (a choice without words here: the choice itself, after them)."""
+    known = [(choice, text) for choice, text in words.items() if choice in choices]
+    return known + [(choice, choice) for choice in choices if choice not in words]
 
 
 def agent_names(values: dict[str, Any]) -> list[str]:

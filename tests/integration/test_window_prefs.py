@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,7 @@ def test_open_the_file(
     else:
         for name in ("EDITOR", "VISUAL", "TERMINAL"):
             monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("PATH", str(tmp_path / "nothing-here") + os.pathsep + str(Path(os.sys.executable).parent))
+        monkeypatch.setenv("PATH", str(tmp_path / "nothing-here") + os.pathsep + str(Path(sys.executable).parent))
     with window_process("preferences") as window:
         watched = page_for("light")
         page = watched.page

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import sys
+import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -163,10 +162,12 @@ def test_open_the_file(
         monkeypatch.setenv("EDITOR", "cat")  # the fake terminal runs it: the file goes to its output
         monkeypatch.setenv("TERMINAL", str(FAKE_TERMINAL))  # the window's server inherits these
         monkeypatch.setenv("ACP_TRAY_TEST_TERMINAL", str(terminal))
-    else:
-        for name in ("EDITOR", "VISUAL", "TERMINAL"):
+    else:  # no editor, no desktop: the real xdg-open finds nothing to open the file with
+        for name in ("EDITOR", "VISUAL", "TERMINAL", "DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
             monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("PATH", str(tmp_path / "nothing-here") + os.pathsep + str(Path(sys.executable).parent))
+        monkeypatch.setenv("XDG_CURRENT_DESKTOP", "")
+        monkeypatch.setenv("PATH", "/usr/bin:/bin")
+        assert shutil.which("xdg-open"), "xdg-utils is installed by .ci/system-deps"
     with window_process("preferences") as window:
         watched = page_for("light")
         page = watched.page
@@ -177,6 +178,8 @@ def test_open_the_file(
             until(lambda: (terminal / "output").exists() and "[severity.info]" in (terminal / "output").read_text(), 10)
             assert (terminal / "called").read_text().splitlines() == ["-e", "cat", str(config)]
         else:
-            page.get_by_text("Nothing here can open the file").wait_for(timeout=SHOWS)
-            assert str(config) in page.locator("#toast").inner_text()
+            page.get_by_text("Nothing here can open the file (xdg-open could not open the file (").wait_for(
+                timeout=SHOWS
+            )
+            assert page.locator("#toast").inner_text().endswith(f"Open it in your editor yourself: {config}")
         assert not watched.problems, watched.problems

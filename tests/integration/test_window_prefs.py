@@ -139,7 +139,7 @@ def test_an_edit_in_the_file_shows_in_the_open_page_and_a_save_over_it_asks_firs
 
         config.write_text(config.read_text(encoding="utf-8").replace("per = 10", "per = 20"), encoding="utf-8")
         until(lambda: "per = 20" in cli("prefs", "show").stdout, 10, "the edit to be read")
-        page.get_by_label("Seconds a pop-up stays (0: until you close it)").first.fill("9")
+        page.get_by_label("Seconds info pop-ups stay (0: until you close them)").fill("9")
         page.get_by_role("button", name="Save").click()
         page.get_by_text("The file changed since you opened this page. Nothing was saved.").wait_for(timeout=SHOWS)
         assert "timeout = 9" not in config.read_text(encoding="utf-8")

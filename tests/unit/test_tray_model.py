@@ -122,7 +122,7 @@ def test_menu_model() -> None:
     assert (agents[2], agents[3].action) == (SEPARATOR, "window:agents")
     assert [c.action for c in agents[0].children] == ["agent:restart:claude", "agent:stop:claude", None]
     assert [c.action for c in agents[1].children] == ["agent:restart:gemini", None, "agent:start:gemini"]
-    assert [e.action for e in menu[-4:]] == ["prefs:open", "window:history", "window:diagnostics", "quit"]
+    assert [e.action for e in menu[-4:]] == ["window:preferences", "window:history", "window:diagnostics", "quit"]
 
 
 def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:

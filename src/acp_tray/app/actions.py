@@ -16,13 +16,11 @@ from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
-from acp_tray.desktop.opener import open_path
 from acp_tray.desktop.window_opener import open_window
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.write import set_quiet_hours
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
-    OPEN_PREFS,
     QUIT,
     READ_ALL,
     TOGGLE_QUIET_HOURS,
@@ -178,8 +176,6 @@ class TrayActions:
                 self._recent.clear()
             self._router.missed_during_dnd = 0
             self._publisher.changed(Changed.UNREAD)
-        elif choice == OPEN_PREFS and self._reloader.path is not None:
-            open_path(self._reloader.path)
         elif choice == QUIT:
             self._life.request_stop()
 

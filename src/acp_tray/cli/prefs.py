@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 from acp_tray.cli.config import config_path
 from acp_tray.cli.output import EXIT_FAILED, fail
-from acp_tray.desktop.opener import default_opener
+from acp_tray.desktop.edit_file import editor_argv, open_in_default_app
 from acp_tray.prefs.load import PreferencesError, load_preferences, read_preferences
 from acp_tray.prefs.model import dump
 
@@ -45,10 +44,9 @@ def cmd_prefs(args: argparse.Namespace) -> int:
 
 def _editor_command(path: Path) -> list[str] | None:
     """An editor that returns when the person is done (so the file can be checked after)."""
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return [*shlex.split(value), str(path)]
+    chosen = editor_argv(path)
+    if chosen is not None:
+        return chosen
     if sys.platform == "darwin":
         return ["open", "-W", "-t", str(path)]  # wait, so the file can be checked after
     return None
@@ -57,18 +55,12 @@ def _editor_command(path: Path) -> list[str] | None:
 def _open_with_desktop(path: Path) -> int:
     """No $VISUAL/$EDITOR: the desktop's default application (xdg-open), which returns at once, so
     the file cannot be checked here; and when it fails, say so and what to set."""
-    command = default_opener(path)
-    advice = f"set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`), or edit {path} by hand"
-    if command is None:
-        return fail(f"no editor found: {advice}", EXIT_FAILED)
-    try:
-        opened = subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    except OSError as exc:
-        return fail(f"could not start {command[0]!r}: {exc}; {advice}", EXIT_FAILED)
-    if opened.returncode != 0:
-        said = opened.stderr.strip().splitlines()[-1:] or [f"exit code {opened.returncode}"]
-        return fail(f"{Path(command[0]).name} could not open the file ({said[0]}): {advice}", EXIT_FAILED)
-    print(f"opened {path} with {Path(command[0]).name}; after saving, `acp-tray prefs validate` checks it")
+    problem = open_in_default_app(path, wait=None)
+    if problem is not None:
+        return fail(
+            f"{problem}: set $VISUAL or $EDITOR (e.g. `export EDITOR=nano`), or edit {path} by hand", EXIT_FAILED
+        )
+    print(f"opened {path} with the default application; after saving, `acp-tray prefs validate` checks it")
     return 0
 
 

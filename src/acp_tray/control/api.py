@@ -28,7 +28,9 @@ from acp_tray.control.replies import (
     DndReply,
     HistoryReply,
     NameReply,
+    PrefsFormReply,
     PrefsReply,
+    PrefsSavedReply,
     PromptDone,
     PromptQueued,
     QuitReply,
@@ -55,6 +57,7 @@ class ErrorCode(StrEnum):
     NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
     SIGN_IN = "sign_in"  # signing in or out did not work
     PREFERENCES = "preferences"  # the preferences file could not be changed
+    CHANGED = "changed"  # the preferences file changed since the version a change was made from
     FAILED = "failed"  # the agent refused or failed what was asked
     INTERNAL = "internal"  # a bug in the daemon (its log has the details)
     BUSY = "busy"  # too many connections at once
@@ -179,6 +182,12 @@ class DndArgs(Args):
             raise ArgumentError(f"'value' must be a non-empty string for mode {self.mode!r}")
 
 
+@dataclass(frozen=True)
+class PrefsSetArgs(Args):
+    version: str  # `prefs.get`'s: the file as the change was made from it
+    changes: dict[str, str | bool | list[str]] = field(default_factory=dict)  # dotted key → form value
+
+
 HISTORY_PAGE = 50  # records in a `history` page by default
 MAX_HISTORY_PAGE = 200
 
@@ -240,6 +249,10 @@ CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt,
 APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
+PREFS_GET: Op[Args, PrefsFormReply] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
+PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply] = Op(
+    "prefs.set", PrefsSetArgs, "change settings (checked as the file is; written with comments kept) and apply them"
+)
 DND_SET: Op[DndArgs, DndReply] = Op("dnd.set", DndArgs, "switch do not disturb (written to the preferences)")
 HISTORY: Op[HistoryArgs, HistoryReply] = Op("history", HistoryArgs, "the history, newest first, a page at a time")
 READ: Op[Args, UnreadReply] = Op("read", Args, "mark all read (the tray's unread count)")
@@ -260,5 +273,5 @@ AGENT_VERBS: dict[str, tuple[Op[NameArgs, NameReply], str]] = {
 OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
-    PREFS_APPLY, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
+    PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
 )  # fmt: skip

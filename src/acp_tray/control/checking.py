@@ -52,8 +52,18 @@ def _fits(hint: Any, value: object, metadata: Mapping[str, Any]) -> bool:
     if typing.get_origin(hint) is list:
         return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
     if typing.get_origin(hint) is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+        of = typing.get_args(hint)[1]
+        return isinstance(value, dict) and all(isinstance(k, str) and _is(of, v) for k, v in value.items())
     raise TypeError(f"no check for arguments of type {hint!r}")  # a declaration above needs one
+
+
+def _is(hint: Any, value: object) -> bool:
+    """A table's value: a string (empty too), true/false, a list of strings (empty too), or one of those."""
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        return any(_is(member, value) for member in typing.get_args(hint))
+    if typing.get_origin(hint) is list:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, hint)
 
 
 def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
@@ -66,5 +76,10 @@ def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
     if typing.get_origin(hint) is Literal:
         return "one of " + ", ".join(f"{choice!r}" for choice in typing.get_args(hint))
     return {str: "a non-empty string", bool: "true or false", float: "a number", int: "a whole number"}.get(hint) or (
-        "a non-empty list of strings" if typing.get_origin(hint) is list else "a table of strings"
+        "a non-empty list of strings" if typing.get_origin(hint) is list else _table_of(hint)
     )
+
+
+def _table_of(hint: Any) -> str:
+    of = typing.get_args(hint)[1]
+    return "a table of strings" if of is str else "a table of strings, true/false or lists of strings"

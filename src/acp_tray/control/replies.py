@@ -144,6 +144,22 @@ class PrefsReply(TypedDict):
     preferences: str
 
 
+class PrefsFormReply(TypedDict):  # `prefs.get`: every setting as a form shows it
+    path: str | None  # the preferences file (None: running on built-in defaults, no file)
+    version: str  # a token for the file's bytes: `prefs.set` refuses a change made from other ones
+    values: dict[str, str | bool | list[str]]  # dotted key → text, true/false or a list (`env`: names only)
+    defaults: dict[str, str | bool | list[str]]  # the same for the built-in defaults (no agents)
+    choices: dict[str, list[str]]  # the settings that are one of a few words, with those words
+    problem: str | None  # why the file cannot be read as it is (`values`: the settings in force)
+
+
+class PrefsSavedReply(TypedDict):  # `prefs.set`
+    saved: bool  # written and applied; false: nothing written, `problems` says why
+    problems: dict[str, str]  # dotted key → what is wrong with its value, in the file's words
+    changed: list[str]  # the settings written (none: the file already said all this)
+    version: str  # the file's version now
+
+
 class DndReply(TypedDict):
     dnd: str  # as `status` says it: "off", "on", "on until Tue 08:00", "quiet hours until ..."
     until: str | None  # when it ends (ISO 8601), or None: off, or until switched off
@@ -190,6 +206,7 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
     sessions: list[SessionRow]
+    preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 
 
 class WatchEvent(WatchState, total=False):

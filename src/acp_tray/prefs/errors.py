@@ -37,33 +37,33 @@ _BOUNDS = {
 }
 
 
-def _model_at(model: type[BaseModel], path: tuple[str | int, ...]) -> type[BaseModel] | None:
+def model_at(model: type[BaseModel], path: tuple[str | int, ...]) -> type[BaseModel] | None:
     """The model class that holds the table at `path` (None when it is not a model: a dict's values...)."""
-    current = _annotation_at(model, path)
+    current = annotation_at(model, path)
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
 def _is_table(model: type[BaseModel], path: tuple[str | int, ...]) -> bool:
-    current = _annotation_at(model, path)
+    current = annotation_at(model, path)
     return typing.get_origin(current) is dict or (isinstance(current, type) and issubclass(current, BaseModel))
 
 
-def _annotation_at(model: type[BaseModel], path: tuple[str | int, ...]) -> Any:
+def annotation_at(model: type[BaseModel], path: tuple[str | int, ...]) -> Any:
     current: Any = model
     for part in path:
         if isinstance(current, type) and issubclass(current, BaseModel):
             field = current.model_fields.get(str(part))
             if field is None:
                 return None
-            current = _unwrap(field.annotation)
+            current = unwrap(field.annotation)
         elif typing.get_origin(current) is dict:
-            current = _unwrap(typing.get_args(current)[1])
+            current = unwrap(typing.get_args(current)[1])
         else:
             return None
     return current
 
 
-def _unwrap(annotation: Any) -> Any:
+def unwrap(annotation: Any) -> Any:
     """`X | None` and `Annotated[X, ...]` → X."""
     while True:
         origin = typing.get_origin(annotation)
@@ -116,7 +116,7 @@ def plain_error(error: ErrorDetails, model: type[BaseModel]) -> str:
     value = error.get("input")
     what = f"{item}`{key}` {_in(table)}" if loc else "the file"
     if kind == "extra_forbidden":
-        holder = _model_at(model, table)
+        holder = model_at(model, table)
         known = sorted(holder.model_fields) if holder is not None else []
         hint = _close(key, known) or (f"; known keys: {', '.join(known)}" if known else "")
         return f"unknown key `{key}` {_in(table)}{hint}"

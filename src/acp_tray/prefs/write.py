@@ -1,4 +1,5 @@
-"""Changes acp-tray makes to the preferences file itself (DND, quiet hours, `agents add/remove`).
+"""Changes acp-tray makes to the preferences file itself (DND, quiet hours, `agents add/remove`, the
+window's Preferences page).
 
 The file is edited with `tomlkit`, so the person's comments, ordering and formatting stay; it
 is replaced atomically (temporary file in the same directory, fsync, rename) and keeps its
@@ -10,7 +11,7 @@ A file that is not valid TOML is never rewritten: the change is refused with the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +72,22 @@ def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences
         dnd = _table(document, "dnd")
         dnd["enabled"] = enabled
         dnd["until"] = until.replace(microsecond=0) if until is not None else ""
+
+    return update_file(path, change)
+
+
+def set_values(path: Path, values: Mapping[tuple[str, ...], object]) -> Preferences:
+    """Set each setting at its key path to its value (None: remove it), as the window's Preferences
+    page saves them; every other line of the file stays as it is."""
+
+    def change(document: tomlkit.TOMLDocument) -> None:
+        for names, value in values.items():
+            table = _table(document, *names[:-1]) if len(names) > 1 else document
+            if value is None:
+                if names[-1] in table:
+                    del table[names[-1]]
+            else:
+                table[names[-1]] = value
 
     return update_file(path, change)
 

@@ -3,9 +3,8 @@ encoding: the action id a menu entry or a notification button carries, and back 
 
 The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
 `dnd:off|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
-`recent:clear`, `window:overview|agents|history|diagnostics[:HIGHLIGHT]`, `prefs:open`, `quit`.
-Only three kinds reach an
-agent: an approval answers its permission request with an option the agent itself offered, a
+`recent:clear`, `window:overview|agents|history|diagnostics|preferences[:HIGHLIGHT]`, `quit`.
+Only three kinds reach an agent: an approval answers its permission request with an option the agent itself offered, a
 sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
 """
 
@@ -16,9 +15,9 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 AgentVerb = Literal["start", "stop", "restart"]
-WindowPage = Literal["overview", "agents", "history", "diagnostics"]
+WindowPage = Literal["overview", "agents", "history", "diagnostics", "preferences"]
 DndSpan = Literal["off", "30m", "1h", "tomorrow"]
-Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "prefs:open", "quit"]
+Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +98,6 @@ Action = ApprovalAnswer | SignIn | AgentAction | SetDnd | RecentOpen | OpenWindo
 TOGGLE_QUIET_HOURS = Choice("quiet-hours:toggle")
 READ_ALL = Choice("recent:read-all")
 CLEAR_RECENT = Choice("recent:clear")
-OPEN_PREFS = Choice("prefs:open")
 QUIT = Choice("quit")
 
 _SIMPLE: dict[str, Simple] = {what: what for what in get_args(Simple)}

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
-    OPEN_PREFS,
     QUIT,
     READ_ALL,
     TOGGLE_QUIET_HOURS,
@@ -151,7 +150,7 @@ def menu_of(snapshot: TraySnapshot) -> tuple[Entry, ...]:
         _dnd(snapshot),
         _agents(snapshot),
         SEPARATOR,
-        Entry("Preferences…", OPEN_PREFS.encode()),
+        Entry("Preferences…", OpenWindow("preferences").encode()),
         Entry("Open history", OpenWindow("history").encode()),
         Entry("Diagnostics…", OpenWindow("diagnostics").encode()),
         Entry("Quit", QUIT.encode()),

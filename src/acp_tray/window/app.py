@@ -20,6 +20,7 @@ from acp_tray.window.agent_routes import agent_routes
 from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
+from acp_tray.window.prefs_page import PrefsPage
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
 
@@ -67,6 +68,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/read", actions.read, methods=["POST"]),
             Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),
             *agent_routes(feed, views),
+            *PrefsPage(feed, views).routes(),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )

@@ -15,7 +15,12 @@ TIMEOUT = 30.0
 
 
 class CallFailedError(Exception):
-    """The daemon refused the request or is gone: the message is for the person."""
+    """The daemon refused the request or is gone: the message is for the person, `code` the
+    control API's (an ErrorCode's value; "" when the daemon is gone)."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
@@ -25,7 +30,7 @@ async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
     except NoDaemonError:
         raise CallFailedError("acp-tray is not running any more.") from None
     except ReplyError as exc:
-        raise CallFailedError(str(exc)) from None
+        raise CallFailedError(str(exc), exc.code) from None
 
 
 def one_line(reply: Any) -> str:

@@ -19,7 +19,7 @@ from acp_tray.window import custom_agent, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 
-PARTS = ("agents", "approvals", "dnd", "unread", "sessions")
+PARTS = ("agents", "approvals", "dnd", "unread", "sessions", "preferences")  # preferences: the file's version
 SHOWS = {"dnd": ("dnd", "morning")}  # a part drawn from more than its own key
 HISTORY_PAGE = 50
 

@@ -47,6 +47,8 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.APPROVE, approvals.approve),
         answering(api.DENY, approvals.deny),
         reading(api.PREFS_APPLY, prefs.apply),
+        reading(api.PREFS_GET, prefs.form),
+        answering(api.PREFS_SET, prefs.change),
         answering(api.DND_SET, prefs.dnd),
         answering(api.HISTORY, history.history),
         reading(api.READ, history.read),

@@ -1,5 +1,6 @@
 """`watch`: the daemon's state as it changes, for status bars and the window. A snapshot first,
-then a `change` event with what changed (agents, sessions, approvals, DND, unread) and a
+then a `change` event with what changed (agents, sessions, approvals, DND, unread, the preferences
+file's version) and a
 `history` event for each new history record, until the client goes.
 
 Bounded per client: while a client does not read, changes only set a flag and new history
@@ -17,6 +18,7 @@ from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
 from acp_tray.control.replies import WatchState
 from acp_tray.control.server import Stream
+from acp_tray.prefs.form import file_version
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
@@ -55,6 +57,7 @@ class WatchOps:
             "agents": status["agents"],
             "approvals": status["approvals"],
             "sessions": await self._status.sessions(),
+            "preferences": file_version(self._daemon.prefs_path),
         }
 
     async def watch(self, stream: Stream) -> None:

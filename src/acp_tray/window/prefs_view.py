@@ -1,0 +1,94 @@
+"""The Preferences page's shaping (pure): `prefs.get`'s reply as the page's groups, and the page's
+form back as `prefs.set`'s changes. The settings' rules are the daemon's (its model): here only
+their words for people."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from acp_tray.control import replies
+
+ROUTES = {  # the route's choices as a person says them
+    "both": "Pop up and list",
+    "notify": "Pop up only",
+    "tray": "List only",
+    "none": "Keep in history only",
+}
+PERMISSIONS = {"ask": "Ask me each time", "reject": "Reject every request", "allow": "Allow every request"}
+PROTOCOLS = {"auto": "Automatic (2, else 1)", "1": "ACP 1", "2": "ACP 2"}
+NOTIFIERS = {
+    "auto": "Automatic",
+    "freedesktop": "The desktop's notifications (D-Bus)",
+    "plyer": "plyer",
+    "console": "Terminal lines only",
+}
+DAYS = {"mon": "Mon", "tue": "Tue", "wed": "Wed", "thu": "Thu", "fri": "Fri", "sat": "Sat", "sun": "Sun"}
+
+
+class FormData(Protocol):
+    def getlist(self, key: str) -> list[Any]: ...
+
+    def __contains__(self, key: object) -> bool: ...
+
+
+def labelled(choices: list[str], words: dict[str, str]) -> list[tuple[str, str]]:
+    """The daemon's choices for a setting, each with its words here, in the order the words are
+    (a choice without words here: the choice itself, after them)."""
+    known = [(choice, text) for choice, text in words.items() if choice in choices]
+    return known + [(choice, choice) for choice in choices if choice not in words]
+
+
+def agent_names(values: dict[str, Any]) -> list[str]:
+    return sorted({key.split(".")[1] for key in values if key.startswith("agents.") and key.endswith(".permission")})
+
+
+def page(
+    reply: replies.PrefsFormReply,
+    values: dict[str, Any] | None = None,
+    problems: dict[str, str] | None = None,
+    **status: Any,
+) -> dict[str, Any]:
+    """The template's context: the values shown (the file's, or those the person sent back), the
+    problems by setting, and those that belong to no field the page shows."""
+    shown = {**reply["values"], **(values or {})}
+    problems = problems or {}
+    fields = set(shown)
+    return {
+        "values": shown,
+        "defaults": reply["defaults"],
+        "choices": reply["choices"],
+        "version": reply["version"],
+        "path": reply["path"] or "",
+        "file_problem": reply["problem"] or "",
+        "problems": problems,
+        "other_problems": [text for key, text in problems.items() if key not in fields],
+        "severities": reply["choices"].get("dnd.allow", []),
+        "agents": agent_names(shown),
+        "routes": ROUTES,
+        "permissions": PERMISSIONS,
+        "protocols": PROTOCOLS,
+        "notifiers": NOTIFIERS,
+        "days": DAYS,
+        "labelled": labelled,
+        "across_midnight": str(shown.get("dnd.quiet_hours.end", "")) <= str(shown.get("dnd.quiet_hours.start", "")),
+        "saved": status.get("saved", ""),
+        "stale": status.get("stale", False),
+        "failed": status.get("failed", ""),
+    }
+
+
+def changes(form: FormData, values: dict[str, Any]) -> dict[str, str | bool | list[str]]:
+    """The form's fields as `prefs.set`'s changes, each as the kind of value the setting is (a
+    checkbox: its last value, after the hidden "false"; checkboxes: those ticked)."""
+    found: dict[str, str | bool | list[str]] = {}
+    for key, current in values.items():
+        if key not in form:
+            continue
+        sent = [str(item) for item in form.getlist(key)]
+        if isinstance(current, bool):
+            found[key] = sent[-1] == "true"
+        elif isinstance(current, list):
+            found[key] = [item for item in sent if item]
+        else:
+            found[key] = sent[-1] if sent else ""
+    return found

@@ -4,7 +4,8 @@ After its first `session/new` it sends a short series of notices of every severi
 extension), but only if the client advertised `clientCapabilities.session.notices`; otherwise
 it falls back to `agent_message_chunk` text, as the notice spec describes. It answers
 `session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
-for permission first (so approvals can be tried: `acp-tray prompt demo "delete the build folder"`).
+for permission after its first words (so approvals can be tried, and the reply is seen to stream
+while the turn waits: `acp-tray prompt demo "delete the build folder"`).
 Run it with `acp-tray demo-agent` or `python -m acp_tray.demo.agent`.
 """
 
@@ -134,26 +135,28 @@ class DemoAgent:
 
     async def _reply(self, session_id: str, text: str) -> None:
         message_id = self._message_id()
-        parts = ["Hello from the acp-tray demo agent. ", f"You said: {text[:200]!r}. "]
-        if "delete" in text.lower():
-            assert self.connection is not None
-            if self.version == 2:
-                await self._state(session_id, "requires_action")
-            answer = await self.connection.send_request(
-                "session/request_permission", _permission(session_id, self.version)
-            )
-            if self.version == 2:
-                await self._state(session_id, "running")
-            outcome = answer.get("outcome", {}) if isinstance(answer, dict) else {}
-            chosen = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
-            parts.append(
-                "You allowed it: (pretend) deleted build/. "
-                if chosen == "allow"
-                else "Not allowed, so nothing was deleted. "
-            )
-        parts.append("I only demonstrate notices, approvals and streaming.\n")
-        for part in parts:
+        # the first words before any approval: the reply is seen to stream while the turn waits
+        for part in ("Hello from the acp-tray demo agent. ", f"You said: {text[:200]!r}. "):
             await self._say(session_id, part, message_id)
+        if "delete" in text.lower():
+            await self._say(session_id, await self._ask_to_delete(session_id), message_id)
+        await self._say(session_id, "I only demonstrate notices, approvals and streaming.\n", message_id)
+
+    async def _ask_to_delete(self, session_id: str) -> str:
+        """The permission request, and what the reply says about its answer."""
+        assert self.connection is not None
+        if self.version == 2:
+            await self._state(session_id, "requires_action")
+        answer = await self.connection.send_request("session/request_permission", _permission(session_id, self.version))
+        if self.version == 2:
+            await self._state(session_id, "running")
+        outcome = answer.get("outcome", {}) if isinstance(answer, dict) else {}
+        chosen = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
+        return (
+            "You allowed it: (pretend) deleted build/. "
+            if chosen == "allow"
+            else "Not allowed, so nothing was deleted. "
+        )
 
     async def _state(self, session_id: str, state: str, stop_reason: str | None = None) -> None:
         update: dict[str, Any] = {"sessionUpdate": "state_update", "state": state}

@@ -3,7 +3,7 @@ encoding: the action id a menu entry or a notification button carries, and back 
 
 The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
 `dnd:off|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
-`recent:clear`, `window:overview|agents|history|diagnostics|preferences[:HIGHLIGHT]`, `quit`.
+`recent:clear`, `window:overview|agents|sessions|history|diagnostics|preferences[:HIGHLIGHT]`, `quit`.
 Only three kinds reach an agent: an approval answers its permission request with an option the agent itself offered, a
 sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 AgentVerb = Literal["start", "stop", "restart"]
-WindowPage = Literal["overview", "agents", "history", "diagnostics", "preferences"]
+WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences"]
 DndSpan = Literal["off", "30m", "1h", "tomorrow"]
 Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
 

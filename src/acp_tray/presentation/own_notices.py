@@ -36,6 +36,15 @@ STOPPED_EARLY = {
 }
 
 
+def stop_words(stop_reason: str | None) -> str:
+    """How a turn ended, in a person's words (the window's reply to a prompt)."""
+    if stop_reason == "end_turn":
+        return "Done"
+    if stop_reason == "cancelled":
+        return "Cancelled"
+    return STOPPED_EARLY.get(stop_reason or "", f"Stopped: {stop_reason or 'no reason given'}")
+
+
 @dataclass(frozen=True)
 class OwnNotice:
     agent: str

@@ -21,6 +21,7 @@ from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
 from acp_tray.window.prefs_page import PrefsPage
+from acp_tray.window.sessions_page import session_routes
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
 
@@ -56,6 +57,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/", _home),
             Route("/overview", pages.overview),
             Route("/agents", pages.agents),
+            Route("/sessions", pages.sessions),
             Route("/history", pages.history),
             Route("/diagnostics", pages.diagnostics),
             Route("/events", pages.events),
@@ -69,6 +71,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),
             *agent_routes(feed, views),
             *PrefsPage(feed, views).routes(),
+            *session_routes(feed, views, shutdown),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )

@@ -84,7 +84,8 @@ def _headers(text: str, errors: dict[str, str]) -> dict[str, str]:
     return headers
 
 
-def _cwd(text: str, errors: dict[str, str]) -> Path | None:
+def folder(text: str, errors: dict[str, str]) -> Path | None:
+    """A folder typed by a person (`~` allowed), or None when left empty; a problem goes in `errors["cwd"]`."""
     if not text.strip():
         return None
     path = Path(text.strip()).expanduser()
@@ -109,7 +110,7 @@ def check(form: Mapping[str, str], taken: set[str]) -> Checked:
         errors["name"] = problem[0].upper() + problem[1:] + "."
     elif name in taken:
         errors["name"] = f"The name {name!r} is taken: an agent of that name is configured already."
-    cwd = _cwd(values["cwd"], errors)
+    cwd = folder(values["cwd"], errors)
     command = url = None
     headers: dict[str, str] = {}
     if values["kind"] == "local":

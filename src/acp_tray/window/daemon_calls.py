@@ -27,10 +27,15 @@ async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
     """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person)."""
     try:
         return await asyncio.to_thread(request, op, args, timeout=within)
-    except NoDaemonError:
-        raise CallFailedError("acp-tray is not running any more.") from None
-    except ReplyError as exc:
-        raise CallFailedError(str(exc), exc.code) from None
+    except (NoDaemonError, ReplyError) as exc:
+        raise failed(exc) from None
+
+
+def failed(exc: NoDaemonError | ReplyError) -> CallFailedError:
+    """A request's failure in the person's words."""
+    if isinstance(exc, NoDaemonError):
+        return CallFailedError("acp-tray is not running any more.")
+    return CallFailedError(str(exc), exc.code)
 
 
 def one_line(reply: Any) -> str:

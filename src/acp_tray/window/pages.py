@@ -1,4 +1,4 @@
-"""The window's pages (GET) and their live event stream: overview, agents, history, diagnostics.
+"""The window's pages (GET) and their live event stream: overview, agents, sessions, history, diagnostics.
 Each page is rendered from the daemon's latest state; `/events` then sends each part again as it
 changes, as HTML fragments that htmx swaps in (its SSE extension)."""
 
@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
-from acp_tray.window import custom_agent, views
+from acp_tray.window import custom_agent, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 
@@ -44,6 +44,12 @@ class Pages:
         await self._feed.ready.wait()
         context = {**views.overview(self._feed.state), **custom_agent.form({}, {})}
         return self._render(request, "agents.html", page="agents", **context)
+
+    async def sessions(self, request: Request) -> Response:
+        await self._feed.ready.wait()
+        state = self._feed.state
+        context = {**views.overview(state), **sessions_page.form(state, request.query_params)}
+        return self._render(request, "sessions.html", page="sessions", **context)
 
     async def history(self, request: Request) -> Response:
         await self._feed.ready.wait()

@@ -1,0 +1,172 @@
+"""The sessions page's prompt box: a prompt sent to an agent's session (one it has, or a new one with
+its working directory), the reply streamed into the page as it comes with the approvals the turn
+waits on, then how the turn ended; Cancel. The page itself is window/pages.py's, with `form` here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from acp_tray.control import api, replies
+from acp_tray.window import views
+from acp_tray.window.actions import toast
+from acp_tray.window.custom_agent import folder
+from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.feed import Feed
+from acp_tray.window.prompt_runs import PromptRun, PromptRuns
+
+NEW = ""  # the session choice for a new session
+OPENING = 20.0  # s: the prompt's answer waits this long for the session to open (then it says "Opening…")
+FIELDS = ("agent", "session", "name", "cwd", "text")
+
+
+def choice_value(name: str, cwd: str) -> str:
+    return json.dumps([name, cwd])
+
+
+def form(state: replies.WatchState, params: Mapping[str, str]) -> dict[str, Any]:
+    """The prompt box: the agents to choose from and the chosen one's sessions (`params` may name an
+    agent, a session and its cwd: a session list's "Send a prompt" link)."""
+    names = [row["name"] for row in state.get("agents", [])]
+    agent = params.get("agent", "") if params.get("agent", "") in names else (names[0] if names else "")
+    chosen = choice_value(params.get("session", ""), params.get("cwd", ""))
+    return {"agent_names": names, "chosen_agent": agent, **choices(state, agent, chosen)}
+
+
+def choices(state: replies.WatchState, agent: str, chosen: str) -> dict[str, Any]:
+    """The chosen agent's sessions as choices, newest state first as the daemon lists them."""
+    rows = [row for row in state.get("sessions", []) if row["agent"] == agent]
+    options = [(choice_value(row["name"], row["cwd"]), f"{row['name']} — {row['cwd']}") for row in rows]
+    values = {value for value, _ in options}
+    return {"session_options": options, "chosen_session": chosen if chosen in values else NEW}
+
+
+def check(values: Mapping[str, str]) -> api.PromptArgs:
+    """The prompt box's fields as the `prompt` op's arguments, or ArgumentError in plain words."""
+    if not values["agent"]:
+        raise api.ArgumentError("Choose an agent.")
+    if not values["text"].strip():
+        raise api.ArgumentError("Type a prompt first.")
+    if values["session"] == NEW:
+        name = values["name"].strip()
+        if not name:
+            raise api.ArgumentError("Give the new session a name, or choose one of the agent's sessions.")
+        problems: dict[str, str] = {}
+        cwd = folder(values["cwd"], problems)
+        if problems:
+            raise api.ArgumentError(problems["cwd"])
+        where = str(cwd) if cwd is not None else None
+    else:
+        try:
+            name, where = json.loads(values["session"])
+        except (ValueError, TypeError):
+            raise api.ArgumentError("Choose a session again: that choice is not one of the page's.") from None
+    raw = {"agent": values["agent"], "text": values["text"], "session": name, "cwd": where}
+    return api.PROMPT.parse(raw)
+
+
+class SessionsPage:
+    def __init__(self, feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event) -> None:
+        self._feed = feed
+        self._templates = templates
+        self._shutdown = shutdown
+        self._runs = PromptRuns()
+
+    def _html(self, request: Request, template: str, **context: Any) -> str:
+        return self._templates.get_template(template).render(request=request, **context)
+
+    async def choices(self, request: Request) -> Response:
+        """The session choices again, when another agent is chosen."""
+        await self._feed.ready.wait()
+        context = choices(self._feed.state, request.query_params.get("agent", ""), NEW)
+        return HTMLResponse(self._html(request, "_session_choice.html", **context))
+
+    async def prompt(self, request: Request) -> Response:
+        form_data = await request.form()
+        values = {name: str(form_data.get(name, "")) for name in FIELDS}
+        try:
+            args = check(values)
+        except api.ArgumentError as exc:
+            return toast(self._templates, request, str(exc), problem=True)
+        run = self._runs.start(args)
+        with anyio.move_on_after(OPENING):  # its first answer: queued, or why not (no such agent, ...)
+            while run.job is None and run.ended is None:
+                await run.changed.wait()
+        return HTMLResponse(self._html(request, "_turn.html", run=run, approvals=self._approvals(run)))
+
+    async def cancel(self, request: Request) -> Response:
+        run = self._runs.get(request.path_params["run"])
+        if run is None or run.ended is not None:
+            return toast(self._templates, request, "That prompt has ended already.")
+        sent = run.args  # before the session opened there is no job yet: its session's running turn
+        args = api.CancelArgs(run.job) if run.job else api.CancelArgs(None, sent.agent, sent.session, sent.cwd)
+        try:
+            reply = await ask(api.CANCEL, args)
+        except CallFailedError as exc:
+            return toast(self._templates, request, str(exc), problem=True)
+        return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
+
+    async def events(self, request: Request) -> Response:
+        run = self._runs.get(request.path_params["run"])
+        if run is None:
+            return Response(status_code=204)  # a page from before the window restarted: nothing to follow
+        return EventSourceResponse(self._stream(request, run), ping=15, shutdown_event=self._shutdown)
+
+    def _approvals(self, run: PromptRun) -> list[views.ApprovalView]:
+        rows = self._feed.state.get("approvals", [])
+        ours = [row for row in rows if row["agent"] == run.args.agent and row["session_id"] == run.session_id]
+        return [views.approval_view(row) for row in ours]
+
+    async def _stream(self, request: Request, run: PromptRun) -> AsyncIterator[ServerSentEvent]:
+        """The reply so far, then each new piece, the approvals the turn waits on and its state; the
+        end last (the page then closes the stream)."""
+        sent, shown = len(run.chunks), {"approvals": "", "status": ""}
+        yield ServerSentEvent(data=self._html(request, "_reply.html", text=run.text), event="reply")
+        with self._feed.follow() as feed_changes:
+            while True:
+                changed = run.changed
+                for chunk in run.chunks[sent:]:
+                    yield ServerSentEvent(data=self._html(request, "_reply.html", text=chunk), event="chunk")
+                sent = len(run.chunks)
+                parts = {
+                    "approvals": self._html(request, "_turn_approvals.html", approvals=self._approvals(run)),
+                    "status": self._html(request, "_turn_state.html", run=run),
+                }
+                for part, html in parts.items():
+                    if html != shown[part] and run.ended is None:
+                        yield ServerSentEvent(data=html, event=part)
+                shown = parts
+                if run.ended is not None:  # what it waited on went with the turn; the stream closes on `end`
+                    yield ServerSentEvent(data="", event="approvals")
+                    yield ServerSentEvent(data=parts["status"], event="end")
+                    return
+                await _either(changed.wait(), feed_changes.get())
+
+
+async def _either(*waits: Any) -> None:
+    """Until the first of `waits` is done (the others are cancelled)."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def session_routes(feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event) -> list[Route]:
+    page = SessionsPage(feed, templates, shutdown)
+    return [
+        Route("/sessions/choices", page.choices),
+        Route("/sessions/prompt", page.prompt, methods=["POST"]),
+        Route("/sessions/turns/{run}/events", page.events),
+        Route("/sessions/turns/{run}/cancel", page.cancel, methods=["POST"]),
+    ]

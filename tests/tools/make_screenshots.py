@@ -2,9 +2,8 @@
 dunstrc, not the tests' instrumented format), the tray icon with its badge docked in trayer, the
 menu, an approval waiting (its notification, and its options in the tray's menu), the real
 codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`, and the
-acp-tray window's pages (overview with an approval waiting, agents, history, diagnostics,
-preferences), light
-and dark, in Debian's chromium driven by Playwright.
+acp-tray window's pages (overview with an approval waiting, agents, sessions, history,
+diagnostics, preferences), light and dark, in Debian's chromium driven by Playwright.
 
     .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
 
@@ -39,6 +38,7 @@ PAGE_SIZE = (1000, 640)  # the window's pages: a browser window on a laptop
 PAGES = {  # the window's page -> what shows it is drawn
     "overview": 'button:has-text("Allow once")',
     "agents": '[data-agent="demo"]',
+    "sessions": '[data-session="demo/default"]',
     "history": "tr.history-row",
     "diagnostics": "li.check",
     "preferences": "#prefs-form",

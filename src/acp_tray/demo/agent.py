@@ -151,6 +151,8 @@ class DemoAgent:
         if self.version == 2:
             await self._state(session_id, "running")
         outcome = answer.get("outcome", {}) if isinstance(answer, dict) else {}
+        if outcome.get("outcome") == "cancelled":  # ACP: the client cancelled the turn (its session/cancel may follow)
+            self._cancelled.add(session_id)
         chosen = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
         return (
             "You allowed it: (pretend) deleted build/. "
@@ -210,8 +212,9 @@ class DemoAgent:
                 user_message = self._message_id()
                 self._spawn(self._turn_v2(prompt_session, _prompt_text(params), user_message))
                 return {"messageId": user_message}
+            self._cancelled.discard(prompt_session)
             await self._reply(prompt_session, _prompt_text(params))
-            return {"stopReason": "end_turn"}
+            return {"stopReason": "cancelled" if prompt_session in self._cancelled else "end_turn"}
         if method in ("session/resume", "session/close") and self.version == 2:
             resumed = params.get("sessionId") if isinstance(params, dict) else None
             if method == "session/resume" and isinstance(resumed, str):

@@ -1,0 +1,73 @@
+"""The sessions page's prompt box, checked before anything is sent (pure): a new session's name and
+working directory, an existing session's choice, and how a turn ended in a person's words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acp_tray.control import api, replies
+from acp_tray.presentation.own_notices import stop_words
+from acp_tray.window.sessions_page import NEW, check, choice_value, form
+
+SESSION: replies.SessionRow = {
+    "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,
+}  # fmt: skip
+
+
+def values(**given: str) -> dict[str, str]:
+    return {"agent": "demo", "session": NEW, "name": "build", "cwd": "", "text": "hello", **given}
+
+
+def test_a_new_session_is_sent_with_its_name_and_folder(tmp_path: Path) -> None:
+    assert check(values(cwd=str(tmp_path))) == api.PromptArgs("demo", "hello", "build", str(tmp_path))
+    assert check(values()) == api.PromptArgs("demo", "hello", "build", None)  # the agent's folder
+
+
+def test_an_existing_session_is_sent_with_its_folder() -> None:
+    chosen = values(session=choice_value("review", "/srv/app"), name="", cwd="ignored")
+    assert check(chosen) == api.PromptArgs("demo", "hello", "review", "/srv/app")
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        ({"text": "  "}, "Type a prompt first."),
+        ({"agent": ""}, "Choose an agent."),
+        ({"name": " "}, "Give the new session a name"),
+        ({"cwd": "relative/dir"}, "Give the folder's full path"),
+        ({"cwd": "/no/such/folder"}, "There is no folder '/no/such/folder'"),
+        ({"session": "not json"}, "Choose a session again"),
+    ],
+)
+def test_a_wrong_field_is_said_plainly(given: dict[str, str], words: str) -> None:
+    with pytest.raises(api.ArgumentError, match=words):
+        check(values(**given))
+
+
+def test_the_chosen_agents_sessions_are_the_choices() -> None:
+    state: replies.WatchState = {"agents": [], "sessions": [SESSION, {**SESSION, "agent": "other", "name": "x"}]}
+    chosen = form(state, {"session": "review", "cwd": "/srv/app"})
+    assert chosen["session_options"] == [] and chosen["chosen_session"] == NEW  # no agent: nothing to choose
+    state["agents"] = [{"name": "demo"}, {"name": "other"}]  # type: ignore[typeddict-item]
+    chosen = form(state, {"agent": "demo", "session": "review", "cwd": "/srv/app"})
+    assert chosen["chosen_agent"] == "demo"
+    assert chosen["session_options"] == [(choice_value("review", "/srv/app"), "review — /srv/app")]
+    assert chosen["chosen_session"] == choice_value("review", "/srv/app")
+    assert form(state, {})["chosen_agent"] == "demo" and form(state, {})["chosen_session"] == NEW
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("end_turn", "Done"),
+        ("cancelled", "Cancelled"),
+        ("max_tokens", "Stopped: token limit reached"),
+        ("refusal", "Refused to continue"),
+        ("_future", "Stopped: _future"),
+        (None, "Stopped: no reason given"),
+    ],
+)
+def test_how_a_turn_ended_in_words(reason: str | None, words: str) -> None:
+    assert stop_words(reason) == words

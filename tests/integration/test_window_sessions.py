@@ -73,9 +73,10 @@ def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inl
         row.get_by_role("link", name="Send a prompt to demo's session build").click()  # to that session again
         page.wait_for_url("**/sessions?agent=demo&session=build**")
         assert "build" in page.get_by_label("Session", exact=True).locator("option:checked").inner_text()
-        page.get_by_label("Prompt", exact=True).fill("and now?")
+        page.get_by_label("Prompt", exact=True).fill("and <b>now</b>?")
         page.get_by_role("button", name="Send").click()
-        turn.locator(".reply", has_text="You said: 'and now?'").wait_for(timeout=SHOWS)
+        turn.locator(".reply", has_text="You said: 'and <b>now</b>?'").wait_for(timeout=SHOWS)  # text, not markup
+        assert turn.locator(".reply b").count() == 0
         turn.locator('.turn-status[data-ended="Done"]').wait_for(timeout=SHOWS)
         assert sessions()[("demo", "build")]["turns"] == 2  # the same session, not a new one
         assert not watched.problems, watched.problems

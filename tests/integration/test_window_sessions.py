@@ -2,7 +2,7 @@
 prompt sent from the page streams its reply (its first words while the turn still waits), the
 approval the turn waits on is answered inline and the agent gets that option, a new session with
 its working directory shows in the list, Cancel ends a running turn, and a wrong field is said
-plainly."""
+plainly; the session choices are the chosen agent's."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inl
 def test_cancel_ends_a_running_turn_and_a_wrong_field_is_said_plainly(
     tmp_path: Path, daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
 ) -> None:
-    headless_daemon(daemons, DEMO)
+    headless_daemon(daemons, DEMO, DEMO.replace("[agents.demo]", "[agents.other]"))
     with window_process("sessions") as window:
         watched = page_for("dark")
         page = watched.page
@@ -108,4 +108,11 @@ def test_cancel_ends_a_running_turn_and_a_wrong_field_is_said_plainly(
         until(lambda: sessions()[("demo", "long")]["state"] == "idle", what="the session to be idle")
         page.locator('[data-session="demo/long"][data-state="idle"]').wait_for(timeout=SHOWS)
         assert "1 waiting" not in cli("approvals").stdout
+
+        choice = page.get_by_label("Session", exact=True)
+        page.get_by_label("Agent", exact=True).select_option("demo")  # the choices again, with the new session
+        choice.locator("option", has_text="long — ").wait_for(state="attached", timeout=SHOWS)
+        page.get_by_label("Agent", exact=True).select_option("other")  # its own sessions to choose from
+        until(lambda: not any("long" in o for o in choice.locator("option").all_inner_texts()), what="other's")
+        assert choice.locator("option:checked").inner_text() == "A new session…"
         assert not watched.problems, watched.problems

@@ -16,7 +16,7 @@ from tests.support.daemons import cli_env
 from tests.support.repo import ROOT
 from tests.support.trays import missing_badges
 
-PAGES = ("overview", "agents", "sessions", "history", "diagnostics")
+PAGES = ("overview", "agents", "sessions", "history", "diagnostics", "preferences")
 
 
 def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: Any) -> None:

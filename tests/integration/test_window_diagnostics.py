@@ -14,7 +14,7 @@ from acp_tray.control.client import request
 from acp_tray.files import paths
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon, cli_env
-from tests.support.window import headless_daemon, window_process
+from tests.support.window import headless_daemon, shows_page, window_process
 
 GONE = '[agents.gone]\ncommand = ["no-such-agent-xyz"]\n'
 HERE = f'[agents.here]\ncommand = ["{sys.executable}", "-m", "acp_tray", "demo-agent"]\n'
@@ -58,8 +58,7 @@ def test_the_page_shows_the_checks_problems_first_with_their_fixes(daemons: list
         watched = page_for("dark")
         page = watched.page
         page.goto(window.url)
-        assert page.url == f"http://127.0.0.1:{window.port}/diagnostics"
-        assert page.get_by_role("link", name="Diagnostics").get_attribute("aria-current") == "page"
+        shows_page(page, window, "Diagnostics")
         checks = page.locator("li.check")
         statuses = [checks.nth(n).get_attribute("data-status") for n in range(checks.count())]
         assert statuses.count("problem") >= 1 and statuses == sorted(statuses, key=lambda s: s != "problem")

@@ -13,7 +13,7 @@ from typing import Any
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, cli
 from tests.support.waiting import until
-from tests.support.window import DEMO, headless_daemon, window_process
+from tests.support.window import DEMO, headless_daemon, shows_page, window_process
 
 SHOWS = 15_000  # ms: an agent's answer through the daemon on a busy machine
 
@@ -43,8 +43,7 @@ def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inl
         watched = page_for("light")
         page = watched.page
         page.goto(window.url)
-        assert page.url == f"http://127.0.0.1:{window.port}/sessions"
-        assert page.get_by_role("link", name="Sessions").get_attribute("aria-current") == "page"
+        shows_page(page, window, "Sessions")
 
         send(page, "delete the build folder", name="build", cwd=str(project))
         turn = page.locator("section.turn")

@@ -113,3 +113,9 @@ def headless_daemon(daemons: list[Daemon], *tables: str) -> None:
     daemon = Daemon("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
+
+
+def shows_page(page: Any, window: Window, name: str) -> None:
+    """The browser is at the window's page `name` (the key out of the address), its link current in the nav."""
+    assert page.url == f"http://127.0.0.1:{window.port}/{name.lower()}"
+    assert page.get_by_role("link", name=name).get_attribute("aria-current") == "page"

@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
+from acp_tray.demo.agent import DEMO_NOTICES
 from acp_tray.files import paths
 from acp_tray.prefs.template import DEFAULT_FILE
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.waiting import until
-from tests.support.window import window_process
+from tests.support.window import demo_daemon, window_process
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
@@ -88,6 +89,27 @@ def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
     until(lambda: len(info_records()) > seen, 30, "the demo's next info notice")
     latest = info_records()[-1]
     assert (latest["route"], latest["notified"], latest["tray"]) == ("tray", False, True)  # listed, not popped up
+
+
+def test_info_as_list_only_from_the_page_pops_nothing_up_on_the_desktop(
+    tmp_path: Path, daemons: list[Daemon], desktop: Any, page_for: PageFor
+) -> None:
+    """The same change with the real notification server (dunst): the demo's next info notice is in
+    the tray's list and the history but never popped up, while its warning still is."""
+    demo_daemon(tmp_path, daemons, desktop)
+    info, warning = (f"demo: {notice['title']}" for notice in DEMO_NOTICES[:2])
+    until(lambda: info in {item["summary"] for item in desktop.since(0)}, 30, "the demo's first info pop-up")
+    with window_process("preferences") as window:
+        page = page_for("light").page
+        page.goto(window.url)
+        page.get_by_role("radiogroup", name="Info notices").get_by_label("List only").check()
+        page.get_by_role("button", name="Save").click()
+        page.get_by_text("Saved.", exact=True).wait_for(timeout=SHOWS)
+    mark, seen = desktop.mark(), len(info_records())
+    assert cli("agents", "restart", "demo").returncode == 0  # its next series of notices
+    until(lambda: warning in {item["summary"] for item in desktop.since(mark)}, 30, "the demo's next warning pop-up")
+    assert len(info_records()) > seen and info_records()[-1]["tray"] is True  # recorded, and in the tray's list
+    assert info not in {item["summary"] for item in desktop.since(mark)}
 
 
 def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(

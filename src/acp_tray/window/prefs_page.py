@@ -105,4 +105,6 @@ class PrefsPage:
         problem = await asyncio.to_thread(edit_file, Path(path))
         if problem is not None:
             return toast(self._templates, request, problem, problem=True)
-        return toast(self._templates, request, f"Opened {path}. Saved changes show here by themselves.")
+        return toast(
+            self._templates, request, f"Opened {path}. Once you save it there, this page offers its new values."
+        )

@@ -25,7 +25,7 @@ from tests.support.browser import PageFor, Screenshot
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, start
 from tests.support.registry_server import ICON, Drip, RegistryServer, demo_binary, entry, script, tree
-from tests.support.window import window_process
+from tests.support.window import PHONE, sideways, window_process
 
 pytestmark = pytest.mark.usefixtures("whole_groups")  # the npx agent's processes end with the test
 
@@ -255,7 +255,7 @@ def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
     assert cli("agents", "add", "demo-acp").returncode == 0
     server.publish(demo_binary(server, "1.1.0"), hostile)
     with window_process("agents") as window:
-        watched = page_for("light", viewport={"width": 390, "height": 844})  # a phone's width
+        watched = page_for("light", viewport=PHONE)
         page = watched.page
         page.goto(window.url)
         page.get_by_role("button", name="Upgrade demo-acp to 1.1.0").click()
@@ -274,6 +274,6 @@ def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
         assert icon.headers["Content-Type"] == "image/svg+xml" and icon.body.encode() == svg
         assert server.hits.get("/tracker.png") is None  # an image loads nothing of its own
         assert page.evaluate("() => window.__pwned") is None
-        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        assert not sideways(page), sideways(page)
         screenshot(watched, "agents-phone-light")
         assert not watched.problems, watched.problems

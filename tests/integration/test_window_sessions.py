@@ -13,7 +13,7 @@ from typing import Any
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, cli
 from tests.support.waiting import until
-from tests.support.window import DEMO, headless_daemon, shows_page, window_process
+from tests.support.window import DEMO, PHONE, headless_daemon, shows_page, sideways, window_process
 
 SHOWS = 15_000  # ms: an agent's answer through the daemon on a busy machine
 
@@ -86,9 +86,10 @@ def test_cancel_ends_a_running_turn_and_a_wrong_field_is_said_plainly(
 ) -> None:
     headless_daemon(daemons, DEMO, DEMO.replace("[agents.demo]", "[agents.other]"))
     with window_process("sessions") as window:
-        watched = page_for("dark")
+        watched = page_for("dark", viewport=PHONE)
         page = watched.page
         page.goto(window.url)
+        assert not sideways(page), sideways(page)
 
         send(page, "hello", name="")
         page.locator("#turn", has_text="Give the new session a name").wait_for(timeout=SHOWS)

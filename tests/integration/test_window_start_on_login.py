@@ -15,7 +15,7 @@ import pytest
 from acp_tray.autostart.entries import desktop_entry, this_installation
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon
-from tests.support.window import headless_daemon, window_process
+from tests.support.window import PHONE, headless_daemon, sideways, window_process
 
 LIVE = 10_000
 
@@ -57,8 +57,9 @@ def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(daemons: list
     entry.write_text("[Desktop Entry]\nType=Application\nName=mine\nExec=my-own-wrapper\n", encoding="utf-8")
     headless_daemon(daemons)
     with window_process("preferences") as window:
-        page = page_for("dark").page
+        page = page_for("dark", viewport=PHONE).page
         page.goto(window.url)
+        assert not sideways(page), sideways(page)  # the whole preferences page, at a phone's width
         page.get_by_text(f"{entry}: present, not written by acp-tray (left alone)").wait_for()
         page.get_by_role("switch", name="Start acp-tray when I log in").click()
         page.get_by_role("alert").get_by_text("exists and was not written by acp-tray").wait_for(timeout=LIVE)

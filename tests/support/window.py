@@ -119,3 +119,19 @@ def shows_page(page: Any, window: Window, name: str) -> None:
     """The browser is at the window's page `name` (the key out of the address), its link current in the nav."""
     assert page.url == f"http://127.0.0.1:{window.port}/{name.lower()}"
     assert page.get_by_role("link", name=name).get_attribute("aria-current") == "page"
+
+
+PHONE = {"width": 390, "height": 844}  # a phone's width: the window is usable down to it
+
+
+def sideways(page: Any) -> list[str]:
+    """What makes the page scroll sideways (wider than the browser window): the elements whose content
+    is wider than their box, with the start of their text; none when it fits."""
+    return list(
+        page.evaluate(
+            """() => document.documentElement.scrollWidth <= window.innerWidth ? [] :
+            [...document.querySelectorAll("body *")]
+              .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+              .map(e => `${e.tagName}#${e.id}.${e.className}: ${(e.textContent || "").trim().slice(0, 60)}`)"""
+        )
+    )

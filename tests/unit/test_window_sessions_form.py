@@ -3,6 +3,8 @@ working directory, an existing session's choice, and how a turn ended in a perso
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,9 @@ from acp_tray.window.sessions_page import NEW, check, choice_value, form
 SESSION: replies.SessionRow = {
     "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,
 }  # fmt: skip
+
+
+NOWHERE = str(Path(tempfile.gettempdir()).resolve() / "no" / "such" / "folder")  # a full path on every OS
 
 
 def values(**given: str) -> dict[str, str]:
@@ -37,7 +42,7 @@ def test_an_existing_session_is_sent_with_its_folder() -> None:
         ({"agent": ""}, "Choose an agent."),
         ({"name": " "}, "Give the new session a name"),
         ({"cwd": "relative/dir"}, "Give the folder's full path"),
-        ({"cwd": "/no/such/folder"}, "There is no folder '/no/such/folder'"),
+        ({"cwd": NOWHERE}, re.escape(f"There is no folder '{NOWHERE}'")),
         ({"session": "not json"}, "Choose a session again"),
     ],
 )

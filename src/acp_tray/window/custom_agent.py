@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,15 +85,18 @@ def _headers(text: str, errors: dict[str, str]) -> dict[str, str]:
     return headers
 
 
+FULL_PATH = r"like C:\Users\you\project" if sys.platform == "win32" else "starting with / or ~"
+
+
 def folder(text: str, errors: dict[str, str]) -> Path | None:
     """A folder typed by a person (`~` allowed), or None when left empty; a problem goes in `errors["cwd"]`."""
     if not text.strip():
         return None
     path = Path(text.strip()).expanduser()
     if not path.is_absolute():
-        errors["cwd"] = "Give the folder's full path (starting with / or ~)."
+        errors["cwd"] = f"Give the folder's full path ({FULL_PATH})."
     elif not path.is_dir():
-        errors["cwd"] = f"There is no folder {str(path)!r}."
+        errors["cwd"] = f"There is no folder '{path}'."  # as typed: a Windows path's backslashes not doubled
     else:
         return path
     return None

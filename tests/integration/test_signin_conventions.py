@@ -89,7 +89,7 @@ def test_an_oauth_sign_in_is_waited_for_then_ctrl_c_cancels_it_and_a_retry_works
     port = free_port()
     env = {"AUTH_AGENT_EXTRA": "oauth", "AUTH_AGENT_OAUTH_PORT": str(port), "AUTH_AGENT_STUCK": "1" if stuck else "0"}
     write_config(tmp_path, protocol, **env)
-    needing_sign_in(daemons)
+    daemon = needing_sign_in(daemons)
 
     login = Daemon("login", "locked", "oauth", env=cli_env())  # the command, read line by line
     daemons.append(login)
@@ -108,7 +108,9 @@ def test_an_oauth_sign_in_is_waited_for_then_ctrl_c_cancels_it_and_a_retry_works
     cancels = sent(tmp_path, "$/cancel_request")
     assert cancels and cancels[0]["params"] == {"requestId": logins[0]["id"]}
 
-    until(lambda: agent_row()["state"] == "needs sign-in", what="the agent waiting for a sign-in again")
+    if stuck:
+        daemon.wait_for_line("locked  SIGN-IN")  # the restarted agent
+    assert agent_row()["state"] == "needs sign-in"
     retry = Daemon("login", "locked", "oauth", env=cli_env())
     daemons.append(retry)
     retry.wait_for_line("finish signing in there", timeout=20)  # not "Port N is already in use"

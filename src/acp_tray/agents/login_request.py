@@ -10,6 +10,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from acp_tray.prefs.names import pasteable
+
 CANCEL_REQUEST = "$/cancel_request"
 LOGIN_TIMEOUT = 300.0  # an agent's own sign-in may open a browser and wait for the person
 CANCEL_GRACE = 3.0  # seconds for the agent to end a cancelled sign-in before it is restarted
@@ -28,6 +30,15 @@ class AbandonedError(Exception):
         super().__init__(why)
         self.why = why
         self.stuck = stuck
+
+
+def abandoned_text(agent: str, exc: AbandonedError) -> str:
+    """What was done about a given-up sign-in (its caller restarts an agent stuck in it), in words."""
+    if exc.stuck:
+        done = f"{agent} did not end it when asked, so acp-tray restarted {agent} (freeing what the sign-in held)"
+    else:
+        done = f"{agent} cancelled it"
+    return f"stopped waiting for the sign-in to {agent} ({exc.why}); {done}. Try again: `{pasteable('login', agent)}`"
 
 
 class LoginRequest:
@@ -50,6 +61,9 @@ class LoginRequest:
         given_up = asyncio.ensure_future(self._given_up.wait())
         try:
             await asyncio.wait((pending, given_up), timeout=LOGIN_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the agent is stopped, or acp-tray is
+            pending.cancel()
+            raise
         finally:
             given_up.cancel()
         if pending.done():

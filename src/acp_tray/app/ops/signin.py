@@ -9,13 +9,12 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError
+from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError, terminal_plan
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
-from acp_tray.prefs.names import pasteable
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
@@ -73,10 +72,7 @@ class SignInOps:
         """Restart an agent stuck in a given-up sign-in; what was done, in words (also for `login.cancel`)."""
         if exc.stuck:
             self._hosts.restart(name)
-            done = f"{name} did not end it when asked, so acp-tray restarted {name} (freeing what the sign-in held)"
-        else:
-            done = f"{name} cancelled it"
-        text = f"stopped waiting for the sign-in to {name} ({exc.why}); {done}. Try again: `{pasteable('login', name)}`"
+        text = abandoned_text(name, exc)
         stopping = self._stopping.pop(name, None)
         if stopping is not None and not stopping.done():
             stopping.set_result(text)

@@ -99,6 +99,8 @@ def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
     kind = item.get("type") or meta.get("type")
     kind = TERMINAL if legacy is not None else kind if isinstance(kind, str) and kind else AGENT
     terminal = item if "args" in item or "env" in item or not meta.get("type") else meta
+    command: tuple[str, ...]
+    args: tuple[str, ...]
     if legacy is not None:
         label = legacy.get("label")
         name = label if not name and isinstance(label, str) else name
@@ -114,7 +116,7 @@ def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
         args if kind == TERMINAL else (),
         env if kind == TERMINAL else (),
         _vars(item.get("vars")) if kind == ENV_VAR else (),
-        tuple(c[:TEXT_KEPT] for c in command),
+        command,
     )
 
 

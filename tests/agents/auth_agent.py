@@ -107,7 +107,7 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
          "vars": [{"name": "AUTH_AGENT_KEY"}]}
     )  # fmt: skip
     offered.append({key: "sso", "name": "Company SSO", "type": "_acme.sso", "description": "ask IT"})
-    offered += [extra(key, name) for name in EXTRA]
+    offered += [wild_method(key, name) for name in EXTRA]
     if OFFER is not None:
         offered = [m for m in offered if m[key] in OFFER.split(",")]
     for m in offered:
@@ -115,7 +115,7 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
     return offered
 
 
-def extra(key: str, name: str) -> dict[str, Any]:
+def wild_method(key: str, name: str) -> dict[str, Any]:
     """The methods of AUTH_AGENT_EXTRA, as agents in the wild declare them."""
     login = [os.path.abspath(__file__), "--login"]
     if name == "oauth":
@@ -170,6 +170,10 @@ class OAuth:
         if self.request_id != request_id or self.server is None:
             return
         server, self.server, self.request_id = self.server, None, None
+        try:
+            server.shutdown(socket.SHUT_RDWR)  # wakes the callback thread's accept(), which holds the port
+        except OSError:
+            pass
         server.close()
         send(answer)
 

@@ -73,7 +73,7 @@ def _choose(name: str) -> tuple[int, str | None]:
         return code, None
     lines = [f"  {n}. {_method_line(m)}" for n, m in enumerate(doable, 1)]
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        say(f"{name} offers {len(doable)} ways to sign in; name one: `{pasteable('login', name)} METHOD`")
+        say(f"{name} offers {len(doable)} ways to sign in; choose one with `{pasteable('login', name)} METHOD`:")
         print("\n".join(lines), file=sys.stderr)
         return EXIT_FAILED, None
     out(f"{field(name)} offers {len(doable)} ways to sign in:\n" + "\n".join(lines))

@@ -37,6 +37,7 @@ AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSA
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -170,10 +171,8 @@ class OAuth:
         if self.request_id != request_id or self.server is None:
             return
         server, self.server, self.request_id = self.server, None, None
-        try:
+        with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_RDWR)  # wakes the callback thread's accept(), which holds the port
-        except OSError:
-            pass
         server.close()
         send(answer)
 

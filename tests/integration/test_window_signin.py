@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 from acp_tray.files import paths
+from acp_tray.prefs.names import shell_line
 from tests.support.agents import AUTH_AGENT, agent_table, auth_agent_table
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, agent_state, cli, cli_env
@@ -98,6 +99,8 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
         key = row.get_by_label("AUTH_AGENT_KEY")
         assert key.get_attribute("type") == "password" and key.get_attribute("autocomplete") == "off"
         assert "Company SSO (ask IT): acp-tray cannot do this kind of sign-in (_acme.sso)" in row.inner_text()
+        runs = shell_line([sys.executable, str(AUTH_AGENT), "--login", HOSTILE_ID])  # the exact command, inert
+        assert f"Sign in in a terminal runs {runs}" in row.inner_text()
         screenshot(watched, "agents-needs-sign-in-narrow")
 
         # an agent method the agent refuses: its own words, and it still needs the sign-in

@@ -163,6 +163,7 @@ class SignInChoice:
     description: str
     doable: bool  # acp-tray can do it now (an env_var method: once its variables are set)
     needs: tuple[str, ...] = ()  # env_var: the variables it reads
+    command: tuple[str, ...] = ()  # terminal: the exact command it runs
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -19,13 +19,30 @@ every message it receives as a JSON line.
 For the hostile-text tests: AUTH_AGENT_OFFER=token,key,... offers only those methods;
 AUTH_AGENT_ID_SUFFIX is appended to every method id (and given to the terminal methods as one more
 argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets.
+
+The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oauth,legacy-tui,...
+(whatever the client advertised):
+  oauth       (agent) an OAuth-style flow: `authenticate` listens on AUTH_AGENT_OAUTH_PORT (its
+              callback server) and answers only once something connects there (signed in) or the
+              request is cancelled (`$/cancel_request`: the port is freed, -32800). A second one
+              while the port is held fails with "Port N is already in use". AUTH_AGENT_STUCK=1: it
+              ignores the cancellation and keeps the port (an agent stuck in its sign-in).
+  legacy-tui  no `type`: Zed's older `_meta["terminal-auth"]` (command, args, env, label), the
+              `--login` of this program run by the interpreter
+  meta-tui    the `terminal` type given only in `_meta` (with its args and env), as qwen does
+  hollow      (agent) `authenticate` answers {} but signs nothing in: the agent still refuses
+AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSAL_DATA (JSON) its
+`data`; AUTH_AGENT_OFFER= (empty) offers no method at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,17 +54,29 @@ LOG = os.environ.get("AUTH_AGENT_LOG")
 OFFER = os.environ.get("AUTH_AGENT_OFFER")
 SUFFIX = os.environ.get("AUTH_AGENT_ID_SUFFIX", "")
 TUI_PATH = os.environ.get("AUTH_AGENT_TUI_PATH")
+EXTRA = [m for m in os.environ.get("AUTH_AGENT_EXTRA", "").split(",") if m]
+OAUTH_PORT = int(os.environ.get("AUTH_AGENT_OAUTH_PORT", "0"))
+STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
+REFUSAL = os.environ.get("AUTH_AGENT_REFUSAL", "Authentication required")
+REFUSAL_DATA = os.environ.get("AUTH_AGENT_REFUSAL_DATA")
+SENDING = threading.Lock()  # the OAuth callback answers from its own thread
 
 
 class RefusedError(Exception):
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
         self.code = code
+        self.data = data
+
+
+class PendingError(Exception):
+    """The request is answered later (an OAuth flow waiting for its callback)."""
 
 
 def send(message: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-    sys.stdout.flush()
+    with SENDING:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        sys.stdout.flush()
 
 
 def signed_in() -> bool:
@@ -79,6 +108,7 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
          "vars": [{"name": "AUTH_AGENT_KEY"}]}
     )  # fmt: skip
     offered.append({key: "sso", "name": "Company SSO", "type": "_acme.sso", "description": "ask IT"})
+    offered += [wild_method(key, name) for name in EXTRA]
     if OFFER is not None:
         offered = [m for m in offered if m[key] in OFFER.split(",")]
     for m in offered:
@@ -86,9 +116,68 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
     return offered
 
 
+def wild_method(key: str, name: str) -> dict[str, Any]:
+    """The methods of AUTH_AGENT_EXTRA, as agents in the wild declare them."""
+    login = [os.path.abspath(__file__), "--login"]
+    if name == "oauth":
+        return {key: "oauth", "name": "Sign in with a browser", "description": "opens your browser"}
+    if name == "legacy-tui":
+        meta = {"command": sys.executable, "args": login, "env": {"AUTH_AGENT_MODE": "ok"}, "label": "Log in"}
+        return {key: "legacy-tui", "name": "Log in from a terminal", "_meta": {"terminal-auth": meta}}
+    if name == "meta-tui":
+        meta = {"type": "terminal", "args": ["--login"], "env": {"AUTH_AGENT_MODE": "ok"}}
+        return {key: "meta-tui", "name": "Terminal login (typed in _meta)", "_meta": meta}
+    return {key: name, "name": f"Method {name}"}
+
+
 def require(where: str) -> None:
     if where == AT and not signed_in():
-        raise RefusedError(-32000, "Authentication required")
+        data = json.loads(REFUSAL_DATA) if REFUSAL_DATA else None
+        raise RefusedError(-32000, REFUSAL, data)
+
+
+class OAuth:
+    """The `oauth` method's callback server: one flow at a time, as the real ones (its port)."""
+
+    def __init__(self) -> None:
+        self.request_id: Any = None
+        self.server: socket.socket | None = None
+
+    def start(self, request_id: Any) -> None:
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            server.bind(("127.0.0.1", OAUTH_PORT))
+        except OSError:
+            server.close()
+            raise RefusedError(-32603, f"Port {OAUTH_PORT} is already in use") from None
+        server.listen(1)
+        self.request_id, self.server = request_id, server
+        threading.Thread(target=self._callback, args=(server, request_id), daemon=True).start()
+
+    def _callback(self, server: socket.socket, request_id: Any) -> None:
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return  # closed: the flow was cancelled
+        conn.close()
+        TOKEN.write_text("signed in with a browser\n", encoding="utf-8")
+        self.finish(request_id, {"id": request_id, "result": {}})
+
+    def cancel(self, request_id: Any) -> None:
+        if request_id == self.request_id and self.server is not None and not STUCK:
+            self.finish(request_id, {"id": request_id, "error": {"code": -32800, "message": "Request cancelled"}})
+
+    def finish(self, request_id: Any, answer: dict[str, Any]) -> None:
+        if self.request_id != request_id or self.server is None:
+            return
+        server, self.server, self.request_id = self.server, None, None
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_RDWR)  # wakes the callback thread's accept(), which holds the port
+        server.close()
+        send(answer)
+
+
+OAUTH = OAuth()
 
 
 def session_update(session_id: str, update: dict[str, Any]) -> None:
@@ -131,6 +220,10 @@ def authenticate(params: dict[str, Any]) -> dict[str, Any]:
     method_id = params.get("methodId")
     if SUFFIX and isinstance(method_id, str) and method_id.endswith(SUFFIX):
         method_id = method_id[: -len(SUFFIX)]
+    if method_id == "oauth" and "oauth" in EXTRA:
+        raise PendingError
+    if method_id == "hollow" and "hollow" in EXTRA:
+        return {}
     if method_id == "token":
         TOKEN.write_text("signed in\n", encoding="utf-8")
         return {}
@@ -186,12 +279,20 @@ class Agent:
             if LOG:
                 with open(LOG, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(message) + "\n")
+            if message.get("method") == "$/cancel_request":
+                OAUTH.cancel((message.get("params") or {}).get("requestId"))
             if "method" not in message or "id" not in message:
                 continue  # notifications (session/cancel) and answers: nothing to do
             try:
                 result = self.handle(message["method"], message.get("params") or {})
+            except PendingError:
+                try:
+                    OAUTH.start(message["id"])
+                except RefusedError as exc:
+                    send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
             except RefusedError as exc:
-                send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
+                error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
+                send({"id": message["id"], "error": error if exc.data is None else {**error, "data": exc.data}})
             else:
                 send({"id": message["id"], "result": result})
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 from acp_tray.files import paths
+from acp_tray.prefs.names import shell_line
 from tests.support.agents import AUTH_AGENT, agent_table, auth_agent_table
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, agent_state, cli, cli_env
@@ -97,6 +99,8 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
         key = row.get_by_label("AUTH_AGENT_KEY")
         assert key.get_attribute("type") == "password" and key.get_attribute("autocomplete") == "off"
         assert "Company SSO (ask IT): acp-tray cannot do this kind of sign-in (_acme.sso)" in row.inner_text()
+        runs = shell_line([sys.executable, str(AUTH_AGENT), "--login", HOSTILE_ID])  # the exact command, inert
+        assert f"Sign in in a terminal runs {runs}" in row.inner_text()
         screenshot(watched, "agents-needs-sign-in-narrow")
 
         # an agent method the agent refuses: its own words, and it still needs the sign-in
@@ -215,3 +219,46 @@ def test_what_cannot_be_done_is_said_in_plain_words(
         assert "or run `acp-tray login locked tui` in a terminal yourself" in said("locked", method="tui")
     assert not paths.secret_names_file().exists()
     assert agent_state("locked", cli_env()) == "needs sign-in"
+
+
+def test_a_page_closed_while_the_agent_signs_in_cancels_it_in_the_agent(
+    daemons: list[Daemon], tmp_path: Path, page_for: PageFor
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "agent.jsonl"
+    env = {
+        "AUTH_AGENT_AT": "new",
+        "AUTH_AGENT_TOKEN": str(tmp_path / "token"),
+        "AUTH_AGENT_LOG": str(log),
+        "AUTH_AGENT_EXTRA": "oauth",
+        "AUTH_AGENT_OFFER": "oauth",
+        "AUTH_AGENT_OAUTH_PORT": str(port),
+    }
+    start_daemon(daemons, agent_table("locked", [sys.executable, str(AUTH_AGENT)], env, cwd=str(tmp_path)))
+
+    def sent(method: str) -> list[dict[str, Any]]:
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [m for m in map(json.loads, lines) if m.get("method") == method]
+
+    with window_process("agents") as window:
+        page = page_for("light").page
+        page.goto(window.url)
+        agent(page, "locked").get_by_role("button", name="Sign in with a browser").click()
+        page.get_by_text("Signing in…").wait_for()
+        until(lambda: sent("authenticate"), what="the agent asked to sign in")
+        page.close()  # the person gave up: the agent's OAuth flow is cancelled, its port freed
+        cancel = until(lambda: sent("$/cancel_request"), what="the sign-in cancelled in the agent")
+        assert cancel[0]["params"] == {"requestId": sent("authenticate")[0]["id"]}
+    until(lambda: port_free(port), what="the agent's callback port freed")
+    assert agent_state("locked", cli_env()) == "needs sign-in"
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True

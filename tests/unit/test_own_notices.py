@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 
 import pytest
+from acp.exceptions import RequestError
 
+from acp_tray.agents.turns import error_text
 from acp_tray.events import (
     AgentCrashed,
     AgentState,
@@ -194,3 +196,17 @@ def test_the_restart_command_is_quoted_for_pasting() -> None:
     own = notice_of(AgentCrashed("bad name!", "exited with code 3", (), None))
     quoted = '"bad name!"' if sys.platform == "win32" else "'bad name!'"  # cmd.exe's quoting, or the shell's
     assert f"`acp-tray agents restart {quoted}`" in text_of(own)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"authMethods": [{"id": "openai", "name": "Use OpenAI"}, {"id": "gemini"}]},
+         "authenticate first: it offers 2 way(s) to sign in: Use OpenAI, gemini (code -32000)"),
+        ({"details": "token expired"}, "authenticate first: token expired (code -32000)"),
+        ({"trace": {"request": "x-internal-7"}}, "authenticate first (code -32000)"),
+        ([1, 2, {"a": "b"}], "authenticate first (code -32000)"),
+    ],
+)  # fmt: skip
+def test_a_refusals_data_is_said_only_in_known_shapes(data: object, said: str) -> None:
+    assert error_text(RequestError(-32000, "authenticate first", data)) == said

@@ -160,3 +160,41 @@ def test_the_terminal_emulator_is_terminal_then_x_terminal_emulator_then_a_commo
     assert terminal_command(argv, {"PATH": str(tmp_path / "none")}) is None
     with pytest.raises(NoTerminalError, match=r"set \$TERMINAL .* or run `acp-tray login codex tui` in a terminal"):
         open_in_terminal(argv, {"PATH": str(tmp_path / "none")}, hint="acp-tray login codex tui")
+
+
+def test_terminal_methods_declared_the_older_ways_are_terminal_methods() -> None:
+    """Zed's `_meta["terminal-auth"]` (a whole command) and a type given only in `_meta` (qwen); a
+    method typed `terminal` runs the standard way even with `_meta["terminal-auth"]` beside it."""
+    legacy = {"command": "/opt/copilot", "args": ["login", 7], "env": {"A": "1"}, "label": "Log in"}
+    methods = parse_auth_methods(
+        [
+            {"id": "copilot-login", "name": "", "_meta": {"terminal-auth": legacy}},
+            {"id": "qwen-oauth", "name": "Qwen OAuth", "_meta": {"type": "terminal", "args": ["--auth"]}},
+            {"id": "both", "name": "Both", "type": "terminal", "args": ["--setup"], "_meta": {"terminal-auth": legacy}},
+            {"id": "no-command", "name": "N", "_meta": {"terminal-auth": {"args": ["x"]}}},
+        ]
+    )
+    assert [(m.method_id, m.name, m.kind) for m in methods] == [
+        ("copilot-login", "Log in", "terminal"),
+        ("qwen-oauth", "Qwen OAuth", "terminal"),
+        ("both", "Both", "terminal"),
+        ("no-command", "N", "agent"),
+    ]
+    assert methods[0].command == ("/opt/copilot", "login") and methods[0].env == (("A", "1"),)
+    assert methods[0].runs_in_terminal and not methods[0].through_agent  # never sent to `authenticate`
+    assert methods[1].command == () and methods[1].args == ("--auth",)
+    assert methods[2].command == () and methods[2].args == ("--setup",)
+
+
+def test_the_sign_in_notice_shows_what_a_terminal_method_runs_and_an_agent_without_methods_its_own_way() -> None:
+    command = ("/opt/copilot", "login", "--device")
+    choice = SignInChoice("login", "Log in", "terminal", "", True, (), command)
+    own = own_notice(SignInNeeded("copilot", "Not signed in", (choice,)))
+    assert own is not None
+    description = own.notice.description or ""
+    assert "• Log in (login) — runs `/opt/copilot login --device`" in description
+    bare = own_notice(SignInNeeded("auggie", "Run `auggie login` first (code -32000)", ()))
+    assert bare is not None
+    text = bare.notice.description or ""
+    assert text.startswith("Sign in auggie's own way, as it says below, then run `acp-tray agents restart auggie`.")
+    assert "The agent said: Run `auggie login` first (code -32000)" in text and "METHOD" not in text

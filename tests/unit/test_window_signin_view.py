@@ -81,3 +81,12 @@ def test_a_secret_is_checked_before_the_keyring_is_touched(tmp_path: Path, var: 
     with pytest.raises(SecretError, match=said):
         names.store("bot", var, value)
     assert not (tmp_path / "secrets.json").exists()
+
+
+def test_a_terminal_method_shows_the_exact_command_it_runs() -> None:
+    methods: list[replies.SignInMethodRow] = [
+        {"id": "tui", "name": "T", "kind": "terminal", "description": None, "vars": [], "command": ["co pi", "in"]},
+        {"id": "token", "name": "Use a token", "kind": "agent", "description": None, "vars": [], "command": []},
+    ]
+    choices = sign_in_choices({**row(), "sign_in_methods": methods})
+    assert [c.command for c in choices] == ["'co pi' in", ""]

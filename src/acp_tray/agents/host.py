@@ -98,7 +98,9 @@ class AgentHost:
         self._versions = versions or VersionMemory(None)
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
-        self.signin = SignIn(name, sink, self._report.status, remote=spec.remote, on_signed_in=self._signed_in)
+        self.signin = SignIn(
+            name, sink, self._report.status, remote=spec.remote, command=spec.command, on_signed_in=self._signed_in
+        )
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
         self.peer = AgentPeer(name, sink, self.sessions, self._approvals, lambda: self.policy, self._request_id)
         self._opener = SessionOpener(
@@ -295,7 +297,10 @@ class AgentHost:
             self._report.status(AgentState.CONNECTED, f"session {self.session_id} · ACP {int(self.version)}")
 
     async def sign_in(self, method: AuthMethod) -> None:
-        await self.signin.login(self._connection, self.version, method)
+        transport = self._transport
+        await self.signin.login(
+            self._connection, self.version, method, transport.sent_id if transport is not None else lambda p: None
+        )
 
     async def sign_out(self) -> None:
         await self.signin.logout(self._connection, self.version)

@@ -8,36 +8,34 @@ succeeds), and the handshake and the session queues wait at a gate. A sign-in op
 what waited goes on: the handshake retries its session, the queues send their prompts.
 
 Method kinds: `agent` (also when the agent gave no type) is done by the agent itself through
-`authenticate` (v1) / `auth/login` (v2); `terminal` runs the agent's own command with the
-method's args and env, interactively, outside the connection (a zero exit means signed in:
-see `TerminalPlan`); any other kind is shown with its description, never sent blindly.
+`authenticate` (v1) / `auth/login` (v2), in flight as a `LoginRequest` (a given-up one is
+cancelled in the agent); `terminal` runs the agent's own command with the method's args and env
+(or, declared the older way, the command in the method's `_meta`), interactively, outside the
+connection (a zero exit means signed in: see `TerminalPlan`); any other kind is shown with its
+description, never sent blindly.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TypeVar
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.login_request import LoginRequest, Requester
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod, login_method, login_params, logout_method, logout_params
 from acp_tray.protocol.version import ProtocolVersion
 
-LOGIN_TIMEOUT = 300.0  # an agent's own sign-in may open a browser and wait for the person
 LOGOUT_TIMEOUT = 30.0
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-
-class Requester(Protocol):
-    async def send_request(self, method: str, params: Any | None = None) -> Any: ...
 
 
 class AuthRequiredError(Exception):
@@ -54,8 +52,9 @@ class SignInError(Exception):
 
 @dataclass(frozen=True)
 class TerminalPlan:
-    """A terminal method: the agent's own command with the method's args appended, in the agent's
-    directory, with `env` (the agent's configured env and the method's) laid over the caller's."""
+    """A terminal method: the agent's own command with the method's args appended (or the method's
+    own command, declared the older way), in the agent's directory, with `env` (the agent's
+    configured env and the method's) laid over the caller's."""
 
     method: AuthMethod
     argv: list[str]
@@ -64,7 +63,12 @@ class TerminalPlan:
 
 
 def terminal_plan(command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
-    return TerminalPlan(method, [*command, *method.args], str(cwd), {**env, **dict(method.env)})
+    return TerminalPlan(method, command_of(command, method), str(cwd), {**env, **dict(method.env)})
+
+
+def command_of(agent_command: Sequence[str], method: AuthMethod) -> list[str]:
+    """What a terminal method runs: its own command (`_meta["terminal-auth"]`), else the agent's with its args."""
+    return list(method.command) if method.command else [*agent_command, *method.args]
 
 
 class SignIn:
@@ -77,9 +81,11 @@ class SignIn:
         status: Callable[[AgentState, str], None],
         *,
         remote: bool = False,
+        command: Sequence[str] = (),
         on_signed_in: Callable[[], None] = lambda: None,
     ) -> None:
         self.agent = agent
+        self.command = tuple(command)  # the agent's own: what its terminal methods run (args appended)
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
@@ -91,12 +97,15 @@ class SignIn:
         self._announced = False  # the person was told; again only after a sign-in succeeded
         self._open = asyncio.Event()
         self._open.set()
+        self._refused = asyncio.Event()  # set by each refusal (auth_required), cleared by a sign-in
+        self.pending: LoginRequest | None = None  # an agent method's sign-in in flight
 
     def offered(self, methods: tuple[AuthMethod, ...], can_log_out: bool) -> None:
         """A new connection's `initialize` answer: its methods; nothing waits on it yet."""
         self.methods = methods
         self.can_log_out = can_log_out
         self.needed = None
+        self._refused.clear()
         self._open.set()
 
     def required(self, exc: RequestError) -> AuthRequiredError:
@@ -104,23 +113,41 @@ class SignIn:
         reason = error_text(exc)
         self.needed = reason
         self._open.clear()
-        self._status(AgentState.NEEDS_SIGNIN, f"{reason}; sign in: `{pasteable('login', self.agent)}`")
+        self._refused.set()
+        self._status(AgentState.NEEDS_SIGNIN, f"{reason}; {self.how_to_sign_in()}")
         if not self._announced:
             log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
                      "; ".join(m.describe() for m in self.methods) or "no method")  # fmt: skip
             self._announced = True
             methods = tuple(
-                SignInChoice(m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars)
+                SignInChoice(
+                    m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars, self.shown_command(m)
+                )
                 for m in self.methods
             )
             self._sink(SignInNeeded(self.agent, reason, methods))
         return AuthRequiredError(reason)
+
+    def how_to_sign_in(self) -> str:
+        """What the person does: `acp-tray login NAME`, or (no method offered) the agent's own way."""
+        if self.methods:
+            return f"sign in: `{pasteable('login', self.agent)}`"
+        return f"sign in the agent's own way, as it says, then `{pasteable('agents', 'restart', self.agent)}`"
+
+    def shown_command(self, method: AuthMethod) -> tuple[str, ...]:
+        """The exact command a terminal method runs (empty for the other kinds)."""
+        return tuple(command_of(self.command, method)) if method.runs_in_terminal else ()
+
+    async def refused(self) -> None:
+        """Once the agent refuses for want of a sign-in (at once while it still does)."""
+        await self._refused.wait()
 
     def signed_in(self) -> None:
         """A sign-in succeeded: what waited goes on; a later refusal is announced again."""
         was_needed = self.needed is not None
         self.needed = None
         self._announced = False
+        self._refused.clear()
         self._open.set()
         if was_needed:
             log.info("%s: signed in", self.agent)
@@ -167,7 +194,11 @@ class SignIn:
     def choose(self, method_id: str | None) -> AuthMethod:
         """The method `method_id` (default: the only one acp-tray can do), or a SignInError that lists them."""
         if not self.methods:
-            raise SignInError(f"{self.agent} offers no sign-in method (in its last `initialize` answer)")
+            said = f" It said: {self.needed}." if self.needed else ""
+            raise SignInError(
+                f"{self.agent} offers no sign-in method acp-tray can use.{said} Sign in the agent's own way, "
+                f"then `{pasteable('agents', 'restart', self.agent)}`"
+            )
         listing = "; ".join(m.describe() for m in self.methods)
         if method_id is None:
             doable = [m for m in self.methods if self.doable(m)]
@@ -201,22 +232,39 @@ class SignIn:
             )
         return method
 
-    async def login(self, connection: Requester | None, version: ProtocolVersion, method: AuthMethod) -> None:
+    async def login(
+        self,
+        connection: Requester | None,
+        version: ProtocolVersion,
+        method: AuthMethod,
+        request_id: Callable[[object], object] = lambda params: None,
+    ) -> None:
         """An `agent` method, or an env_var one whose variables the agent has: `authenticate` /
-        `auth/login` on the live connection."""
+        `auth/login` on the live connection (`request_id`: the id a request's params went out with).
+        Given up (`give_up`, or its time ran out): cancelled in the agent, and AbandonedError."""
         assert method.through_agent or (method.from_environment and self.doable(method))
         if connection is None:
             raise SignInError(f"{self.agent} is not running; start it, then sign in")
+        if self.pending is not None:
+            raise SignInError(f"a sign-in to {self.agent} is already under way; finish it or stop it first")
+        params = login_params(method.method_id)
+        self.pending = LoginRequest(connection, login_method(version), params)
         try:
-            async with asyncio.timeout(LOGIN_TIMEOUT):
-                await connection.send_request(login_method(version), login_params(method.method_id))
+            await self.pending.run(lambda: request_id(params))
         except RequestError as exc:
             raise SignInError(f"{self.agent} refused the sign-in with {method.name}: {error_text(exc)}") from None
-        except TimeoutError:
-            raise SignInError(f"{self.agent} did not finish the sign-in within {LOGIN_TIMEOUT:g} s") from None
         except ConnectionError:
             raise SignInError(f"{self.agent} went away during the sign-in") from None
+        finally:
+            self.pending = None
         self.signed_in()
+
+    def give_up(self, why: str) -> bool:
+        """The person stopped waiting for the sign-in in flight (if any: whether there was one)."""
+        if self.pending is None:
+            return False
+        self.pending.give_up(why)
+        return True
 
     async def logout(self, connection: Requester | None, version: ProtocolVersion) -> None:
         if not self.can_log_out:

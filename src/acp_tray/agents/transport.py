@@ -23,6 +23,7 @@ from acp.task import MessageSender, TaskSupervisor
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_UNANSWERED = 256  # of an agent's requests in flight at once (permission requests waiting for the person count)
+SIGN_IN_METHODS = ("authenticate", "auth/login")  # ours, whose ids are kept to cancel one (`$/cancel_request`)
 
 DropHandler = Callable[[str, bytes], None]
 DROP_LOG_FIRST = 20
@@ -191,11 +192,14 @@ class WatchedTransport:
         self._inner = inner
         self.ended = asyncio.Event()
         self._ids: dict[int, object] = {}  # id(params) -> request id, until the handler takes it
+        self._sign_ins: dict[int, object] = {}  # id(params) -> id of our sign-in requests (to cancel one)
         self._unanswered = 0  # the agent's requests not answered yet
         self._room = asyncio.Event()
         self._room.set()
 
     async def send(self, message: dict[str, Any]) -> None:
+        if message.get("method") in SIGN_IN_METHODS and "id" in message:
+            self._sign_ins[id(message.get("params"))] = message["id"]
         await self._inner.send(message)
         if "id" in message and "method" not in message and self._unanswered > 0:  # an answer to the agent
             self._unanswered -= 1
@@ -220,6 +224,10 @@ class WatchedTransport:
     def request_id(self, params: object) -> object:
         """The id of the permission request whose params these are (taken once)."""
         return self._ids.pop(id(params), None)
+
+    def sent_id(self, params: object) -> object:
+        """The id our sign-in request with these params went out with (taken once)."""
+        return self._sign_ins.pop(id(params), None)
 
     async def close(self) -> None:
         self.ended.set()

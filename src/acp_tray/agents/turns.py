@@ -66,12 +66,31 @@ class Requester(Protocol):
 
 
 def error_text(exc: RequestError) -> str:
-    """A JSON-RPC error as one line for a person: message, the agent's details, code."""
-    data = exc.data
-    if isinstance(data, dict):
-        data = data.get("details") or data.get("message") or data.get("reason") or (json.dumps(data) if data else None)
-    detail = f": {str(data)[:DETAIL_LIMIT]}" if data else ""
+    """A JSON-RPC error as one line for a person: message, the agent's details, code. Of its `data`
+    only known shapes are said (a text; `details`/`message`/`reason`; `authMethods`: the names of
+    the ways to sign in); anything else stays out (logged at DEBUG, as escaped JSON)."""
+    said = _data_text(exc.data)
+    if said is None and exc.data:
+        log.debug("%s (code %s): its data, not shown: %s", exc, exc.code, json.dumps(exc.data)[:DETAIL_LIMIT])
+    detail = f": {said[:DETAIL_LIMIT]}" if said else ""
     return f"{exc}{detail} (code {exc.code})"
+
+
+def _data_text(data: object) -> str | None:
+    """What a refusal's `data` means, in words, when it has a shape acp-tray knows."""
+    if isinstance(data, str) and data.strip():
+        return data
+    if not isinstance(data, dict):
+        return None
+    for key in ("details", "message", "reason"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            return str(data[key])
+    methods = data.get("authMethods")
+    if isinstance(methods, list):
+        names = [m.get("name") or m.get("id") or m.get("methodId") for m in methods if isinstance(m, dict)]
+        shown = [n for n in names if isinstance(n, str) and n]
+        return f"it offers {len(shown)} way(s) to sign in: {', '.join(shown)}" if shown else None
+    return None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.login_request import AbandonedError, abandoned_text
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
@@ -214,6 +215,10 @@ class Fleet:
                 await host.sign_in(method)
             except SignInError as exc:
                 self._sign_in_failed(name, str(exc))
+            except AbandonedError as exc:  # it ran out of time
+                if exc.stuck:
+                    self.agent_action("restart", name)
+                self._sign_in_failed(name, abandoned_text(name, exc))
 
         self._life.in_background(through_agent())
 

@@ -1,7 +1,9 @@
-"""`acp-tray login NAME [METHOD]` and `logout NAME`. A sign-in the agent does itself is the
-daemon's; a terminal method runs here, interactively: the program found with the environment it
-runs in (the method's `PATH` included), announced with every variable it sets (secret-looking
-values masked). What is printed is what runs."""
+"""`acp-tray login NAME [METHOD]` and `logout NAME`. Without METHOD, an agent with several ways to
+sign in has the person choose one (a numbered choice on a terminal; else they are listed). A
+sign-in the agent does itself is the daemon's: waited for as long as it takes (said when it takes
+long), Ctrl+C stops it (cancelled in the agent). A terminal method runs here, interactively: the
+program found with the environment it runs in (the method's `PATH` included), announced with every
+variable it sets (secret-looking values masked). What is printed is what runs."""
 
 from __future__ import annotations
 
@@ -9,13 +11,16 @@ import argparse
 import contextlib
 import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from acp_tray.cli.calls import ask
-from acp_tray.cli.output import EXIT_FAILED, field, out, say
+from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_DAEMON, field, out, say
 from acp_tray.control import api, replies
+from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
 from acp_tray.logs.redact import MASK, looks_secret, redact
-from acp_tray.prefs.names import shell_line
+from acp_tray.prefs.names import pasteable, shell_line
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 
 
@@ -34,18 +39,97 @@ def shown_command(argv: Sequence[str], sets: Mapping[str, str]) -> str:
     return shell_line(argv) + where
 
 
+STOP_WAIT = 30.0  # s: for the daemon to say what it did about a sign-in the person stopped
+
+
 def cmd_login(args: argparse.Namespace) -> int:
     """Sign in: an agent method is done by the daemon; a terminal method runs here, interactively."""
-    code, result = ask(api.LOGIN, api.LoginArgs(args.name, args.method))
+    code, method = (0, args.method) if args.method else _choose(args.name)
+    result = None
+    if code == 0:
+        code, result = _login(args.name, method)
     if result is not None:
         if result["kind"] == "terminal":
             code = _terminal_login(args, result)
+        elif result["state"] == "needs sign-in":
+            how, words = field(result["method_name"]), field(result["detail"], DESCRIPTION_LIMIT)
+            say(f"{field(args.name)} accepted the sign-in with {how}, but still refuses: {words}")
+            code = EXIT_FAILED
         else:
             out(f"{field(args.name)}: signed in with {field(result['method_name'])} · {_state_of(result)}")
     if args.pause:  # in a terminal window acp-tray opened: let the person read the outcome
         with contextlib.suppress(EOFError, KeyboardInterrupt):
             input("Press Enter to close this window.")
     return code
+
+
+def _choose(name: str) -> tuple[int, str | None]:
+    """The method to sign in with when none was named: the person's choice among the ones acp-tray
+    can do (asked on a terminal; else they are listed), or None to let the daemon take the only one."""
+    code, rows = ask(api.AGENTS_LIST, api.Args())
+    row = next((r for r in rows or [] if r["name"] == name), None)
+    doable = [m for m in row["sign_in_methods"] if m.get("doable")] if row is not None else []
+    if code != 0 or len(doable) < 2:
+        return code, None
+    lines = [f"  {n}. {_method_line(m)}" for n, m in enumerate(doable, 1)]
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        say(f"{name} offers {len(doable)} ways to sign in; choose one with `{pasteable('login', name)} METHOD`:")
+        print("\n".join(lines), file=sys.stderr)
+        return EXIT_FAILED, None
+    out(f"{field(name)} offers {len(doable)} ways to sign in:\n" + "\n".join(lines))
+    try:
+        answer = input(f"Sign in with which one? [1-{len(doable)}] ").strip()
+    except EOFError:
+        return EXIT_FAILED, None
+    if not answer.isdigit() or not 1 <= int(answer) <= len(doable):
+        say(f"{answer!r} is not one of 1-{len(doable)}; nothing was done")
+        return EXIT_FAILED, None
+    return 0, doable[int(answer) - 1]["id"]
+
+
+def _method_line(method: replies.SignInMethodRow) -> str:
+    """'NAME (id)', what it runs or its description."""
+    command = method.get("command") or []
+    described = f": {method['description']}" if method["description"] else ""
+    what = f": runs {shell_line(command)}" if command else described
+    return field(f"{method['name']} ({method['id']}){what}", DESCRIPTION_LIMIT)
+
+
+def _login(name: str, method: str | None) -> tuple[int, replies.TerminalSignIn | replies.AgentSignIn | None]:
+    """The `login` request, waited for as long as the sign-in takes; Ctrl+C stops it in the daemon too."""
+    try:
+        with call(api.LOGIN, api.LoginArgs(name, method), timeout=None) as pending:
+            try:
+                while "event" in (message := pending.next()):
+                    _waiting(message)
+            except KeyboardInterrupt:
+                _stop(name)
+                return EXIT_INTERRUPTED, None
+            return 0, reply_of(api.LOGIN, message)
+    except NoDaemonError as exc:
+        say(str(exc))
+        return EXIT_NO_DAEMON, None
+    except ReplyError as exc:
+        say(str(exc))
+        return EXIT_FAILED, None
+
+
+def _waiting(event: dict[str, Any]) -> None:
+    if event.get("event") == "waiting":
+        out(f"{field(event.get('text'), DESCRIPTION_LIMIT)}… (Ctrl+C stops waiting and cancels it)", flush=True)
+
+
+def _stop(name: str) -> None:
+    """Ctrl+C while the agent signs in: the daemon cancels it there; say what it did."""
+    out("stopping the sign-in…", flush=True)
+    try:
+        stopped = request(api.LOGIN_CANCEL, api.NameArgs(name), timeout=STOP_WAIT)
+    except (NoDaemonError, ReplyError) as exc:
+        say(f"stopped waiting; the sign-in may go on in {name}: {exc}")
+        return
+    except KeyboardInterrupt:
+        return
+    say(field(stopped["detail"], DESCRIPTION_LIMIT))
 
 
 def _state_of(result: replies.StateReply | replies.AgentSignIn) -> str:

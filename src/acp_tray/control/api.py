@@ -36,6 +36,7 @@ from acp_tray.control.replies import (
     QuitReply,
     RemovedReply,
     SessionRow,
+    SignInStopped,
     StateReply,
     StatusReply,
     TerminalSignIn,
@@ -243,6 +244,9 @@ LOGIN: Op[LoginArgs, TerminalSignIn | AgentSignIn] = Op("login", LoginArgs, "sig
 LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
     "login.finished", LoginFinishedArgs, "a terminal sign-in ran: how it went"
 )
+LOGIN_CANCEL: Op[NameArgs, SignInStopped] = Op(
+    "login.cancel", NameArgs, "stop waiting for an agent's own sign-in: cancelled in it (restarted if it stays in it)"
+)
 LOGOUT: Op[NameArgs, NameReply] = Op("logout", NameArgs, "sign out of an agent")
 PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "send a prompt; stream the reply")
 CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
@@ -274,4 +278,5 @@ OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
+    LOGIN_CANCEL,
 )  # fmt: skip

@@ -3,7 +3,7 @@ declaration in control/api.py names which). Standard library only, as the API it
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict, final
+from typing import Any, Literal, NotRequired, TypedDict, final
 
 
 class SignInMethodRow(TypedDict):
@@ -12,6 +12,8 @@ class SignInMethodRow(TypedDict):
     kind: str  # agent | terminal | env_var | ...
     description: str | None
     vars: list[str]  # env_var: the environment variables it reads (their names)
+    doable: NotRequired[bool]  # acp-tray can do it now
+    command: NotRequired[list[str]]  # terminal: the exact command it runs
 
 
 class AgentRow(TypedDict):
@@ -98,6 +100,12 @@ class TerminalSignIn(TypedDict):  # the caller runs it, then says how it went wi
     argv: list[str]
     cwd: str
     env: dict[str, str]
+
+
+class SignInStopped(TypedDict):  # `login.cancel`: what was done about the sign-in in flight
+    name: str
+    stopped: bool  # there was one
+    detail: str  # in words: cancelled in the agent, or the agent restarted
 
 
 class AgentSignIn(TypedDict):  # done by the daemon
@@ -197,6 +205,11 @@ class QueuedEvent(TypedDict):  # a prompt's, when it is queued
     ahead: int  # prompts before it in its session
     session: str
     session_id: str | None
+
+
+class SignInWaiting(TypedDict):  # `login`: an agent's own sign-in takes long (it may wait for a browser)
+    event: Literal["waiting"]
+    text: str
 
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change

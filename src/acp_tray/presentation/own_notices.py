@@ -21,7 +21,7 @@ from acp_tray.events import (
     SignInNeeded,
     TurnEnded,
 )
-from acp_tray.prefs.names import pasteable
+from acp_tray.prefs.names import pasteable, shell_line
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT
@@ -133,6 +133,8 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     if doable:
         choice = doable[0].method_id if len(doable) == 1 else "METHOD"
         how = f"Choose below, or run `{pasteable('login', agent, choice)}`"
+    elif not event.methods:  # nothing acp-tray could run: the agent's own words say how
+        how = f"Sign in {agent}'s own way, as it says below, then run `{pasteable('agents', 'restart', agent)}`."
     else:
         how = f"acp-tray cannot sign in for you yet: see `{pasteable('login', agent)} METHOD`."
     lines = [how]
@@ -143,6 +145,8 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
             line += f" — `{secret}`, then `{login}`"
         elif m.kind not in DOABLE_KINDS and not m.doable:
             line += f" [{m.kind}]"
+        if m.command:
+            line += f" — runs `{shell_line(m.command)}`"
         lines.append(line)
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))

@@ -5,6 +5,8 @@ v1: methods carry `id`, `type` is optional (absent: `agent`), a terminal method'
 object; login is `authenticate`, logout is `logout` (only when `agentCapabilities.auth.logout`).
 v2: methods carry `methodId` and a `type`; a terminal method's `env` is a list of `{name, value}`;
 login is `auth/login`, logout `auth/logout` (both baseline when `authMethods` is not empty).
+Older terminal methods (before the `terminal` type): Zed's `_meta["terminal-auth"]` (a whole command:
+`command`, `args`, `env`, `label`), or the type given only in `_meta` (`_meta.type`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class AuthMethod:
     args: tuple[str, ...] = ()  # terminal: appended to the agent's own command
     env: tuple[tuple[str, str], ...] = field(default=())  # terminal: laid over the agent's environment
     vars: tuple[str, ...] = ()  # env_var: the variables the agent reads (then `authenticate` with the id)
+    command: tuple[str, ...] = ()  # terminal, `_meta["terminal-auth"]`: the whole command (not the agent's)
 
     @property
     def runs_in_terminal(self) -> bool:
@@ -72,6 +75,51 @@ def _vars(raw: object) -> tuple[str, ...]:
     return tuple(n for n in names if isinstance(n, str) and n and "=" not in n)
 
 
+def _meta_of(item: dict[str, Any]) -> dict[str, Any]:
+    meta = item.get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _terminal_auth(item: dict[str, Any]) -> dict[str, Any] | None:
+    """Zed's older convention: `_meta["terminal-auth"]` = {command, args, env, label}."""
+    found = _meta_of(item).get("terminal-auth")
+    command = found.get("command") if isinstance(found, dict) else None
+    return found if isinstance(found, dict) and isinstance(command, str) and command else None
+
+
+def _args(raw: object) -> tuple[str, ...]:
+    return tuple(a for a in raw if isinstance(a, str)) if isinstance(raw, list) else ()
+
+
+def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
+    """One method; its kind from `type`, else from `_meta` (older agents), else `agent`. A method
+    typed `terminal` is run the standard way even when it also carries `_meta["terminal-auth"]`."""
+    meta = _meta_of(item)
+    legacy = _terminal_auth(item) if item.get("type") != TERMINAL else None
+    kind = item.get("type") or meta.get("type")
+    kind = TERMINAL if legacy is not None else kind if isinstance(kind, str) and kind else AGENT
+    terminal = item if "args" in item or "env" in item or not meta.get("type") else meta
+    command: tuple[str, ...]
+    args: tuple[str, ...]
+    if legacy is not None:
+        label = legacy.get("label")
+        name = label if not name and isinstance(label, str) else name
+        command = (legacy["command"], *_args(legacy.get("args")))
+        args, env = (), _env(legacy.get("env"))
+    else:
+        command, args, env = (), _args(terminal.get("args")), _env(terminal.get("env"))
+    return AuthMethod(
+        method_id,
+        name[:TEXT_KEPT] or method_id,
+        kind[:TEXT_KEPT],
+        _text(item.get("description")),
+        args if kind == TERMINAL else (),
+        env if kind == TERMINAL else (),
+        _vars(item.get("vars")) if kind == ENV_VAR else (),
+        command,
+    )
+
+
 def parse_auth_methods(raw: object) -> tuple[AuthMethod, ...]:
     """The `authMethods` of an `initialize` answer (either version: `methodId` or `id`)."""
     methods: list[AuthMethod] = []
@@ -82,20 +130,7 @@ def parse_auth_methods(raw: object) -> tuple[AuthMethod, ...]:
         name = item.get("name")
         if not isinstance(method_id, str) or not method_id or not isinstance(name, str):
             continue
-        kind = item.get("type")
-        kind = kind if isinstance(kind, str) and kind else AGENT
-        args = item.get("args")
-        methods.append(
-            AuthMethod(
-                method_id,
-                name[:TEXT_KEPT] or method_id,
-                kind[:TEXT_KEPT],
-                _text(item.get("description")),
-                tuple(a for a in args if isinstance(a, str)) if isinstance(args, list) and kind == TERMINAL else (),
-                _env(item.get("env")) if kind == TERMINAL else (),
-                _vars(item.get("vars")) if kind == ENV_VAR else (),
-            )
-        )
+        methods.append(_method(item, method_id, name))
     return tuple(methods[:METHODS_KEPT])
 
 

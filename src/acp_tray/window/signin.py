@@ -2,11 +2,13 @@
 method is done by the daemon (`login`); a terminal one opens the person's terminal as the tray does,
 where `acp-tray login` runs it and reports back (`login.finished`); an env_var one keeps the typed
 value in the OS keyring as `acp-tray agents secret` does, restarts the agent with it and signs in.
-The answer is one line for the page's status area; the agent's state arrives through the event stream."""
+The answer is one line for the page's status area; the agent's state arrives through the event stream.
+A page closed while the agent signs in stops it (`login.cancel`: cancelled in the agent, or it is restarted)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -25,6 +27,8 @@ from acp_tray.window.signin_view import field_name, how_offered, note
 from acp_tray.window.views import STATE_WORDS
 
 SIGN_IN_WAIT = 330.0  # s: the daemon gives an agent's own sign-in 300 s (it may wait for the person)
+LEFT_POLL = 0.5  # s: how often a sign-in in flight looks whether its page is still there
+STOP_WAIT = 30.0  # s: for the daemon to cancel a sign-in its page left
 START_WAIT = 60.0  # s: for the agent to start again with its new secret
 
 
@@ -50,7 +54,7 @@ class SignIns:
             if how == "secret":
                 text = await self._with_secrets(name, method, form)
             else:
-                text = f"{name}: {await self._login(name, method['id'])}"
+                text = f"{name}: {await self._login(name, method['id'], request)}"
         except (CallFailedError, SecretError, NoTerminalError) as exc:
             return toast(self._templates, request, str(exc), problem=True)
         return toast(self._templates, request, text)
@@ -65,9 +69,17 @@ class SignIns:
             raise CallFailedError(f"{name} does not offer that sign-in now.")
         return method, row["kind"] == "remote"
 
-    async def _login(self, name: str, method_id: str) -> str:
-        """Sign in with the method (the daemon, or a terminal window); how it went, in words."""
-        reply = await ask(api.LOGIN, api.LoginArgs(name=name, method=method_id), within=SIGN_IN_WAIT)
+    async def _login(self, name: str, method_id: str, page: Request | None = None) -> str:
+        """Sign in with the method (the daemon, or a terminal window); how it went, in words. The
+        `page` that asked it left while the agent signs in: the sign-in is stopped."""
+        login = asyncio.ensure_future(ask(api.LOGIN, api.LoginArgs(name=name, method=method_id), within=SIGN_IN_WAIT))
+        while page is not None and not login.done():
+            await asyncio.wait((login,), timeout=LEFT_POLL)
+            if not login.done() and await page.is_disconnected():
+                with contextlib.suppress(CallFailedError):  # the answer below says how it ended
+                    await ask(api.LOGIN_CANCEL, api.NameArgs(name=name), within=STOP_WAIT)
+                break
+        reply = await login
         if reply["kind"] == "agent":
             return f"signed in with {reply['method_name']} · {_outcome(reply)}."
         await asyncio.to_thread(open_sign_in, name, method_id)  # `acp-tray login` there says `login.finished`

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from acp_tray.control import replies
+from acp_tray.prefs.names import shell_line
 
 How = Literal["agent", "terminal", "secret", "note"]
 
@@ -28,6 +29,7 @@ class SignInChoice:
     description: str
     fields: list[SecretField]
     note: str  # `note`: why acp-tray cannot do it, and what to do instead
+    command: str = ""  # `terminal`: the exact command it runs, as a person would paste it
 
 
 def field_name(var: str) -> str:
@@ -82,6 +84,7 @@ def sign_in_choices(row: replies.AgentRow) -> list[SignInChoice]:
                 description=method["description"] or "",
                 fields=[_field(agent, method["id"], var) for var in method["vars"]] if how == "secret" else [],
                 note=note(agent, remote, method) if how == "note" else "",
+                command=shell_line(method.get("command") or []) if how == "terminal" else "",
             )
         )
     return choices

@@ -4,7 +4,6 @@ that fails is an error reply saying why and what to do."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING
 
 from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError
@@ -70,13 +69,20 @@ class Hosts:
                     continue  # it came to need a sign-in while starting
                 raise
 
+    def restart(self, name: str) -> None:
+        self._daemon.retry_agent(name)
+
     async def state_after_signin(self, name: str) -> StateReply:
-        """The agent's state once what waited on the sign-in had a moment to go on."""
+        """The agent's state once what waited on the sign-in had a moment to go on: connected, or
+        (said at once) refused again with the agent's words."""
         host = self._daemon.hosts.get(name)
         if host is not None and host.signin.needed is None:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(CONNECT_WAIT):
-                    await host.connected.wait()
+            waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
+            try:
+                await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
         if host is not None and (host.connected.is_set() or host.signin.needed is not None):
             state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
             return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)

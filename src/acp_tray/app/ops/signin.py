@@ -1,33 +1,97 @@
-"""The sign-in ops: `login` (an agent method done here; a terminal method handed to the caller to
-run), `login.finished` (the caller ran it) and `logout`."""
+"""The sign-in ops: `login` (an agent method done here, said to be waited for when it takes long;
+a terminal method handed to the caller to run), `login.cancel` (the person stops waiting),
+`login.finished` (the caller ran it) and `logout`. A sign-in given up (cancelled, timed out, its
+caller gone) is cancelled in the agent, and an agent stuck in it is restarted so that a retry works."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError, terminal_plan
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
-from acp_tray.control.replies import AgentSignIn, NameReply, StateReply, TerminalSignIn
+from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
+from acp_tray.control.server import Emit
+
+if TYPE_CHECKING:
+    from acp_tray.agents.host import AgentHost
+    from acp_tray.protocol.auth import AuthMethod
+
+WAITING_AFTER = 1.0  # s: an agent's own sign-in not done by then is said to be waited for
+RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear what was done
 
 
 class SignInOps:
     def __init__(self, hosts: Hosts) -> None:
         self._hosts = hosts
+        self._stopping: dict[str, asyncio.Future[str]] = {}  # `login.cancel` waits here for what was done
 
-    async def login(self, args: LoginArgs) -> TerminalSignIn | AgentSignIn:
+    async def login(self, args: LoginArgs, emit: Emit) -> TerminalSignIn | AgentSignIn:
         """An `agent` method is done here; a `terminal` one is handed to the caller to run (its
-        plan: the agent's command, cwd and env), who reports back with `login.finished`."""
+        plan: the command, cwd and env), who reports back with `login.finished`."""
         host = self._hosts.running(args.name)
         try:
             method = host.signin.choose(args.method)
             if method.runs_in_terminal:
-                plan = terminal_plan(host.spec.command, host.spec.cwd, host.spec.env, method)
+                plan = terminal_plan(list(host.signin.command), host.spec.cwd, host.spec.env, method)
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
-            await host.sign_in(method)
+            await self._agent_login(host, method, emit)
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None
         after = await self._hosts.state_after_signin(args.name)
         return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after}
+
+    async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
+        """The agent's own sign-in; said to be waited for once it takes long; given up when the caller goes."""
+        signing = asyncio.ensure_future(host.sign_in(method))
+        gone = asyncio.ensure_future(emit.gone())
+        try:
+            done, _ = await asyncio.wait((signing,), timeout=WAITING_AFTER)
+            if not done:
+                text = (
+                    f"waiting for {host.name} to finish signing in with {method.name}: "
+                    "if it opened your browser, finish signing in there"
+                )
+                with contextlib.suppress(ConnectionError):
+                    emit({"event": "waiting", "text": text})
+                await asyncio.wait((signing, gone), return_when=asyncio.FIRST_COMPLETED)
+                if not signing.done():
+                    host.signin.give_up("its caller stopped waiting")
+            await signing
+        except AbandonedError as exc:
+            raise SignInError(self._abandoned(host.name, exc)) from None
+        finally:
+            gone.cancel()
+            signing.cancel()
+
+    def _abandoned(self, name: str, exc: AbandonedError) -> str:
+        """Restart an agent stuck in a given-up sign-in; what was done, in words (also for `login.cancel`)."""
+        if exc.stuck:
+            self._hosts.restart(name)
+        text = abandoned_text(name, exc)
+        stopping = self._stopping.pop(name, None)
+        if stopping is not None and not stopping.done():
+            stopping.set_result(text)
+        return text
+
+    async def cancel(self, args: NameArgs) -> SignInStopped:
+        """The person stops waiting for the agent's own sign-in: answered once it is cancelled in
+        the agent (or the agent restarted)."""
+        host = self._hosts.running(args.name)
+        stopping = self._stopping.setdefault(args.name, asyncio.get_running_loop().create_future())
+        if not host.signin.give_up("you stopped it"):
+            self._stopping.pop(args.name, None)
+            return {"name": args.name, "stopped": False, "detail": f"no sign-in to {args.name} is under way"}
+        try:
+            async with asyncio.timeout(CANCEL_GRACE + RESTART_SAY):
+                detail = await asyncio.shield(stopping)
+        except TimeoutError:
+            detail = f"asked {args.name} to cancel its sign-in"
+        return {"name": args.name, "stopped": True, "detail": detail}
 
     async def finished(self, args: LoginFinishedArgs) -> StateReply:
         """The caller ran a terminal method: exit code 0 means signed in."""

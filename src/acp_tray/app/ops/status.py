@@ -9,12 +9,13 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
-from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, StatusReply
+from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
 from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
+    from acp_tray.agents.signin import SignIn
     from acp_tray.app.daemon import Daemon
 
 # an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
@@ -96,16 +97,7 @@ class StatusOps:
                     "busy": sum(s.current is not None for s in sessions),
                     "queued": sum(s.queued for s in sessions),
                     "permission": config.permission,
-                    "sign_in_methods": [
-                        {
-                            "id": m.method_id,
-                            "name": m.name,
-                            "kind": m.kind,
-                            "description": m.description,
-                            "vars": list(m.vars),
-                        }
-                        for m in (host.signin.methods if host is not None else ())
-                    ],
+                    "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
                 }
             )
         return rows
@@ -129,3 +121,21 @@ class StatusOps:
             }
             for p in self._daemon.approvals.pending()
         ]
+
+
+def sign_in_rows(signin: SignIn | None) -> list[SignInMethodRow]:
+    """The agent's sign-in methods: what each is, whether acp-tray can do it now, what a terminal one runs."""
+    if signin is None:
+        return []
+    return [
+        {
+            "id": m.method_id,
+            "name": m.name,
+            "kind": m.kind,
+            "description": m.description,
+            "vars": list(m.vars),
+            "doable": signin.doable(m),
+            "command": list(signin.shown_command(m)),
+        }
+        for m in signin.methods
+    ]

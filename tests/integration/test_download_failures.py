@@ -1,6 +1,6 @@
 """A download that fails is said in plain words and leaves nothing behind: an agent's binary that
-cannot be had (a host name that does not resolve, not found, a server that hangs up, more than the
-limit) is not added and leaves no directory; the registry itself out of reach is said with its
+cannot be had (a host name that does not resolve, a TLS failure, not found, a server that hangs up,
+more than the limit) is not added and leaves no directory; the registry itself out of reach is said with its
 cached copy's age, or that no copy is cached. Against a real daemon and a real local server."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ ARCHIVE = "/dl/demo-1.0.0.tar.gz"
 NOWHERE = "https://no-such-host.invalid"
 
 
-def _unreachable(document: dict[str, Any]) -> dict[str, Any]:
+def _archive_at(document: dict[str, Any], url: str) -> dict[str, Any]:
     for target in document["distribution"]["binary"].values():
-        target["archive"] = NOWHERE + ARCHIVE
+        target["archive"] = url
     return document
 
 
@@ -31,6 +31,7 @@ def _unreachable(document: dict[str, Any]) -> dict[str, Any]:
     ("how", "said"),
     [
         ("no such host", "cannot reach no-such-host.invalid: its name is not known here (no network"),
+        ("not TLS", "cannot reach 127.0.0.1 safely: the secure connection (TLS) failed"),
         ("not found", "not found: the server answered 404"),
         ("hang-up", "127.0.0.1 closed the connection before the answer was complete"),
         ("too large", "2147483648 bytes is over the limit of 1073741824 bytes; not downloaded"),
@@ -41,7 +42,9 @@ def test_a_binary_that_cannot_be_downloaded_is_said_plainly_and_nothing_is_left(
 ) -> None:
     document = demo_binary(server, "1.0.0")
     if how == "no such host":
-        document = _unreachable(document)
+        document = _archive_at(document, NOWHERE + ARCHIVE)
+    elif how == "not TLS":  # HTTPS to a server that speaks plain HTTP
+        document = _archive_at(document, server.url(ARCHIVE).replace("http://", "https://"))
     elif how == "not found":
         del server.files[ARCHIVE]
     elif how == "hang-up":

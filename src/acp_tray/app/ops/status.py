@@ -74,9 +74,14 @@ class StatusOps:
                     "queued": session.queued,
                     "turns": session.turns,
                 }
-        for prompt in self._waiting.all():  # its session is not open yet (a sign-in, a start)
-            host = daemon.hosts.get(prompt.agent)
-            cwd = prompt.cwd or (str(host.spec.cwd) if host is not None else "")
+        self._add_waiting(rows)
+        return [rows[k] for k in sorted(rows)]
+
+    def _add_waiting(self, rows: dict[tuple[str, str, str], SessionRow]) -> None:
+        """The prompts waiting for their session to open (a sign-in, a start), counted in its row."""
+        for prompt in self._waiting.all():
+            running = self._daemon.hosts.get(prompt.agent)
+            cwd = prompt.cwd or (str(running.spec.cwd) if running is not None else "")
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
@@ -85,7 +90,6 @@ class StatusOps:
             if row["state"] == "detached":
                 row["state"] = "waiting"
             row["queued"] += 1
-        return [rows[k] for k in sorted(rows)]
 
     async def quit(self) -> QuitReply:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)

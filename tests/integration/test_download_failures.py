@@ -1,7 +1,8 @@
 """A download that fails is said in plain words and leaves nothing behind: an agent's binary that
 cannot be had (a host name that does not resolve, a TLS failure, not found, a server that hangs up,
-more than the limit) is not added and leaves no directory; the registry itself out of reach is said with its
-cached copy's age, or that no copy is cached. Against a real daemon and a real local server."""
+more than the limit) is not added and leaves no directory; the registry itself out of reach is said
+with its cached copy's age, or that no copy is cached. Against a real daemon and a real local
+server; the window's agents page (real chromium) says the same words."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
+from tests.support.browser import PageFor
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, start
 from tests.support.registry_server import RegistryServer, demo_binary, entry
+from tests.support.window import window_process
 
 pytestmark = pytest.mark.usefixtures("whole_groups")
 
 ARCHIVE = "/dl/demo-1.0.0.tar.gz"
 NOWHERE = "https://no-such-host.invalid"
+UNKNOWN_NAME = "cannot reach no-such-host.invalid: its name is not known here (no network, or a wrong address)"
+LIVE = 10_000  # ms
 
 
 def _archive_at(document: dict[str, Any], url: str) -> dict[str, Any]:
@@ -78,3 +83,28 @@ def test_the_registry_out_of_reach_is_said_plainly_with_or_without_a_cached_copy
     assert "offline, using the registry as fetched" in offline.stderr and " s ago" in offline.stderr
     assert "cannot reach 127.0.0.1: it refused the connection" in offline.stderr, offline.stderr
     assert "Errno" not in offline.stderr
+
+
+def test_the_agents_page_says_the_same_plain_words(
+    server: RegistryServer, daemons: list[Daemon], page_for: PageFor
+) -> None:
+    write_config(registry=server.publish(_archive_at(demo_binary(server, "1.0.0"), NOWHERE + ARCHIVE)))
+    start(daemons, own_group=True)
+    with window_process("agents") as window:
+        page = page_for("light").page
+        page.goto(window.url)
+        page.get_by_label("Search the registry").fill("demo")
+        page.get_by_role("button", name="Add Demo ACP").click()
+        failed = page.locator('[data-job="demo-acp"][data-phase="failed"]')
+        failed.wait_for(timeout=LIVE)
+        assert UNKNOWN_NAME in failed.inner_text() and "Errno" not in failed.inner_text()
+        assert not (paths.registry_agents_dir() / "demo-acp").exists()
+        assert json.loads(cli("agents", "list", "--json").stdout) == []
+    write_config(registry=f"{NOWHERE}/registry.json")  # a registry never read here: no copy cached
+    with window_process("agents") as window:
+        page = page_for("dark").page
+        page.goto(window.url)
+        page.get_by_label("Search the registry").fill("demo")
+        problem = page.locator(".problem", has_text="Cannot read the registry")
+        problem.wait_for(timeout=LIVE)
+        assert UNKNOWN_NAME in problem.inner_text() and "no copy is cached" in problem.inner_text()

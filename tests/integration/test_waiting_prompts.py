@@ -26,7 +26,7 @@ def test_a_prompt_waiting_for_a_sign_in_is_listed_and_fails_plainly_when_its_age
     job = queued.stdout.split()[3]
 
     sessions = cli("sessions").stdout.splitlines()
-    assert [line.split()[:3] for line in sessions] == [["locked", "default", "waiting"]], sessions
+    assert [line.split()[:4] for line in sessions] == [["locked", "default", "waiting", "-,"]], sessions
     assert "1 queued" in sessions[0] and str(tmp_path) in sessions[0]
     assert "needs sign-in 0 sessions, 1 queued" in " ".join(cli("status").stdout.split())
 

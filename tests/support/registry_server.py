@@ -74,9 +74,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if self.path in outer.hangups:  # the connection closed with no answer at all
+            self.close_connection = True
+            return
         body = outer.files.get(self.path)
         if body is None:
             self.send_error(404)
+            return
+        if self.path in outer.lengths:  # a Content-Length announced, not the body's own
+            self.send_response(200)
+            self.send_header("Content-Length", str(outer.lengths[self.path]))
+            self.end_headers()
+            self.close_connection = True
             return
         if self.path in outer.drips:
             self._drip(outer.drips[self.path], body)
@@ -106,12 +115,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 class RegistryServer:
     """`files` maps a path ("/registry.json") to its bytes; change it any time. `hits` counts requests;
-    `drips` makes a path's answer come slowly."""
+    `drips` makes a path's answer come slowly, `hangups` closes the connection instead of answering,
+    `lengths` announces a Content-Length and sends no body."""
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
         self.redirects: dict[str, str] = {}  # path -> Location
         self.drips: dict[str, Drip] = {}
+        self.hangups: set[str] = set()  # paths answered by closing the connection
+        self.lengths: dict[str, int] = {}  # paths answered with this Content-Length and no body
         self.hits: dict[str, int] = {}
         self.closing = threading.Event()
         self._server = _Server(self)

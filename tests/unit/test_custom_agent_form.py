@@ -68,3 +68,9 @@ def test_why_an_added_agent_did_not_connect() -> None:
     assert connect_problem(refused, "cat").startswith("'cat' ran, but it does not speak ACP")
     crashed: replies.WaitReply = {"connected": False, "ready": False, "state": "exited", "detail": "exited with code 1"}
     assert "did not connect as an ACP agent (exited with code 1)" in connect_problem(crashed, "x")
+
+
+def test_the_daemons_verdict_that_a_program_does_not_speak_acp_is_quoted_once() -> None:
+    detail = "does not speak ACP (the Agent Client Protocol): it answered `initialize` with an error (Method not found)"
+    state: replies.WaitReply = {"connected": False, "ready": False, "state": "failed", "detail": detail}
+    assert connect_problem(state, "cat") == f"'cat' ran, but it {detail}."

@@ -1,10 +1,11 @@
 """The `initialize` exchange and how a connection can end: version negotiation and its failures.
 
 Offered 2 and answered 1, an agent is started again offering 1 (`FallbackError`), and that is
-remembered. An error answer the person must act on (a version we cannot speak) makes the agent
-unusable; an error answer to `session/new` from a live agent is a refusal (`RefusedError`), not
-a crash: it is not retried until the person restarts the agent, changes its configuration or
-signs in.
+remembered. A program that answers `initialize` with an error, or not at all, does not speak ACP
+(`NotAcpError`): said once, not restarted. An error answer the person must act on (a version we
+cannot speak) makes the agent unusable; an error answer to `session/new` from a live agent is a
+refusal (`RefusedError`), not a crash: it is not retried until the person restarts the agent,
+changes its configuration or signs in.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from acp.exceptions import RequestError
 
 from acp_tray.agents.transport import WatchedTransport
 from acp_tray.agents.turns import Requester, error_text
+from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.initialize import initialize_params
-from acp_tray.protocol.version import SUPPORTED, ProtocolVersion, answered_version
+from acp_tray.protocol.version import DOES_NOT_SPEAK_ACP, SUPPORTED, ProtocolVersion, answered_version
 
 __all__ = [
     "AUTH_REQUIRED",
@@ -31,12 +33,14 @@ __all__ = [
     "FallbackError",
     "HandshakeError",
     "HandshakeFailure",
+    "NotAcpError",
     "RefusedError",
     "RunEnd",
     "UnusableAgentError",
 ]
 
 UNSUPPORTED_VERSION = -32022
+AGAIN_AS_V1 = "again, offering ACP 1: "  # a status detail after "starting": a sentence
 
 
 class RunEnd(Enum):
@@ -62,6 +66,18 @@ class UnusableAgentError(HandshakeError):
         super().__init__(f"{title}: {detail}")
         self.title = title
         self.detail = detail
+
+
+class NotAcpError(UnusableAgentError):
+    """It ran, but answered `initialize` with an error or not at all: not an ACP agent (`cat`
+    echoes the request, and the echo of acp-tray's own "Method not found" comes back as the answer)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__("Not an ACP agent", f"it {DOES_NOT_SPEAK_ACP}: {why}")
+        self.why = why
+
+    def __str__(self) -> str:  # the status detail: "does not speak ACP (…): why"
+        return f"{DOES_NOT_SPEAK_ACP}: {self.why}"
 
 
 class RefusedError(HandshakeError):
@@ -110,14 +126,16 @@ async def negotiate(
     except RequestError as exc:
         if exc.code == UNSUPPORTED_VERSION and offer is ProtocolVersion.V2 and auto:
             speaks_v1()
-            raise FallbackError("the agent refused ACP 2: starting it again, offering 1") from None
+            raise FallbackError(AGAIN_AS_V1 + "it refused ACP 2") from None
         if exc.code == UNSUPPORTED_VERSION:
             raise UnusableAgentError(
                 "Unsupported protocol version",
                 f"the agent does not speak ACP {int(offer)} ({error_text(exc)}); "
                 f"check `protocol` for {agent} in the preferences",
             ) from None
-        raise
+        if exc.code == AUTH_REQUIRED:
+            raise
+        raise NotAcpError(f"it answered `initialize` with an error ({error_text(exc)})") from None
     answered = answered_version(init)
     if answered not in SUPPORTED or answered > offer:
         raise UnusableAgentError(
@@ -131,14 +149,12 @@ async def negotiate(
         )
     if offer is ProtocolVersion.V2 and answered == 2 and auto and echoed(init):
         speaks_v1()
-        raise FallbackError(
-            "the agent answered ACP 2 in ACP 1's shape (it echoes the offer): starting it again, offering 1"
-        )
+        raise FallbackError(AGAIN_AS_V1 + "it answered ACP 2 in ACP 1's shape, echoing the offer")
     if offer is ProtocolVersion.V2 and answered == 1:
         # it may have read its capabilities from the v2-shaped request (a router converts them,
         # dropping session.notices): ask again on a fresh connection, and remember
         speaks_v1()
-        raise FallbackError("the agent speaks ACP 1: starting it again, offering 1")
+        raise FallbackError(AGAIN_AS_V1 + "it speaks ACP 1 only")
     return ProtocolVersion(answered), init
 
 
@@ -148,6 +164,15 @@ def echoed(init: Any) -> bool:
     `echo_agent.py` answers just `{"protocolVersion": 2}`). A v2 agent this wrongly catches can be
     pinned with `protocol = 2`."""
     return isinstance(init, dict) and "info" not in init and "capabilities" not in init
+
+
+def not_acp_timeout(agent: str, handshake_timeout: float) -> NotAcpError:
+    """No answer to `initialize` in time: not an ACP agent (or one too slow to start: a restart
+    tries again)."""
+    return NotAcpError(
+        f"no answer to the handshake within {handshake_timeout:g} s; if it was only slow to start, "
+        f"`{pasteable('agents', 'restart', agent)}` tries again"
+    )
 
 
 def failure_reason(exc: BaseException, handshake_timeout: float) -> str:

@@ -32,6 +32,7 @@ from acp_tray.agents.handshake import (
     UnusableAgentError,
     failure_reason,
     negotiate,
+    not_acp_timeout,
 )
 from acp_tray.agents.live_sessions import LiveSessions
 from acp_tray.agents.peer import AgentPeer
@@ -194,6 +195,7 @@ class AgentHost:
         connection = Connection(self._handler, transport)
         self._connection = connection
         self._transport = transport
+        self.speaks_acp = False  # until this connection's `initialize` is answered
         end = RunEnd.ENDED
         gone = AGENT_GONE
         try:
@@ -209,6 +211,9 @@ class AgentHost:
                     )
                     self.session_id = session.session_id
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
+                if isinstance(exc, TimeoutError) and not self.speaks_acp and not self.spec.remote:
+                    # `initialize` never answered (a remote server may only be slow for now: retried)
+                    exc = not_acp_timeout(self.name, self._handshake_timeout)
                 end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
                 if isinstance(exc, UnusableAgentError):
                     self._report.unusable(exc.title, exc.detail)

@@ -57,6 +57,7 @@ class ProcessRun:
         self._stopping: set[asyncio.Task[None]] = set()  # process trees of fallbacks, going
 
     async def run(self) -> RunEnd:
+        self._stderr.new_run()  # one tail per run: an earlier run's lines are not this one's reason
         if not self._spec.cwd.is_dir():
             self._report.status(AgentState.FAILED, f"working directory {self._spec.cwd} does not exist")
             return RunEnd.CANNOT_START
@@ -76,7 +77,13 @@ class ProcessRun:
             return RunEnd.CANNOT_START
         self._log.info("running as pid %d, in a process group of its own", agent.pid)
         drain = asyncio.create_task(self._stderr.drain(agent.stderr), name=f"stderr:{self._name}")
-        lines = LineTransport(agent.stdout, agent.stdin, on_drop=self._on_drop, max_line_bytes=self._max_line_bytes)
+        lines = LineTransport(
+            agent.stdout,
+            agent.stdin,
+            on_drop=self._on_drop,
+            on_text=self._stderr.keep_stdout,
+            max_line_bytes=self._max_line_bytes,
+        )
         transport = WatchedTransport(lines)
         grace = True
         try:

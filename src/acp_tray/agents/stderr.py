@@ -1,5 +1,6 @@
 """Drain an agent's stderr so a chatty agent never blocks for long, keeping a bounded tail for diagnostics
-at a bounded cost.
+at a bounded cost; one tail per run of the agent (`new_run()`), and the plain-text lines it wrote on
+stdout instead of JSON-RPC (`keep_stdout()`: "this program is no longer maintained") kept with them.
 
 Every line is redacted as it is read (`redact`: the configured secrets, the keyring values injected
 into agents, credential-looking text), so no surface that quotes stderr shows a secret.
@@ -47,18 +48,32 @@ class StderrTail:
 
     def __init__(self, agent: str, max_lines: int = DEFAULT_TAIL_LINES) -> None:
         self._log = logging.getLogger(f"acp_tray.agent.{agent}")
-        self._lines: deque[str] = deque(maxlen=max_lines)  # meaningful ones
+        self._lines: deque[tuple[str, bool]] = deque(maxlen=max_lines)  # meaningful ones; True: from stdout
         self._all: deque[str] = deque(maxlen=max_lines)
         self.bytes_read = 0
 
+    def new_run(self) -> None:
+        """The agent starts again: what an earlier run wrote is not this run's reason."""
+        self._lines.clear()
+        self._all.clear()
+
     def tail(self) -> list[str]:
         """The last meaningful lines, for a person."""
-        return list(self._lines)
+        return [line for line, _ in self._lines]
 
     def hint(self) -> str:
         """The last few meaningful lines, to end a status detail with ("" when there are none)."""
-        lines = [line.strip() for line in self.tail()[-HINT_LINES:]]
-        return f"; last stderr: {' | '.join(lines)}" if lines else ""
+        last = list(self._lines)[-HINT_LINES:]
+        lines = [line.strip() for line, _ in last]
+        what = "output" if any(stdout for _, stdout in last) else "stderr"
+        return f"; last {what}: {' | '.join(lines)}" if lines else ""
+
+    def keep_stdout(self, raw: bytes) -> None:
+        """A line the agent wrote on stdout that is not JSON-RPC: kept for the hint like a stderr
+        line (bounded, without control characters, redacted); the log has it already."""
+        line = self._clean(raw)
+        if meaningful(line):
+            self._lines.append((line, True))
 
     async def quiet(self, limit: float) -> None:
         """Wait until nothing more has come for a moment (at most `limit` seconds)."""
@@ -112,10 +127,14 @@ class StderrTail:
             if len(chunk) >= BUSY:  # a writer that keeps the pipe full: what comes meanwhile waits in the buffer
                 await asyncio.sleep(PAUSE)
 
+    @staticmethod
+    def _clean(raw: bytes) -> str:
+        return redact(plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace"))).rstrip()
+
     def _keep(self, raw: bytes) -> None:
-        line = redact(plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace"))).rstrip()
+        line = self._clean(raw)
         if line.strip():
             self._all.append(line)
             if meaningful(line):
-                self._lines.append(line)
+                self._lines.append((line, False))
             self._log.debug("stderr: %s", line)

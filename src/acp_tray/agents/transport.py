@@ -5,8 +5,9 @@ The SDK's own stdio framing (0.12.x) has traps this transport closes:
   an object that is not a JSON-RPC message it can route (unhashable `id`, non-object `error`);
 - an over-long line is buffered without bound.
 Here every line is bounded, and anything that is not a routable JSON-RPC object is reported to
-`on_drop` and skipped; the next valid message is delivered as usual. Sending reuses the SDK's
-`MessageSender`, so the framing on the way out is the SDK's own.
+`on_drop` and skipped (a plain-text line also to `on_text`: a person may need to read it); the next
+valid message is delivered as usual. Sending reuses the SDK's `MessageSender`, so the framing on
+the way out is the SDK's own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ MAX_UNANSWERED = 256  # of an agent's requests in flight at once (permission req
 SIGN_IN_METHODS = ("authenticate", "auth/login")  # ours, whose ids are kept to cancel one (`$/cancel_request`)
 
 DropHandler = Callable[[str, bytes], None]
+TextHandler = Callable[[bytes], None]
+NOT_JSON = "not JSON"
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
@@ -112,9 +115,9 @@ def decode_line(line: bytes) -> dict[str, Any] | str:
             except (ValueError, RecursionError):
                 message = None
             if message is None:
-                return "not JSON (RecursionError)"
+                return f"{NOT_JSON} (RecursionError)"
         except ValueError as exc:
-            return f"not JSON ({type(exc).__name__})"
+            return f"{NOT_JSON} ({type(exc).__name__})"
     problem = jsonrpc_problem(message)
     if problem is not None:
         return problem
@@ -131,10 +134,12 @@ class LineTransport:
         writer: asyncio.StreamWriter,
         *,
         on_drop: DropHandler,
+        on_text: TextHandler | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
         self._reader = reader
         self._on_drop = on_drop
+        self._on_text = on_text
         self._max_line_bytes = max_line_bytes
         self._tasks = TaskSupervisor(source="acp_tray.LineTransport")
         self._sender = MessageSender(writer, self._tasks)
@@ -157,6 +162,8 @@ class LineTransport:
             message = decode_line(stripped)
             if isinstance(message, str):
                 self._on_drop(message, stripped)
+                if self._on_text is not None and message.startswith(NOT_JSON) and stripped[:1] not in b"{[":
+                    self._on_text(stripped)  # words, not a broken message
                 continue
             return message
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, field, out, say
-from acp_tray.cli.status import agent_line
+from acp_tray.cli.status import agent_lines
 from acp_tray.control import api
+from acp_tray.prefs.launch import program_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 from acp_tray.registry.progress import megabytes
@@ -86,9 +88,9 @@ def _list(args: argparse.Namespace) -> int:
     code, rows = fetch(args, api.AGENTS_LIST)
     if rows is None:
         return code
-    for row in rows:
+    for line, row in zip(agent_lines(rows), rows, strict=True):
         target = field(row["target"], DESCRIPTION_LIMIT)
-        out(agent_line(row) + f"\n      {row['kind']}: {target} · permission: {row['permission']}")
+        out(line + f"\n      {row['kind']}: {target} · permission: {row['permission']}")
     if not rows:
         out("no agents configured: acp-tray agents add NAME -- COMMAND ARGS...")
     return 0
@@ -100,6 +102,8 @@ def _add(args: argparse.Namespace) -> int:
     command, url, problem = _add_target(args.agent_command, args.url)
     if problem is None and (command is None) == (url is None):
         problem = "give the agent's command after `--`, or --url ws://… (one of the two)"
+    if problem is None and command is not None:  # refused before anything is saved (the window's rule too)
+        problem = program_problem(command[0], Path.cwd())
     if problem is not None:
         say(problem)
         return EXIT_USAGE

@@ -28,7 +28,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return code
     for row in rows:
         queued = f", {row['queued']} queued" if row["queued"] else ""
-        name, session_id, cwd = field(row["name"]), field(row["session_id"]), field(row["cwd"], DESCRIPTION_LIMIT)
+        name, cwd = field(row["name"]), field(row["cwd"], DESCRIPTION_LIMIT)
+        session_id = field(row["session_id"] or "-")  # none yet: prompts wait for it to open
         out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}")
     if not rows:
         out("no sessions yet")

@@ -15,12 +15,20 @@ from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 
 
-def agent_line(row: replies.AgentRow) -> str:
-    sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
-    work = f", {row['busy']} busy" if row["busy"] else ""
-    work += f", {row['queued']} queued" if row["queued"] else ""
-    detail = f"  ({field(row['detail'], DESCRIPTION_LIMIT)})" if row["detail"] else ""
-    return f"  {field(row['name']):<14} {row['state']:<10} {sessions}{work}{detail}"
+def agent_lines(rows: list[replies.AgentRow]) -> list[str]:
+    """A line per agent; its name and state columns as wide as their longest value (at least 14
+    and 10), a space and more between them."""
+    names = [field(row["name"]) for row in rows]
+    name_width = max([13, *map(len, names)]) + 1
+    state_width = max([9, *(len(field(row["state"])) for row in rows)]) + 1
+    lines = []
+    for name, row in zip(names, rows, strict=True):
+        sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
+        work = f", {row['busy']} busy" if row["busy"] else ""
+        work += f", {row['queued']} queued" if row["queued"] else ""
+        detail = f"  ({field(row['detail'], DESCRIPTION_LIMIT)})" if row["detail"] else ""
+        lines.append(f"  {name:<{name_width}} {field(row['state']):<{state_width}} {sessions}{work}{detail}")
+    return lines
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -37,8 +45,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     agents = status["agents"]
     connected = sum(a["state"] == "connected" for a in agents)
     out(f"agents: {len(agents)} ({connected} connected)")
-    for row in agents:
-        out(agent_line(row))
+    for line in agent_lines(agents):
+        out(line)
     if status["approvals"]:
         out(f"waiting for your approval: {len(status['approvals'])}")
         out("\n".join(approval_lines(status["approvals"])))

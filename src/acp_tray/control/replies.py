@@ -60,7 +60,7 @@ class SessionRow(TypedDict):
     name: str
     cwd: str
     session_id: str | None
-    state: Literal["detached", "running", "idle"]
+    state: Literal["detached", "running", "idle", "waiting"]  # waiting: prompts wait for it to open (a sign-in)
     queued: int
     turns: int
 

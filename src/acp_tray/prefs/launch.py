@@ -1,11 +1,15 @@
 """What a local agent's command and `env` may hold: what the OS can hand to a new process (no NUL
 anywhere, no `=` in a variable's name) and the preferences file can keep (UTF-8 text, so no lone
 surrogate from bytes a shell passed undecoded). One rule for every way in: the preferences file,
-the control API's `agents.add`, a registry entry. Standard library only."""
+the control API's `agents.add`, a registry entry. And whether a new agent's program is there to be
+run (`program_problem`: `agents add` and the window's form). Standard library only."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 SHOWN = 60  # characters of a bad value quoted in a message
 
@@ -51,4 +55,21 @@ def env_problem(env: Mapping[str, str]) -> str | None:
         problem = text_problem(value, quoted=False)  # a value may be an API key: never quoted
         if problem is not None:
             return f"the value of {name} {problem}"
+    return None
+
+
+def program_problem(program: str, cwd: Path) -> str | None:
+    """Why `program` (a path, relative to `cwd`, or a name looked up on the PATH) cannot be started,
+    or None. `acp-tray` runs itself, whatever PATH says (prefs/model.py)."""
+    if program == "acp-tray":
+        return None
+    if os.sep in program or (os.altsep and os.altsep in program):
+        found = cwd / program
+        if not found.exists():
+            return f"there is no program {str(found)!r}: the file does not exist"
+        if found.is_dir() or not os.access(found, os.X_OK):
+            return f"{str(found)!r} is not a program that can be run (not an executable file)"
+        return None
+    if shutil.which(program) is None:
+        return f"there is no program called {program!r}: it is not installed, or not on the PATH"
     return None

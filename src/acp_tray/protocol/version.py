@@ -11,6 +11,9 @@ class ProtocolVersion(IntEnum):
 
 
 SUPPORTED = (ProtocolVersion.V1, ProtocolVersion.V2)
+# what a program that ran but answered `initialize` with an error, or not at all, is said to be
+# (the daemon's verdict, and the words the window's form quotes)
+DOES_NOT_SPEAK_ACP = "does not speak ACP (the Agent Client Protocol)"
 
 
 def answered_version(initialize_result: object) -> int | None:

@@ -23,7 +23,7 @@ from acp_tray.files.atomic import write_atomically
 from acp_tray.files.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import cmd_parts, pinned
-from acp_tray.registry.index import Entry, Package, RegistryError
+from acp_tray.registry.index import BinaryTarget, Entry, Package, RegistryError
 from acp_tray.registry.transfer import Progress, TransferError, fetch
 
 MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
@@ -111,29 +111,41 @@ def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | No
     directory = home / entry.version
     program = directory.joinpath(*relative)
     if not program.is_file():  # not there yet (a directory without it is an earlier, broken attempt)
+        fresh = not home.exists()
         _private_home(root, entry.id)
         shutil.rmtree(directory, ignore_errors=True)
-        with tempfile.TemporaryDirectory(dir=home, prefix=".download-") as work:
-            archive = Path(work) / "archive"
-            try:
-                with archive.open("wb") as sink:
-                    fetch(
-                        target.archive,
-                        timeout=DOWNLOAD_TIMEOUT,
-                        deadline=DOWNLOAD_DEADLINE,
-                        limit=MAX_ARCHIVE_BYTES,
-                        progress=progress,
-                        sink=sink,
-                    )
-                staged = Path(work) / "unpacked"
-                unpack(archive, staged, url=target.archive)
-            except (TransferError, ArchiveError) as exc:
-                raise RegistryError(f"{entry.id} {entry.version}: {exc}") from None
-            if not staged.joinpath(*relative).is_file():
-                raise RegistryError(f"{entry.id} {entry.version}: the archive has no {target.cmd!r}; not installed")
-            os.replace(staged, directory)
+        try:
+            _download(entry, target, directory, home, progress)
+        except BaseException:
+            if fresh:  # nothing left behind: the agent is not added
+                shutil.rmtree(home, ignore_errors=True)
+            raise
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     return Installed(entry.id, entry.version, "binary", [str(program), *target.args], dict(target.env), str(directory))
+
+
+def _download(entry: Entry, target: BinaryTarget, directory: Path, home: Path, progress: Progress | None) -> None:
+    """`target`'s archive downloaded and unpacked into `directory` (whole, or not at all)."""
+    relative = cmd_parts(target.cmd)
+    with tempfile.TemporaryDirectory(dir=home, prefix=".download-") as work:
+        archive = Path(work) / "archive"
+        try:
+            with archive.open("wb") as sink:
+                fetch(
+                    target.archive,
+                    timeout=DOWNLOAD_TIMEOUT,
+                    deadline=DOWNLOAD_DEADLINE,
+                    limit=MAX_ARCHIVE_BYTES,
+                    progress=progress,
+                    sink=sink,
+                )
+            staged = Path(work) / "unpacked"
+            unpack(archive, staged, url=target.archive)
+        except (TransferError, ArchiveError) as exc:
+            raise RegistryError(f"{entry.id} {entry.version}: {exc}") from None
+        if not staged.joinpath(*relative).is_file():
+            raise RegistryError(f"{entry.id} {entry.version}: the archive has no {target.cmd!r}; not installed")
+        os.replace(staged, directory)
 
 
 def fetch_icon(entry: Entry, root: Path) -> Path | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import http.client
 import socket
+import ssl
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from functools import partial
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from acp_tray import __version__
 from acp_tray.registry.urls import URLRefusedError, check_url
@@ -150,8 +152,29 @@ def _copy(url: str, timeout: float, watch: _Deadline, limit: int, progress: Prog
     except TransferError:
         raise
     except urllib.error.HTTPError as exc:
-        raise TransferError(f"{url}: the server answered {exc.code} {exc.reason}") from None
+        found = "not found: " if exc.code in (404, 410) else ""
+        raise TransferError(f"{url}: {found}the server answered {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
-        raise TransferError(f"{url}: {exc.reason}") from None
+        raise TransferError(f"{url}: {plain_reason(exc.reason, url)}") from None
     except (OSError, ValueError, http.client.HTTPException) as exc:  # timeouts, resets, a malformed URL
-        raise TransferError(f"{url}: {exc or type(exc).__name__}") from None
+        raise TransferError(f"{url}: {plain_reason(exc, url)}") from None
+
+
+def plain_reason(reason: BaseException | str, url: str) -> str:
+    """Why a connection to `url` failed, in plain words (no errno, no exception name)."""
+    host = urlsplit(url).hostname or url
+    if isinstance(reason, socket.gaierror):
+        return f"cannot reach {host}: its name is not known here (no network, or a wrong address)"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"cannot reach {host} safely: its certificate is not trusted ({reason.verify_message})"
+    if isinstance(reason, ssl.SSLError):
+        return f"cannot reach {host} safely: the secure connection (TLS) failed ({reason.reason or reason})"
+    if isinstance(reason, ConnectionRefusedError):
+        return f"cannot reach {host}: it refused the connection"
+    if isinstance(reason, TimeoutError):
+        return f"{host} did not answer in time"
+    if isinstance(reason, ConnectionError | http.client.HTTPException):
+        return f"{host} closed the connection before the answer was complete"
+    if isinstance(reason, OSError) and reason.strerror:
+        return f"cannot reach {host}: {reason.strerror}"
+    return str(reason) or type(reason).__name__

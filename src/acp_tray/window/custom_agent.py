@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,7 +14,9 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from acp_tray.control import api, replies
+from acp_tray.prefs.launch import program_problem
 from acp_tray.prefs.names import agent_name_problem
+from acp_tray.protocol.version import DOES_NOT_SPEAK_ACP
 
 FIELDS = ("kind", "name", "command", "url", "headers", "cwd", "permission")
 PERMISSIONS = (
@@ -35,21 +36,6 @@ class Checked:
     request: api.AddArgs | None = None
 
 
-def _program_problem(program: str, cwd: Path) -> str | None:
-    if program == "acp-tray":  # acp-tray runs itself, whatever PATH says (prefs/model.py)
-        return None
-    if os.sep in program or (os.altsep and os.altsep in program):
-        path = cwd / program
-        if not path.exists():
-            return f"There is no program {str(path)!r}: the file does not exist."
-        if path.is_dir() or not os.access(path, os.X_OK):
-            return f"{str(path)!r} is not a program that can be run (not an executable file)."
-        return None
-    if shutil.which(program) is None:
-        return f"There is no program called {program!r}: it is not installed, or not on the PATH."
-    return None
-
-
 def _command(values: Mapping[str, str], cwd: Path, errors: dict[str, str]) -> list[str] | None:
     text = values["command"].strip()
     if not text:
@@ -63,9 +49,9 @@ def _command(values: Mapping[str, str], cwd: Path, errors: dict[str, str]) -> li
     if words[0].startswith("-"):
         errors["command"] = "The command must start with a program, not an option."
         return None
-    problem = _program_problem(words[0], cwd)
+    problem = program_problem(words[0], cwd)
     if problem is not None:
-        errors["command"] = problem
+        errors["command"] = sentence(problem)
         return None
     if os.sep in words[0] and not os.path.isabs(words[0]):
         words[0] = str(cwd / words[0])  # kept as found: the preferences name the program itself
@@ -111,7 +97,7 @@ def check(form: Mapping[str, str], taken: set[str]) -> Checked:
     name = values["name"].strip()
     problem = agent_name_problem(name)
     if problem is not None:
-        errors["name"] = problem[0].upper() + problem[1:] + "."
+        errors["name"] = sentence(problem)
     elif name in taken:
         errors["name"] = f"The name {name!r} is taken: an agent of that name is configured already."
     cwd = folder(values["cwd"], errors)
@@ -138,13 +124,21 @@ def check(form: Mapping[str, str], taken: set[str]) -> Checked:
     return Checked(values, errors, request)
 
 
+def sentence(problem: str) -> str:
+    """A problem said in lower case, as a sentence beside its field."""
+    return problem[0].upper() + problem[1:] + "."
+
+
 def connect_problem(state: replies.WaitReply, program: str) -> str:
-    """Why an agent that was added did not connect, said about the command that was typed."""
+    """Why an agent that was added did not connect, said about the command that was typed (the
+    daemon's verdict "does not speak ACP" as it is)."""
     detail = state["detail"] or state["state"]
     if detail.startswith("cannot start"):
         return f"{program!r} could not be started ({detail})."
+    if detail.startswith(DOES_NOT_SPEAK_ACP):
+        return f"{program!r} ran, but it {detail}."
     if "handshake" in detail or "initialize" in detail or "ACP" in detail:
-        return f"{program!r} ran, but it does not speak ACP (the Agent Client Protocol): {detail}."
+        return f"{program!r} ran, but it {DOES_NOT_SPEAK_ACP}: {detail}."
     return f"{program!r} ran, but it did not connect as an ACP agent ({detail})."
 
 

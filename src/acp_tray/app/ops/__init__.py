@@ -14,6 +14,7 @@ from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
 from acp_tray.app.ops.signin import SignInOps
 from acp_tray.app.ops.status import StatusOps
+from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.app.ops.watch import WatchOps
 from acp_tray.control import api
 from acp_tray.control.server import Dispatch, answering, dispatch, following, reading, streaming
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 def dispatch_table(daemon: Daemon) -> Dispatch:
     hosts = Hosts(daemon)
-    status, agents, signin = StatusOps(daemon), AgentOps(daemon, hosts), SignInOps(hosts)
-    prompts, approvals, prefs = PromptOps(daemon, hosts), ApprovalOps(daemon), PrefsOps(daemon)
+    waiting = WaitingPrompts(daemon.report)  # prompts sent with --no-wait, before their session opens
+    status, agents, signin = StatusOps(daemon, waiting), AgentOps(daemon, hosts, waiting), SignInOps(hosts)
+    prompts, approvals, prefs = PromptOps(daemon, hosts, waiting), ApprovalOps(daemon), PrefsOps(daemon)
     history = HistoryOps(daemon)
     return dispatch(
         reading(api.STATUS, status.status),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray.app.ops.hosts import Hosts
+from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import AddArgs, ErrorCode, NameArgs, OpError, ReplaceArgs, WaitArgs
 from acp_tray.control.replies import AddedReply, NameReply, RemovedReply, WaitReply
 from acp_tray.events import AgentState, AgentStatus
@@ -46,9 +47,10 @@ def _launchable(command: list[str] | None, env: dict[str, str], url: str | None 
 
 
 class AgentOps:
-    def __init__(self, daemon: Daemon, hosts: Hosts) -> None:
+    def __init__(self, daemon: Daemon, hosts: Hosts, waiting: WaitingPrompts) -> None:
         self._daemon = daemon
         self._hosts = hosts
+        self._waiting = waiting  # prompts waiting for an agent's session: they fail when it is removed
 
     def _change(self, change: Callable[[Path], Preferences]) -> None:
         try:
@@ -117,6 +119,7 @@ class AgentOps:
         self._hosts.configured(name)
         self._change(lambda path: remove_agent(path, name))
         await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
+        self._waiting.removed(name)
         root = paths.registry_agents_dir()
         files = agent_dir(root, name)
         try:

@@ -11,6 +11,7 @@ from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.signin import AuthRequiredError
 from acp_tray.agents.turns import HostedSession, PromptJob
 from acp_tray.app.ops.hosts import Hosts, needs_signin
+from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import CancelArgs, ErrorCode, OpError, PromptArgs
 from acp_tray.control.replies import CancelReply, PromptDone, PromptQueued, QueuedEvent
 from acp_tray.control.server import Emit
@@ -21,9 +22,10 @@ if TYPE_CHECKING:
 
 
 class PromptOps:
-    def __init__(self, daemon: Daemon, hosts: Hosts) -> None:
+    def __init__(self, daemon: Daemon, hosts: Hosts, waiting: WaitingPrompts) -> None:
         self._daemon = daemon
         self._hosts = hosts
+        self._waiting = waiting
 
     async def prompt(self, args: PromptArgs, emit: Emit) -> PromptDone | PromptQueued:
         agent, cwd = args.agent, args.cwd
@@ -60,11 +62,14 @@ class PromptOps:
             raise OpError(f"{agent} could not open session {name!r}: {exc}", ErrorCode.FAILED) from None
 
     async def _submit_later(self, agent: str, name: str, cwd: str | None, job: PromptJob) -> None:
+        self._waiting.waiting(agent, name, cwd, job)  # listed until it is in its session
         try:
             session = await self._open(agent, name, cwd, patient=True)
         except OpError as exc:  # nobody is waiting: the person is told with acp-tray's own notice
             self._daemon.report(TurnEnded(agent, "", name, None, str(exc)))
             return
+        finally:
+            self._waiting.done(job)
         job.key = session.key
         session.submit(job)
 

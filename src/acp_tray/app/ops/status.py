@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
+from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
@@ -24,8 +25,9 @@ MAX_OPTIONS = 20  # of one approval request, in replies
 
 
 class StatusOps:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Daemon, waiting: WaitingPrompts) -> None:
         self._daemon = daemon
+        self._waiting = waiting
         self._started = time.time()
 
     async def status(self) -> StatusReply:
@@ -73,7 +75,22 @@ class StatusOps:
                     "queued": session.queued,
                     "turns": session.turns,
                 }
+        self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
+
+    def _add_waiting(self, rows: dict[tuple[str, str, str], SessionRow]) -> None:
+        """The prompts waiting for their session to open (a sign-in, a start), counted in its row."""
+        for prompt in self._waiting.all():
+            running = self._daemon.hosts.get(prompt.agent)
+            cwd = prompt.cwd or (str(running.spec.cwd) if running is not None else "")
+            row = rows.setdefault(
+                (prompt.agent, cwd, prompt.session),
+                {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
+                 "state": "waiting", "queued": 0, "turns": 0},
+            )  # fmt: skip
+            if row["state"] == "detached":
+                row["state"] = "waiting"
+            row["queued"] += 1
 
     async def quit(self) -> QuitReply:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
@@ -95,7 +112,7 @@ class StatusOps:
                     "detail": status.detail if status else "",
                     "sessions": len(sessions),
                     "busy": sum(s.current is not None for s in sessions),
-                    "queued": sum(s.queued for s in sessions),
+                    "queued": sum(s.queued for s in sessions) + self._waiting.of(name),
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
                 }

@@ -1,0 +1,62 @@
+"""Programs that are not ACP agents, said in one line and not restarted: a program that is not
+there is refused by `agents add` before anything is saved; one that answers `initialize` with an
+error (`cat` echoes acp-tray's own "Method not found" back as the answer) or never answers it
+"does not speak ACP" (no crash loop). Real processes, and a real daemon for `agents add`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.events import AgentCrashed, AgentState, AgentStatus, AgentUnusable
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, start
+from tests.support.event_log import EventLog
+
+NOT_ACP = "does not speak ACP (the Agent Client Protocol): "
+
+
+async def _supervised(host: AgentHost, log: EventLog) -> None:
+    await asyncio.wait_for(supervise(host, log, BackoffPolicy(initial=0.05)), 30)
+
+
+async def test_cat_does_not_speak_acp_and_is_not_restarted(tmp_path: Path) -> None:
+    log = EventLog()
+    await _supervised(AgentHost("kitty", AgentSpec(["cat"], cwd=tmp_path), log), log)
+    statuses = log.of(AgentStatus)
+    assert [e.state for e in statuses].count(AgentState.STARTING) == 1  # one run: no restart loop
+    assert log.of(AgentCrashed) == []
+    assert statuses[-1].state is AgentState.FAILED
+    assert statuses[-1].detail.startswith(NOT_ACP + "it answered `initialize` with an error (Method not found")
+    assert [(e.title, e.detail.split(":")[0]) for e in log.of(AgentUnusable)] == [
+        ("Not an ACP agent", "it does not speak ACP (the Agent Client Protocol)")
+    ]
+
+
+async def test_a_program_that_never_answers_does_not_speak_acp_and_is_not_restarted(tmp_path: Path) -> None:
+    log = EventLog()
+    spec = AgentSpec([sys.executable, "-c", "import time; time.sleep(60)"], cwd=tmp_path)
+    await _supervised(AgentHost("mute", spec, log, handshake_timeout=0.5), log)
+    statuses = log.of(AgentStatus)
+    assert [e.state for e in statuses].count(AgentState.STARTING) == 1 and log.of(AgentCrashed) == []
+    assert statuses[-1].detail == (
+        NOT_ACP + "no answer to the handshake within 0.5 s; if it was only slow to start, "
+        "`acp-tray agents restart mute` tries again"
+    )
+
+
+def test_agents_add_refuses_a_program_that_is_not_there_before_saving_it(daemons: list[Daemon]) -> None:
+    config = write_config()
+    start(daemons)
+    missing = cli("agents", "add", "x", "--", "/no/such/program", "--acp")
+    assert missing.returncode != 0
+    assert missing.stderr == "acp-tray: there is no program '/no/such/program': the file does not exist\n"
+    unknown = cli("agents", "add", "y", "--", "no-such-program-anywhere")
+    assert unknown.returncode != 0
+    assert "there is no program called 'no-such-program-anywhere': it is not installed" in unknown.stderr
+    assert "[agents.x]" not in config.read_text() and "[agents.y]" not in config.read_text()
+    assert json.loads(cli("agents", "list", "--json").stdout) == []

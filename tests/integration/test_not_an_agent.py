@@ -49,6 +49,26 @@ async def test_a_program_that_never_answers_does_not_speak_acp_and_is_not_restar
     )
 
 
+async def test_an_agent_npx_is_still_fetching_is_slow_not_silent_and_is_started_again(tmp_path: Path) -> None:
+    """Through a package runner (npx, uvx) the first start downloads the agent: no answer in time
+    is retried as before, never "does not speak ACP"."""
+    npx = tmp_path / "npx"
+    npx.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import time; time.sleep(60)'\n", encoding="utf-8")
+    npx.chmod(0o755)
+    log = EventLog()
+    spec = AgentSpec([str(npx), "-y", "--", "@example/slow-acp@1.0.0"], cwd=tmp_path)
+    supervising = asyncio.create_task(
+        supervise(AgentHost("slow", spec, log, handshake_timeout=0.5), log, BackoffPolicy(initial=0.05))
+    )
+    try:
+        await log.wait_for(lambda: [e.state for e in log.of(AgentStatus)].count(AgentState.STARTING) >= 2)
+    finally:
+        supervising.cancel()
+        await asyncio.gather(supervising, return_exceptions=True)
+    assert log.of(AgentUnusable) == []
+    assert not any(NOT_ACP in e.detail for e in log.of(AgentStatus))
+
+
 def test_agents_add_refuses_a_program_that_is_not_there_before_saving_it(daemons: list[Daemon]) -> None:
     config = write_config()
     start(daemons)

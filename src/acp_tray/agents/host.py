@@ -47,6 +47,7 @@ from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, WatchedTr
 from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, EventSink
+from acp_tray.prefs.launch import fetches_on_start
 from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import AgentCapabilities, agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
@@ -165,6 +166,12 @@ class AgentHost:
         """The detail of the last status reported."""
         return self._report.last_detail
 
+    def _may_be_slow(self) -> bool:
+        """A handshake not answered in time means "does not speak ACP" unless the agent was only slow:
+        it answered `initialize` already, it is remote (a server may be slow for now), or a package
+        runner (npx, uvx) may still be downloading it on its first start. These are retried."""
+        return self.speaks_acp or self.spec.remote or fetches_on_start(self.spec.command)
+
     @property
     def default_key(self) -> SessionKey:
         return SessionKey(self.name, str(self.spec.cwd), DEFAULT_SESSION)
@@ -211,8 +218,7 @@ class AgentHost:
                     )
                     self.session_id = session.session_id
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
-                if isinstance(exc, TimeoutError) and not self.speaks_acp and not self.spec.remote:
-                    # `initialize` never answered (a remote server may only be slow for now: retried)
+                if isinstance(exc, TimeoutError) and not self._may_be_slow():
                     exc = not_acp_timeout(self.name, self._handshake_timeout)
                 end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
                 if isinstance(exc, UnusableAgentError):

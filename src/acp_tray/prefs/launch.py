@@ -2,7 +2,8 @@
 anywhere, no `=` in a variable's name) and the preferences file can keep (UTF-8 text, so no lone
 surrogate from bytes a shell passed undecoded). One rule for every way in: the preferences file,
 the control API's `agents.add`, a registry entry. And whether a new agent's program is there to be
-run (`program_problem`: `agents add` and the window's form). Standard library only."""
+run (`program_problem`: `agents add` and the window's form), and whether it fetches the agent when
+it starts (`fetches_on_start`). Standard library only."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 SHOWN = 60  # characters of a bad value quoted in a message
+PACKAGE_RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx"})  # may spend a first start downloading the agent
 
 
 def _shown(text: str) -> str:
@@ -73,3 +75,14 @@ def program_problem(program: str, cwd: Path) -> str | None:
     if shutil.which(program) is None:
         return f"there is no program called {program!r}: it is not installed, or not on the PATH"
     return None
+
+
+def fetches_on_start(command: Sequence[str] | None) -> bool:
+    """Whether `command` runs its agent through a package runner (npx, uvx…), which downloads the
+    package on the first start: slow to answer then, not silent for good."""
+    if not command:
+        return False
+    name = Path(command[0]).name.lower()
+    for suffix in (".cmd", ".exe", ".bat"):
+        name = name.removesuffix(suffix)
+    return name in PACKAGE_RUNNERS

@@ -112,7 +112,7 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
     assert own is not None
     assert own.notice.title == "Sign in to codex" and own.notice.severity == "warning"
     description = own.notice.description or ""
-    assert description.startswith("Choose below, or run `acp-tray login codex METHOD`")
+    assert description.startswith("To sign in, run `acp-tray login codex METHOD` with one of these:")
     hint = "`acp-tray agents secret codex OPENAI_API_KEY`, then `acp-tray login codex key`"
     assert f"• API key (key): set OPENAI_API_KEY — {hint}" in description
     assert "• SSO (sso): ask IT [_acme.sso]" in description and "• Key set (ready)\n" in description

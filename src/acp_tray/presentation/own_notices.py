@@ -131,8 +131,10 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     agent = event.agent
     doable = [m for m in event.methods if m.doable]
     if doable:
-        choice = doable[0].method_id if len(doable) == 1 else "METHOD"
-        how = f"Choose below, or run `{pasteable('login', agent, choice)}`"
+        if len(doable) == 1:  # worded for every surface: a console or a list has no buttons
+            how = f"To sign in, run `{pasteable('login', agent, doable[0].method_id)}`."
+        else:
+            how = f"To sign in, run `{pasteable('login', agent)} METHOD` with one of these:"
     elif not event.methods:  # nothing acp-tray could run: the agent's own words say how
         how = f"Sign in {agent}'s own way, as it says below, then run `{pasteable('agents', 'restart', agent)}`."
     else:

@@ -50,3 +50,12 @@ def status_row(name: str) -> dict[str, Any]:
 
 def history_titles(name: str) -> list[str]:
     return [r["title"] for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == name]
+
+
+def quit_leaves_nothing(daemon: Daemon, marker: str) -> None:
+    """`acp-tray quit`: the daemon ends cleanly and no process of the agent's tree is left."""
+    assert cli("quit").returncode == 0
+    assert daemon.proc.wait(30) == 0
+    assert tree_processes(marker) == []
+    err = daemon.stderr_text()
+    assert "Traceback" not in err and "Event loop is closed" not in err, err

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.hosting import history_titles, host, status_row, tree_processes
+from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin, sdk_example
 from tests.support.daemons import Daemon, cli, cli_env, cli_started
 from tests.support.repo import ROOT
@@ -133,11 +133,7 @@ def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon
             until(lambda: status_row(case.name)["state"] == "connected", timeout=60, what="connected again")
             after = cli("prompt", case.name, "after the kill", timeout=60)
             assert answered(after, case), after
-        assert cli("quit").returncode == 0
-        assert daemon.proc.wait(30) == 0
-        assert tree_processes(marker) == []
-        err = daemon.stderr_text()
-        assert "Traceback" not in err and "Event loop is closed" not in err, err
+        quit_leaves_nothing(daemon, marker)
     finally:
         for pid in tree_processes(marker):  # a failed run must not leave them behind
             os.kill(pid, signal.SIGKILL)
@@ -171,9 +167,7 @@ def test_opencode_connects_without_a_sign_in_fails_a_prompt_in_its_own_words_and
         assert "{" not in failed.stderr, failed.stderr  # its words, not its error's JSON `data`
         titles = history_titles("opencode")
         assert "Sign in to opencode" not in titles and "Crashed" not in titles, titles
-        assert cli("quit").returncode == 0
-        assert daemon.proc.wait(30) == 0
-        assert tree_processes(marker) == []
+        quit_leaves_nothing(daemon, marker)
     finally:
         for pid in tree_processes(marker):
             os.kill(pid, signal.SIGKILL)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.conformance.hosting import history_titles, host, status_row, tree_processes
+from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin
 from tests.support.config import history
 from tests.support.daemons import Daemon, cli, cli_env
@@ -114,14 +114,6 @@ def login_started(*args: str) -> subprocess.Popen[str]:
         [sys.executable, "-m", "acp_tray", "login", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=ROOT,
     )  # fmt: skip
-
-
-def quit_leaves_nothing(daemon: Daemon, marker: str) -> None:
-    assert cli("quit").returncode == 0
-    assert daemon.proc.wait(30) == 0
-    assert tree_processes(marker) == []
-    err = daemon.stderr_text()
-    assert "Traceback" not in err and "Event loop is closed" not in err, err
 
 
 @pytest.mark.parametrize("make", cases())

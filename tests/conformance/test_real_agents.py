@@ -7,14 +7,10 @@ There is no network but the package registries: the agents cannot reach their mo
 their refusals (sign-in, authentication) are what a person without credentials sees too. The
 agents' turns therefore end at once, so the cancel and the SIGKILL land on a prompt just sent
 (`--no-wait`), and what is checked is that nothing hangs or leaks and the agent works afterwards.
-
-Every process of an agent's tree is found by a marker in its environment (children inherit it),
-so a process that left the tree (a new session, parent 1) is still found.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -25,13 +21,11 @@ from typing import Any
 
 import pytest
 
-from acp_tray.files import paths
+from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin, sdk_example
-from tests.support.daemons import Daemon, carrying, cli, cli_env
+from tests.support.daemons import Daemon, cli, cli_env, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
-
-MARKER = "ACP_TRAY_CONFORMANCE"
 
 
 @dataclass(frozen=True)
@@ -70,24 +64,6 @@ def cases() -> list[Any]:
     ]
 
 
-def tree_processes(marker: str) -> list[int]:
-    """Live (not zombie) processes whose environment carries `marker`."""
-    return carrying((int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()), f"{MARKER}={marker}")
-
-
-def status_row(name: str) -> dict[str, Any]:
-    result = cli("status", "--json")
-    assert result.returncode == 0, result.stderr
-    row: dict[str, Any] = next(a for a in json.loads(result.stdout)["agents"] if a["name"] == name)
-    return row
-
-
-def history_titles(name: str) -> list[str]:
-    from acp_tray.state.history import read_history
-
-    return [r["title"] for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == name]
-
-
 def answered(prompt: subprocess.CompletedProcess[str], case: Case) -> bool:
     """The prompt ended as this agent's prompts end: its reply, or its refusal on stderr. (The
     Claude adapter, refused once, sometimes ends a later turn with no text: that ends too.)"""
@@ -104,17 +80,7 @@ def answered(prompt: subprocess.CompletedProcess[str], case: Case) -> bool:
 def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon]) -> None:
     case: Case = make()
     marker = str(tmp_path)
-    env = {MARKER: marker, **case.env}
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        f'notifier = "console"\n[agents.{case.name}]\ncommand = {json.dumps(case.command)}\ncwd = "{tmp_path}"\n'
-        "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }\n",
-        encoding="utf-8",
-    )
-    daemon = Daemon("run", "--headless", env=cli_env())
-    daemons.append(daemon)
-    daemon.wait_for_line("control: ")
+    daemon = host(case.name, case.command, tmp_path, case.env, daemons)
     try:
         if case.version is None:  # a sign-in before any session: a state, shown once, not a crash
             until(lambda: status_row(case.name)["state"] == "needs sign-in", timeout=60, what="needs sign-in")
@@ -167,11 +133,41 @@ def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon
             until(lambda: status_row(case.name)["state"] == "connected", timeout=60, what="connected again")
             after = cli("prompt", case.name, "after the kill", timeout=60)
             assert answered(after, case), after
-        assert cli("quit").returncode == 0
-        assert daemon.proc.wait(30) == 0
-        assert tree_processes(marker) == []
-        err = daemon.stderr_text()
-        assert "Traceback" not in err and "Event loop is closed" not in err, err
+        quit_leaves_nothing(daemon, marker)
     finally:
         for pid in tree_processes(marker):  # a failed run must not leave them behind
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_opencode_connects_without_a_sign_in_fails_a_prompt_in_its_own_words_and_a_cancel_ends_its_turn(
+    tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """opencode needs no sign-in for its own free models, so it connects; offline, a turn spends
+    about a minute retrying its model's API, then fails with its own error. A cancel ends such a
+    turn at once."""
+    marker = str(tmp_path)
+    home = tmp_path / "home"  # no one's credentials or settings
+    home.mkdir()
+    daemon = host("opencode", [*npm_bin("opencode"), "acp"], tmp_path, {"HOME": str(home)}, daemons)
+    try:
+        until(lambda: status_row("opencode")["state"] == "connected", timeout=60, what="connected")
+        row = status_row("opencode")
+        assert row["detail"].endswith("ACP 1") and row["sessions"] == 1, row
+
+        waiting = cli_started("prompt", "opencode", "to be cancelled")
+        until(lambda: status_row("opencode")["busy"] == 1, what="its turn running")
+        cancelled = cli("cancel", "opencode")
+        assert cancelled.returncode == 0 and cancelled.stdout.strip() == "cancelling the running turn", cancelled
+        _, said = waiting.communicate(timeout=20)  # long before its retries would have ended
+        assert "the turn ended: cancelled" in said and "Traceback" not in said, said
+
+        failed = cli("prompt", "opencode", "hello", timeout=180)
+        assert failed.returncode == 1, failed
+        assert "acp-tray: the prompt failed: " in failed.stderr and "Cannot connect to API" in failed.stderr, failed
+        assert "{" not in failed.stderr, failed.stderr  # its words, not its error's JSON `data`
+        titles = history_titles("opencode")
+        assert "Sign in to opencode" not in titles and "Crashed" not in titles, titles
+        quit_leaves_nothing(daemon, marker)
+    finally:
+        for pid in tree_processes(marker):
             os.kill(pid, signal.SIGKILL)

@@ -32,7 +32,7 @@ def _need(path: Path) -> Path:
 
 
 def npm_bin(name: str) -> list[str]:
-    """The command of an npm agent's launcher (codex-acp, claude-agent-acp)."""
+    """The command of an npm agent's launcher (codex-acp, claude-agent-acp, gemini, qwen, copilot, opencode)."""
     return [str(_need(root() / "npm" / "node_modules" / ".bin" / name))]
 
 

@@ -101,10 +101,13 @@ def starts(name: str) -> int:
 
 
 def login(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    """`acp-tray login ARGS...` with no terminal to ask in (stdin is not one) and nothing to read."""
+    """`acp-tray login ARGS...` with no terminal to ask in (stdin is not one) and nothing to read, and
+    no desktop (as over SSH): a terminal login then takes its no-browser way (copilot's device code),
+    which fails offline, where with a browser it would wait for the person to finish there."""
+    desk = ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")
     return subprocess.run(
-        [sys.executable, "-m", "acp_tray", "login", *args],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=cli_env(), cwd=ROOT, timeout=timeout,
+        [sys.executable, "-m", "acp_tray", "login", *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        env={k: v for k, v in cli_env().items() if k not in desk}, cwd=ROOT, timeout=timeout,
     )  # fmt: skip
 
 

@@ -52,9 +52,7 @@ def cmd_login(args: argparse.Namespace) -> int:
         if result["kind"] == "terminal":
             code = _terminal_login(args, result)
         elif result["state"] == "needs sign-in":
-            how, words = field(result["method_name"]), field(result["detail"], DESCRIPTION_LIMIT)
-            say(f"{field(args.name)} accepted the sign-in with {how}, but still refuses: {words}")
-            code = EXIT_FAILED
+            code = _still_refuses(args.name, f"accepted the sign-in with {field(result['method_name'])}", result)
         else:
             out(f"{field(args.name)}: signed in with {field(result['method_name'])} · {_state_of(result)}")
     if args.pause:  # in a terminal window acp-tray opened: let the person read the outcome
@@ -164,8 +162,15 @@ def _terminal_login(args: argparse.Namespace, plan: replies.TerminalSignIn) -> i
     if exit_code != 0:
         say(f"the sign-in did not succeed (exit code {exit_code}); {args.name} still needs it")
         return EXIT_FAILED
+    if result["state"] == "needs sign-in":  # the command ended well, yet the agent refuses as before
+        return _still_refuses(args.name, f"{field(plan['method_name'])} ended", result)
     out(f"{field(args.name)}: signed in · {_state_of(result)}")
     return 0
+
+
+def _still_refuses(name: str, what: str, result: replies.StateReply | replies.AgentSignIn) -> int:
+    say(f"{field(name)}: {what}, but it still refuses: {field(result['detail'], DESCRIPTION_LIMIT)}")
+    return EXIT_FAILED
 
 
 def cmd_logout(args: argparse.Namespace) -> int:

@@ -14,16 +14,18 @@ A = TypeVar("A", bound=Args)
 R = TypeVar("R")
 
 
+def failure(exc: NoDaemonError | ReplyError) -> int:
+    """Say why a request failed; the exit code to end with."""
+    say(str(exc))
+    return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
+
+
 def ask(op: Op[A, R], args: A) -> tuple[int, R | None]:
     """(0, the reply), or (the exit code, None) once the reason is said."""
     try:
         return 0, request(op, args)
-    except NoDaemonError as exc:
-        say(str(exc))
-        return EXIT_NO_DAEMON, None
-    except ReplyError as exc:
-        say(str(exc))
-        return EXIT_FAILED, None
+    except (NoDaemonError, ReplyError) as exc:
+        return failure(exc), None
 
 
 def fetch(args: argparse.Namespace, op: Op[Args, R]) -> tuple[int, R | None]:

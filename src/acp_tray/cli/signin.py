@@ -15,8 +15,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from acp_tray.cli.calls import ask
-from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_DAEMON, field, out, say
+from acp_tray.cli.calls import ask, failure
+from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, field, out, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
 from acp_tray.logs.redact import MASK, looks_secret, redact
@@ -104,12 +104,8 @@ def _login(name: str, method: str | None) -> tuple[int, replies.TerminalSignIn |
                 _stop(name)
                 return EXIT_INTERRUPTED, None
             return 0, reply_of(api.LOGIN, message)
-    except NoDaemonError as exc:
-        say(str(exc))
-        return EXIT_NO_DAEMON, None
-    except ReplyError as exc:
-        say(str(exc))
-        return EXIT_FAILED, None
+    except (NoDaemonError, ReplyError) as exc:
+        return failure(exc), None
 
 
 def _waiting(event: dict[str, Any]) -> None:

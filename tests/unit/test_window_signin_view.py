@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 
 from acp_tray.control import replies
+from acp_tray.prefs.names import shell_line
 from acp_tray.state.secrets import SecretError, SecretNames
 from acp_tray.window.signin_view import field_name, sign_in_choices
 
@@ -89,4 +90,5 @@ def test_a_terminal_method_shows_the_exact_command_it_runs() -> None:
         {"id": "token", "name": "Use a token", "kind": "agent", "description": None, "vars": [], "command": []},
     ]
     choices = sign_in_choices({**row(), "sign_in_methods": methods})
-    assert [c.command for c in choices] == ["'co pi' in", ""]
+    assert [c.command for c in choices] == [shell_line(["co pi", "in"]), ""]  # quoted for this OS's shell
+    assert choices[0].command in ("'co pi' in", '"co pi" in')

@@ -158,8 +158,11 @@ def test_opencode_connects_without_a_sign_in_fails_a_prompt_in_its_own_words_and
         until(lambda: status_row("opencode")["busy"] == 1, what="its turn running")
         cancelled = cli("cancel", "opencode")
         assert cancelled.returncode == 0 and cancelled.stdout.strip() == "cancelling the running turn", cancelled
-        _, said = waiting.communicate(timeout=20)  # long before its retries would have ended
-        assert "the turn ended: cancelled" in said and "Traceback" not in said, said
+        out, said = waiting.communicate(timeout=20)  # long before its retries would have ended
+        assert "Traceback" not in said and status_row("opencode")["busy"] == 0, (out, said)
+        # its stop reason is opencode's to give: `cancelled` as ACP asks, though a cancel that lands before
+        # its turn has reached the model is sometimes ended as a plain `end_turn`, with no text
+        assert "the turn ended: cancelled" in said or (waiting.returncode, out.strip()) == (0, ""), (out, said)
 
         failed = cli("prompt", "opencode", "hello", timeout=180)
         assert failed.returncode == 1, failed

@@ -93,6 +93,11 @@ class Daemon:
         return self.core.reloader.path
 
     @property
+    def prefs_version(self) -> str:
+        """The preferences file's version as last seen settled or written ("" without a file)."""
+        return self.core.reloader.version
+
+    @property
     def router(self) -> Router:
         return self.core.router
 

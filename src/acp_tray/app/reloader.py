@@ -5,7 +5,6 @@ settings stay in force."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
-from acp_tray.prefs.load import PreferencesError, read_preferences
+from acp_tray.prefs.load import PreferencesError, file_version, read_preferences
 from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.watch import watch_file
 from acp_tray.prefs.write import set_dnd
@@ -49,7 +48,10 @@ class PrefsReloader:
         self._report = report
         self._last_error: str | None = None
         self._settle_timer: asyncio.TimerHandle | None = None
-        self._applied: bytes | None = None  # a digest of the file's text when it was last applied
+        self._applied: str | None = None  # the file's version (a digest of its bytes) when it was last applied
+        # the version as last seen settled, read or written: what `watch` tells the window, with no
+        # file read on each of its wake-ups
+        self.version = file_version(path)
         remember_configured_secrets(router.prefs)
 
     async def watch(self, stop: asyncio.Event) -> None:
@@ -94,21 +96,21 @@ class PrefsReloader:
         if not self._already_applied():  # the watcher came first
             self.reload()
 
-    def _digest(self) -> bytes | None:
+    def _read_version(self) -> str | None:
+        """The file's version now (None: it cannot be read), kept as `version` too."""
         assert self.path is not None
-        try:
-            return hashlib.sha256(self.path.read_bytes()).digest()
-        except OSError:
-            return None
+        self.version = file_version(self.path)
+        return self.version or None
 
     def _already_applied(self) -> bool:
         """The file says what was last applied (by content: a save within the same timestamp tick
         is still seen). Not after an error: applying it again says that all is well again."""
-        return self._last_error is None and self._applied is not None and self._digest() == self._applied
+        return self._last_error is None and self._applied is not None and self._read_version() == self._applied
 
     def reload(self) -> None:
         """The file changed: apply it if valid, else report and keep the last good settings."""
         assert self.path is not None
+        version = self._read_version()  # before it is read: a change meanwhile is applied again, never missed
         signature = self._signature()
         if signature is not None and signature[0] == 0:  # emptied (`: > config.toml`), or a save's first step
             self.report_error(
@@ -116,14 +118,13 @@ class PrefsReloader:
                 "(to go back to the defaults, leave a comment in it, or delete it and restart acp-tray)"
             )
             return
-        digest = self._digest()  # before it is read: a change meanwhile is applied again, never missed
         try:
             prefs = read_preferences(self.path)
         except PreferencesError as exc:
             self.report_error(str(exc))
             return
         self._last_error = None
-        self._take(prefs, digest)
+        self._take(prefs, version)
         log.info("preferences reloaded from %s; do not disturb: %s", self.path, self._router.dnd().describe())
         self._follow(prefs)
         self._publisher.publish_now()
@@ -133,7 +134,7 @@ class PrefsReloader:
         if self.path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
         prefs = change(self.path)
-        self._take(prefs, self._digest())
+        self._take(prefs, self._read_version())
         self._follow(prefs)
 
     def switch_dnd(self, mode: DndMode, value: str | None = None) -> None:
@@ -143,8 +144,8 @@ class PrefsReloader:
         enabled, until = dnd_switch(mode, value, router.clock.now(), router.prefs.dnd.morning)
         self.change_prefs(lambda path: set_dnd(path, enabled=enabled, until=until))
 
-    def _take(self, prefs: Preferences, digest: bytes | None) -> None:
-        self._applied = digest
+    def _take(self, prefs: Preferences, version: str | None) -> None:
+        self._applied = version
         remember_configured_secrets(prefs)
         self._router.update_prefs(prefs)
 

@@ -4,7 +4,6 @@ words as the file, each problem keyed by its setting (`severity.info.route`)."""
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 import typing
 from collections.abc import Mapping
@@ -21,16 +20,6 @@ from acp_tray.prefs.model import Preferences
 
 FormValue = str | bool | list[str]  # text (numbers and times too), a checkbox, checkboxes
 Key = tuple[str, ...]
-
-
-def file_version(path: Path | None) -> str:
-    """A token for the file's bytes as they are now: it changes with any edit ("" when there is none)."""
-    if path is None:
-        return ""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:32]
-    except OSError:
-        return ""
 
 
 def form_values(prefs: Preferences) -> dict[str, FormValue]:

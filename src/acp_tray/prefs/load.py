@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tomllib
@@ -113,6 +114,16 @@ def _nested_too_deeply(source: Path, line: int | None) -> PreferencesError:
     return PreferencesError(
         f"{where}: arrays or tables are nested more than {MAX_NESTING} deep; acp-tray does not read such a file"
     )
+
+
+def file_version(path: Path | None) -> str:
+    """A token for the file's bytes as they are now: it changes with any edit ("" when there is none)."""
+    if path is None:
+        return ""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+    except OSError:
+        return ""
 
 
 def parse_preferences(text: str, source: Path) -> Preferences:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from acp_tray.control.api import DndArgs, ErrorCode, OpError, PrefsSetArgs
 from acp_tray.control.replies import DndReply, PrefsFormReply, PrefsReply, PrefsSavedReply
-from acp_tray.prefs.form import check_changes, choices, file_version, form_values
-from acp_tray.prefs.load import PreferencesError, read_preferences
+from acp_tray.prefs.form import check_changes, choices, form_values
+from acp_tray.prefs.load import PreferencesError, file_version, read_preferences
 from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.write import set_values
 from acp_tray.presentation.dnd import DurationError

@@ -18,7 +18,6 @@ from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
 from acp_tray.control.replies import WatchState
 from acp_tray.control.server import Stream
-from acp_tray.prefs.form import file_version
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
@@ -57,7 +56,7 @@ class WatchOps:
             "agents": status["agents"],
             "approvals": status["approvals"],
             "sessions": await self._status.sessions(),
-            "preferences": file_version(self._daemon.prefs_path),
+            "preferences": self._daemon.prefs_version,
         }
 
     async def watch(self, stream: Stream) -> None:

@@ -58,6 +58,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/overview", pages.overview),
             Route("/agents", pages.agents),
             Route("/sessions", pages.sessions),
+            Route("/preferences", pages.preferences),
             Route("/history", pages.history),
             Route("/diagnostics", pages.diagnostics),
             Route("/events", pages.events),

@@ -17,13 +17,10 @@ from acp_tray.control import api, replies
 from acp_tray.prefs.launch import program_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.protocol.version import DOES_NOT_SPEAK_ACP
+from acp_tray.window.prefs_view import PERMISSIONS as PERMISSION_WORDS
 
 FIELDS = ("kind", "name", "command", "url", "headers", "cwd", "permission")
-PERMISSIONS = (
-    ("ask", "Ask me each time"),
-    ("reject", "Reject every request"),
-    ("allow", "Allow every request"),
-)
+PERMISSIONS = tuple(PERMISSION_WORDS.items())  # the preferences page's words for the same choice
 Permission = Literal["ask", "reject", "allow"]
 
 

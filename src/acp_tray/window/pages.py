@@ -15,9 +15,10 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
-from acp_tray.window import custom_agent, sessions_page, views
+from acp_tray.window import custom_agent, prefs_view, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
+from acp_tray.window.start_on_login import start_on_login
 
 PARTS = ("agents", "approvals", "dnd", "unread", "sessions", "preferences")  # preferences: the file's version
 SHOWS = {"dnd": ("dnd", "morning")}  # a part drawn from more than its own key
@@ -50,6 +51,16 @@ class Pages:
         state = self._feed.state
         context = {**views.overview(state), **sessions_page.form(state, request.query_params)}
         return self._render(request, "sessions.html", page="sessions", **context)
+
+    async def preferences(self, request: Request) -> Response:
+        """Start on login, then every setting as a form (window/prefs_page.py saves it)."""
+        await self._feed.ready.wait()
+        context: dict[str, Any] = {**views.overview(self._feed.state), "login": start_on_login(), "unavailable": ""}
+        try:
+            context |= prefs_view.page(await ask(api.PREFS_GET, api.Args()))
+        except CallFailedError as exc:
+            context["unavailable"] = str(exc)
+        return self._render(request, "preferences.html", page="preferences", **context)
 
     async def history(self, request: Request) -> Response:
         await self._feed.ready.wait()

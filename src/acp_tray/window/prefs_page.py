@@ -16,11 +16,10 @@ from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
 from acp_tray.desktop.edit_file import edit_file
-from acp_tray.window import prefs_view, views
+from acp_tray.window import prefs_view
 from acp_tray.window.actions import toast
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
-from acp_tray.window.start_on_login import start_on_login
 
 
 class PrefsPage:
@@ -30,24 +29,11 @@ class PrefsPage:
 
     def routes(self) -> list[Route]:
         return [
-            Route("/preferences", self.page),
             Route("/preferences", self.save, methods=["POST"]),
             Route("/preferences/form", self.form),
             Route("/preferences/changed", self.changed),
             Route("/preferences/open", self.open_file, methods=["POST"]),
         ]
-
-    async def page(self, request: Request) -> Response:
-        await self._feed.ready.wait()
-        context: dict[str, Any] = {**views.overview(self._feed.state), "page": "preferences", "highlight": ""}
-        context["events_url"] = "/events?page=preferences"
-        context["login"] = start_on_login()
-        try:
-            context |= prefs_view.page(await ask(api.PREFS_GET, api.Args()))
-            context["unavailable"] = ""
-        except CallFailedError as exc:
-            context["unavailable"] = str(exc)
-        return self._templates.TemplateResponse(request, "preferences.html", context)
 
     def _fields(self, request: Request, context: dict[str, Any], *, fresh: bool = False) -> Response:
         html = self._templates.get_template("_prefs_fields.html").render(request=request, **context)

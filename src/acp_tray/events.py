@@ -10,13 +10,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
+from acp_tray.protocol.session import ToolCallScope as ToolCallScope
 
 
 def now() -> datetime:
     return datetime.now().astimezone()
+
+
+Attention = Literal["", "approval", "answer"]
+"""What a notice is to the person beyond its severity: "approval", a request an agent waits on
+(`[dnd] allow = ["approvals"]` lets it through DND, and it is shown when DND ends); "answer", the
+answer to what the person just did (shown whatever the routes and DND say)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -29,6 +37,9 @@ class NoticeReceived:
     time: datetime = dataclasses.field(default_factory=now)
     source: str = "agent"  # "agent" | "acp-tray"
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label) a notification may offer
+    commands: str = ""  # the description's last line: how to answer by command, left out where there are buttons
+    attention: Attention = ""
+    topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -97,6 +108,7 @@ class PermissionAsked:
     options: tuple[PermissionOption, ...]
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
+    touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -112,7 +112,15 @@ class Approvals:
         pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
         self._emit(
-            PermissionAsked(agent, request.session_id, approval_id, request.title, request.options, expires_after)
+            PermissionAsked(
+                agent,
+                request.session_id,
+                approval_id,
+                request.title,
+                request.options,
+                expires_after,
+                touches=request.scope,
+            )
         )
         try:
             return await pending.answer

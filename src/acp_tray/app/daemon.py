@@ -66,6 +66,7 @@ class Daemon:
             tasks.append(asyncio.create_task(core.reloader.watch(stop), name="watch"))
         if choices is not None:
             tasks.append(asyncio.create_task(self.tray.follow(choices), name="tray"))
+        core.publisher.subscribe(self.pump.on_change)  # DND's end shows the approvals it held back
         core.fleet.sync(core.router.prefs)
         core.publisher.publish()
         try:

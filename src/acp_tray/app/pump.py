@@ -1,14 +1,17 @@
 """The event pump: takes the agents' events off the queue in order, routes notices (and acp-tray's
-own, made from hosting events) to the history and the surfaces, and tells the tray publisher."""
+own, made from hosting events) to the history and the surfaces, and tells the tray publisher.
+Approvals that DND held back and that still wait are shown when DND ends (a request still
+waiting is current; other notices are not replayed)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 
 from acp_tray.app.fleet import Fleet
-from acp_tray.app.publisher import Changed, TrayPublisher
+from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.events import (
     AgentStatus,
@@ -24,7 +27,7 @@ from acp_tray.events import (
 )
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.state.history import HistoryWriter
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,8 @@ class EventPump:
         self._publisher = publisher
         self._status = status
         self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
+        self._held: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
+        self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._summary_timer: asyncio.TimerHandle | None = None
 
@@ -105,18 +110,52 @@ class EventPump:
         own = own_notice(event)
         if own is None:
             return asked_or_settled
-        shown = self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+        notice = NoticeReceived(
+            own.agent,
+            own.session_id,
+            own.notice,
+            source=ACP_TRAY,
+            actions=own.actions,
+            commands=own.commands,
+            attention=own.attention,
+        )
+        decision, shown = self._route(notice)
         if isinstance(event, PermissionAsked) and shown is not None:
             self._approval_groups[event.approval_id] = shown.group
+            if decision.suppressed == "dnd":
+                self._held[event.approval_id] = shown
         return True
 
-    def _route(self, event: NoticeReceived) -> Presentation | None:
+    def _route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
         decision, presentation = self._router.route(event)
         self._publisher.changed(Changed.HISTORY, self._history.append(event, decision))
+        if event.topic:
+            self._take_back_topic(event.topic, presentation.group if presentation is not None else None)
         if presentation is not None:
             self.present(presentation)
         self._schedule_summaries()
-        return presentation
+        return decision, presentation
+
+    def _take_back_topic(self, topic: str, new: int | None) -> None:
+        """A new notice on `topic` (a preferences error, then "Preferences applied"): the earlier
+        ones leave the screen and Recent, where they would say what is no longer so."""
+        groups = [group for group in self._topics.pop(topic, []) if group != new]
+        if new is not None:
+            self._topics[topic] = [new]
+        for group in groups:
+            self._surfaces.withdraw(group)
+        if self._recent.remove(groups):
+            self._publisher.changed(Changed.UNREAD)
+
+    def on_change(self, change: Change) -> None:
+        """The daemon's change feed: when DND has ended, the approvals it held back that still wait
+        are shown now, with their buttons."""
+        if change.what is not Changed.DND or not self._held or self._router.dnd().active:
+            return
+        held, self._held = self._held, {}
+        for approval_id, presentation in held.items():
+            log.info("do not disturb ended: showing approval request %s, still waiting", approval_id)
+            self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False))
 
     def present(self, presentation: Presentation) -> None:
         if presentation.tray:
@@ -127,6 +166,7 @@ class EventPump:
     def _withdraw_approval(self, approval_id: str) -> None:
         """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
         approval" notification has nothing left to ask, so it is taken off the screen."""
+        self._held.pop(approval_id, None)
         group = self._approval_groups.pop(approval_id, None)
         if group is not None:
             self._surfaces.withdraw(group)

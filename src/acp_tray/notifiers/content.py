@@ -43,6 +43,9 @@ class Notification:
     # (action id, label) beyond the default click: label sanitised, at most MAX_ACTIONS
     actions: tuple[tuple[str, str], ...] = ()
     severity_class: str = "other"  # picks the icon: "info", "warning", "error" or "other"
+    # the body where the server shows the actions as buttons, without the commands that answer
+    # them (None: the same as `body`)
+    body_with_buttons: str | None = None
 
 
 def notification_of(p: Presentation) -> Notification:
@@ -50,6 +53,9 @@ def notification_of(p: Presentation) -> Notification:
     title = plain_line(p.title, TITLE_LIMIT)
     count = f" ×{p.count}" if p.count > 1 else ""
     body = plain_text(p.description, DESCRIPTION_LIMIT) if p.description else ""
+    with_buttons = None
+    if p.actions and p.commands and p.description and p.description.endswith(p.commands):
+        with_buttons = plain_text(p.description.removesuffix(p.commands), DESCRIPTION_LIMIT)
     return Notification(
         group=p.group,
         summary=f"{agent}: {title}{count}",
@@ -62,4 +68,5 @@ def notification_of(p: Presentation) -> Notification:
             (action_id, plain_line(label, ACTION_LABEL_LIMIT) or UNNAMED_ACTION)
             for action_id, label in p.actions[:MAX_ACTIONS]
         ),
+        body_with_buttons=with_buttons,
     )

@@ -14,7 +14,8 @@ or GLib's own D-Bus where the tray already runs GTK. What it does:
 - with the `actions` capability, sends the "default" action, labelled "Open" (a click: it opens
   the acp-tray window's history at the notice, which every notification has, so every one
   offers it), and then the notification's own actions (e.g. `approval:ID:OPTION_ID`, one per
-  option an agent offered), labels already sanitised; an id goes on the wire as is when it is
+  option an agent offered), labels already sanitised, and the body without the commands that
+  answer it (an approval's `acp-tray approve ID`: its buttons do that); an id goes on the wire as is when it is
   one plain line without brackets (dunst's context menu reads the key back from "[ID,KEY]"), any other as a stand-in
   key; which keys were offered is remembered per group (bounded like the id maps);
 - `CloseNotification` when the daemon takes a notification back (an approval settled elsewhere
@@ -195,14 +196,17 @@ class FreedesktopBackend:
         }
         actions: list[str] = []
         offered: dict[str, str] = {}
+        text = notification.body
         if "actions" in self.capabilities:
             actions, offered = wire_actions(notification.actions)
+            if notification.body_with_buttons is not None:  # its buttons answer it: no commands to copy
+                text = notification.body_with_buttons
         body = [
             "acp-tray",
             replaces,
             self._icon or str(severity_icon(notification.severity_class, 48)),
             notification.summary,
-            self._body(notification.body),
+            self._body(text),
             actions,
             hints,
             notification.timeout * 1000 if notification.timeout else 0,

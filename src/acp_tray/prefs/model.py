@@ -166,10 +166,13 @@ class QuietHours(_Strict):
     end: ClockTime = time(7, 0)
 
 
+DndAllow = Literal["info", "warning", "error", "other", "approvals"]  # "approvals": requests an agent waits on
+
+
 class DndPrefs(_Strict):
     enabled: bool = False
     until: OptionalDatetime = None
-    allow: list[SeverityClass] = Field(default_factory=list)
+    allow: list[DndAllow] = Field(default_factory=list)
     morning: ClockTime = time(8, 0)
     quiet_hours: QuietHours = QuietHours()
 

@@ -49,7 +49,8 @@ timeout = 10
 [dnd]
 enabled = false      # manual switch (`acp-tray dnd on | off | for 30m | for 1h | until tomorrow`)
 until = ""           # when DND ends, e.g. 2026-11-29T14:00:00+01:00 ("" = until switched off)
-allow = []           # severities that break through DND, e.g. ["error"] (info, warning, error, other)
+allow = []           # what breaks through DND, e.g. ["error"]: info, warning, error, other, and
+                     # "approvals" (requests an agent waits on)
 morning = "08:00"    # "until tomorrow" ends at this time
 
 # A weekly quiet-hours schedule, in local time. A window may cross midnight:

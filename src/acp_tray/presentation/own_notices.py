@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from acp_tray.events import (
     AgentCrashed,
     AgentUnusable,
+    Attention,
     Event,
     InputRequested,
     PermissionAsked,
@@ -24,7 +25,7 @@ from acp_tray.events import (
 from acp_tray.prefs.names import pasteable, shell_line
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.text import NAME_LIMIT
+from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.protocol.notice import Notice
 
 DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
@@ -51,6 +52,8 @@ class OwnNotice:
     session_id: str
     notice: Notice
     actions: tuple[tuple[str, str], ...] = ()
+    commands: str = ""  # the description's last line, left out where the notification has buttons
+    attention: Attention = ""
 
 
 def _seconds(value: float) -> str:
@@ -65,18 +68,7 @@ def own_notice(event: Event) -> OwnNotice | None:
     if isinstance(event, TurnEnded):
         return _turn(event)
     if isinstance(event, PermissionAsked):
-        hint = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
-        notice = Notice(
-            "warning",
-            "Needs approval",
-            # the hint first: a long title must not push it out of the bounded body
-            f"{hint} (no answer in {_seconds(event.timeout)}: cancelled)\n{event.title}",
-        )
-        actions = tuple(
-            (ApprovalAnswer(event.approval_id, o.option_id).encode(), option_label(o.name, o.kind, NAME_LIMIT))
-            for o in event.options
-        )
-        return OwnNotice(event.agent, event.session_id, notice, actions)
+        return _approval(event)
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."
         return _said(event.agent, event.session_id, "warning", "Approval timed out", text)
@@ -93,6 +85,30 @@ def own_notice(event: Event) -> OwnNotice | None:
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
     return None
+
+
+REQUEST_SHOWN = 300  # characters of a request's title, paths or command: the commands after them must fit
+
+
+def _approval(event: PermissionAsked) -> OwnNotice:
+    """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
+    it is cancelled; the commands that answer it last, for the surfaces without buttons."""
+    lines = [f"{event.agent} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
+    touches = event.touches
+    if touches.command:
+        lines.append(f"Runs: {plain_line(touches.command, REQUEST_SHOWN)}")
+    if touches.paths:
+        lines.append(f"Touches: {plain_line(', '.join(touches.paths), REQUEST_SHOWN)}")
+    if touches.kind:
+        lines.append(f"Kind: {plain_line(touches.kind, NAME_LIMIT)}")
+    lines.append(f"No answer in {_seconds(event.timeout)}: cancelled.")
+    commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
+    notice = Notice("warning", "Needs approval", "\n".join([*lines, commands]))
+    actions = tuple(
+        (ApprovalAnswer(event.approval_id, o.option_id).encode(), option_label(o.name, o.kind, NAME_LIMIT))
+        for o in event.options
+    )
+    return OwnNotice(event.agent, event.session_id, notice, actions, commands, "approval")
 
 
 def _said(agent: str, session_id: str, severity: str, title: str, description: str | None = None) -> OwnNotice:

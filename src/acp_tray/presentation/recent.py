@@ -79,6 +79,10 @@ class Recent:
         for group in list(self._items):
             self.mark_read(group)
 
+    def remove(self, groups: list[int]) -> bool:
+        """Take these items out (what they said is no longer so); whether any was there."""
+        return sum(self._items.pop(group, None) is not None for group in groups) > 0
+
     def clear(self) -> None:
         self._items.clear()
 

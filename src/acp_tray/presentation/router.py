@@ -4,11 +4,14 @@ Order of rules for one notice:
 1. a muted agent: nothing it says is shown (`suppressed: muted`; acp-tray's own events about it are);
 2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
-4. do not disturb: no native notification unless the class is allowed (`dnd`);
+4. do not disturb: no native notification unless the class is allowed (`dnd`), or it is an approval
+   and approvals are (`[dnd] allow = ["approvals"]`);
 5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
    notices about an agent have a budget of their own: a flood of the agent's notices cannot hide
    its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
 A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
+The answer to what the person just did (`attention = "answer"`: a preferences error and its fix,
+a sign-in's result) is shown as a notification and in the tray whatever 2, 4 and 5 say.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
 
@@ -27,6 +30,7 @@ from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import SeverityKind
 
 ACP_TRAY = "acp-tray"
+BRIEF = 4  # seconds on screen for an answer that is only news (info): "Preferences applied"
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class Presentation:
     time: datetime
     source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label): buttons a notification may offer
+    commands: str = ""  # the description's last line: how to answer by command, where there are no buttons
 
 
 class Router:
@@ -87,6 +92,10 @@ class Router:
         override: Route | None = getattr(agent.route, cls) if agent is not None else None
         route: Route = override or prefs.severity.of(cls).route
         why = [f'[agents.{event.agent}.route] {cls} = "{route}"' if override else f'[severity.{cls}] route = "{route}"']
+        answer = event.attention == "answer"
+        if answer:
+            route = "both"
+            why.append("the answer to what you did: shown whatever the routes and do not disturb say")
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
@@ -107,11 +116,12 @@ class Router:
         if route == "none":
             return Decision(route, False, False, suppressed, group.count, "; ".join(why)), None
         notify = wants_notify
-        if notify and cls not in prefs.dnd.allow and (dnd := self.dnd()).active:
+        held = self._held_by_dnd(event, cls) if notify and not answer else None
+        if held is not None:
             notify, tray, suppressed = False, True, "dnd"
-            why.append(f"do not disturb ({dnd.describe()}; {cls} is not in [dnd] allow): tray only")
+            why.append(held)
             self.missed_during_dnd += 1
-        if notify and not self._limiter.allow(event.agent, cls, now, event.source):
+        if notify and not answer and not self._limiter.allow(event.agent, cls, now, event.source):
             notify, tray, suppressed = False, True, "rate_limited"
             limit = prefs.rate_limit
             why.append(f"over the rate limit ([rate_limit] burst = {limit.burst} per {limit.per:g} s): tray only")
@@ -125,14 +135,29 @@ class Router:
             title=notice.title,
             description=notice.description,
             count=group.count,
-            timeout=prefs.severity.of(cls).timeout,
+            timeout=BRIEF if answer and cls == "info" else prefs.severity.of(cls).timeout,
             notify=notify,
             tray=tray,
             time=event.time,
             source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
             actions=event.actions,
+            commands=event.commands,
         )
         return decision, presentation
+
+    def _held_by_dnd(self, event: NoticeReceived, cls: SeverityClass) -> str | None:
+        """Why DND holds this notice's notification back, or None when it does not."""
+        allow = self.prefs.dnd.allow
+        if cls in allow:
+            return None
+        approval = event.attention == "approval"
+        if approval and "approvals" in allow:
+            return None
+        dnd = self.dnd()
+        if not dnd.active:
+            return None
+        what = f"{cls} is not in [dnd] allow" + (', nor "approvals"' if approval else "")
+        return f"do not disturb ({dnd.describe()}; {what}): tray only"
 
     def summaries(self) -> list[Presentation]:
         """Overflow summaries now due (rate limit): one per flooded agent, when a token is back."""

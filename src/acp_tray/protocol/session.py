@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,8 @@ ALLOW_KINDS = ("allow_once", "allow_always")
 REJECT_KINDS = ("reject_once", "reject_always")
 TITLE_KEPT = 1000  # characters of a permission request's title kept (an agent line may be 4 MB)
 OPTIONS_KEPT = 50
+PATHS_KEPT = 10  # paths of a tool call kept for the person to see
+SCOPE_KEPT = 1000  # characters of a path or a command kept
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:
@@ -75,11 +78,44 @@ def agent_capabilities(initialize_result: object) -> AgentCapabilities:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCallScope:
+    """What a tool call asking permission touches, as the agent described it: its kind ("edit",
+    "execute", ...), the paths it names, and for an execute the command it would run."""
+
+    kind: str = ""
+    paths: tuple[str, ...] = ()
+    command: str = ""
+
+
 @dataclass(frozen=True)
 class PermissionRequest:
     session_id: str
     title: str
     options: tuple[PermissionOption, ...]
+    scope: ToolCallScope = ToolCallScope()
+
+
+def tool_call_scope(tool_call: dict[str, Any]) -> ToolCallScope:
+    """The scope of a v1 `toolCall`: `kind`, the `path` of its `locations` and of its diffs, and a
+    `command` in its `rawInput` (text, or a list of arguments); anything else is left out."""
+    kind = tool_call.get("kind")
+    paths: list[str] = []
+    for key, only in (("locations", None), ("content", "diff")):
+        items = tool_call.get(key)
+        for item in items if isinstance(items, list) else []:
+            path = item.get("path") if isinstance(item, dict) and only in (None, item.get("type")) else None
+            if isinstance(path, str) and path.strip() and path not in paths:
+                paths.append(path[:SCOPE_KEPT])
+    raw = tool_call.get("rawInput")
+    command = raw.get("command") if isinstance(raw, dict) else None
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        command = shlex.join(command)
+    return ToolCallScope(
+        kind if isinstance(kind, str) else "",
+        tuple(paths[:PATHS_KEPT]),
+        command[:SCOPE_KEPT] if isinstance(command, str) else "",
+    )
 
 
 def parse_permission_request(params: object) -> PermissionRequest:
@@ -110,7 +146,12 @@ def parse_permission_request(params: object) -> PermissionRequest:
             )
         )
     title = title[:TITLE_KEPT] + "…" if len(title) > TITLE_KEPT else title  # shown bounded anyway
-    return PermissionRequest(session_id if isinstance(session_id, str) else "", title, tuple(options[:OPTIONS_KEPT]))
+    return PermissionRequest(
+        session_id if isinstance(session_id, str) else "",
+        title,
+        tuple(options[:OPTIONS_KEPT]),
+        tool_call_scope(tool_call),
+    )
 
 
 def selected(option_id: str) -> dict[str, Any]:

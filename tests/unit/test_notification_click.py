@@ -10,6 +10,7 @@ from typing import Any
 from acp_tray.agents.approvals import Approvals
 from acp_tray.app.actions import NotificationActions
 from acp_tray.app.lifetime import Lifetime
+from acp_tray.events import Event, NoticeReceived
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn, page_for
 from acp_tray.presentation.recent import Recent
 from tests.support.presentations import make_presentation
@@ -47,7 +48,10 @@ async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_histo
         recent.add(presentation)
     fleet: Any = None  # a click does not reach the agents
     publisher: Any = Publisher()
-    actions = NotificationActions(Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), opener=opened)
+    reported: list[Event] = []
+    actions = NotificationActions(
+        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
+    )
     for group in (1, 2, 3, 99):
         actions.on_notification(group, "clicked")
     await asyncio.sleep(0)
@@ -58,6 +62,7 @@ async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_histo
         ("history", ""),  # never shown, or too old to know: the history, at its top
     ]
     assert not any(item.unread for item in recent.items())  # a click also marks it read
+    assert reported == []  # the window opened: nothing to say
 
 
 async def test_a_notice_that_left_the_recent_list_still_opens_at_its_history_entry() -> None:
@@ -70,7 +75,33 @@ async def test_a_notice_that_left_the_recent_list_still_opens_at_its_history_ent
     assert all(item.group != 1 for item in recent.items())
     fleet: Any = None
     publisher: Any = Publisher()
-    actions = NotificationActions(Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), opener=opened)
+    reported: list[Event] = []
+    actions = NotificationActions(
+        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
+    )
     actions.on_notification(1, "clicked")
     await asyncio.sleep(0)
     assert opened.calls == [("history", first.time.isoformat(timespec="milliseconds"))]
+
+
+async def test_a_window_that_cannot_open_is_said_to_the_person_whatever_the_routes() -> None:
+    """The tray's "Diagnostics…" opens the window; when it cannot, the click must not seem to do
+    nothing: the answer says why and how to run the same checks, marked as an answer to the person."""
+
+    async def failing(page: str, highlight: str) -> str | None:
+        return "no browser to open the window with"
+
+    reported: list[Event] = []
+    fleet: Any = None
+    publisher: Any = Publisher()
+    actions = NotificationActions(
+        Approvals(lambda event: None), fleet, Recent(), publisher, Lifetime(), report=reported.append, opener=failing
+    )
+    actions.open_window("diagnostics")
+    for _ in range(3):
+        await asyncio.sleep(0)
+    (answer,) = reported
+    assert isinstance(answer, NoticeReceived)
+    assert answer.attention == "answer" and answer.notice.severity == "error"
+    assert "no browser to open the window with" in (answer.notice.description or "")
+    assert "acp-tray doctor" in (answer.notice.description or "")

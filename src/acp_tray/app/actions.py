@@ -17,7 +17,9 @@ from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.desktop.window_opener import open_window
+from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.prefs.load import PreferencesError
+from acp_tray.prefs.names import pasteable
 from acp_tray.prefs.write import set_quiet_hours
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
@@ -35,12 +37,15 @@ from acp_tray.presentation.actions import (
     parse_action,
 )
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import Presentation, Router
+from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
+from acp_tray.protocol.notice import Notice
 
 log = logging.getLogger(__name__)
+SAME_CHECKS = f"The same checks run in a terminal: `{pasteable('doctor')}`."
 
-WindowOpener = Callable[[str, str], Coroutine[Any, Any, None]]  # (page, highlight): `acp-tray ui` run for them
+# (page, highlight): `acp-tray ui` run for them; why the window did not open (None: it did)
+WindowOpener = Callable[[str, str], Coroutine[Any, Any, str | None]]
 
 
 class NotificationActions:
@@ -55,6 +60,8 @@ class NotificationActions:
         recent: Recent,
         publisher: TrayPublisher,
         life: Lifetime,
+        *,
+        report: EventSink,
         opener: WindowOpener = open_window,
     ) -> None:
         self._approvals = approvals
@@ -62,6 +69,7 @@ class NotificationActions:
         self._recent = recent
         self._publisher = publisher
         self._life = life
+        self._report = report  # the answer when the window the person asked for cannot open
         self._open_window = opener
 
     def on_notification(self, group: int, what: str) -> None:
@@ -83,7 +91,21 @@ class NotificationActions:
         opens = self._recent.opens(group)
         page = opens.page if opens is not None else "history"
         highlight = opens.time.isoformat(timespec="milliseconds") if opens is not None and page == "history" else ""
-        self._life.in_background(self._open_window(page, highlight))
+        self.open_window(page, highlight)
+
+    def open_window(self, page: str, highlight: str = "") -> None:
+        """The window at `page`, opened as the person asked (a click, the tray's menu); when it cannot
+        open, the person is told why (their click must not seem to do nothing)."""
+
+        async def opening() -> None:
+            why = await self._open_window(page, highlight)
+            if why is None:
+                return
+            text = f"{why}\n" + (SAME_CHECKS if page == "diagnostics" else "")
+            notice = Notice("error", "The acp-tray window did not open", text.strip())
+            self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY, attention="answer", topic="window"))
+
+        self._life.in_background(opening())
 
     def answer(self, action: ApprovalAnswer | SignIn) -> None:
         if isinstance(action, SignIn):
@@ -161,7 +183,7 @@ class TrayActions:
         elif isinstance(action, RecentOpen):
             self._show_again(action.group)
         elif isinstance(action, OpenWindow):
-            self._life.in_background(open_window(action.page, action.highlight))
+            self._notifications.open_window(action.page, action.highlight)
         else:
             self._choice(action)
 

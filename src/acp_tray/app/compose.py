@@ -157,7 +157,7 @@ def core(
     fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, hosting or Hosting(), life)
     publisher = TrayPublisher(router, recent, approvals, fleet, publishers)
     reloader = PrefsReloader(prefs_path, router, fleet, publisher, queue.put_nowait)
-    notifications = NotificationActions(approvals, fleet, recent, publisher, life)
+    notifications = NotificationActions(approvals, fleet, recent, publisher, life, report=queue.put_nowait)
     return Core(queue, life, router, recent, approvals, fleet, publisher, reloader, notifications)
 
 

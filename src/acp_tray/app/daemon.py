@@ -133,8 +133,9 @@ class Daemon:
     async def stop_agent(self, name: str, *, held: bool = False) -> None:
         await self.core.fleet.stop_agent(name, held=held)
 
-    def change_prefs(self, change: Callable[[Path], Preferences]) -> None:
-        self.core.reloader.change_prefs(change)
+    def change_prefs(self, change: Callable[[Path], Preferences], *, saved: bool = False) -> None:
+        """`saved`: the person's own save (the window's Preferences page), answered "Preferences applied"."""
+        self.core.reloader.change_prefs(change, saved=saved)
 
     def apply_prefs_now(self) -> None:
         self.core.reloader.apply_now()

@@ -213,6 +213,7 @@ class Fleet:
         async def through_agent() -> None:
             try:
                 await host.sign_in(method)
+                self._say_sign_in(name, Notice("info", "Signed in", f"Signed in with {method.name}."))
             except SignInError as exc:
                 self._sign_in_failed(name, str(exc))
             except AbandonedError as exc:  # it ran out of time
@@ -224,4 +225,10 @@ class Fleet:
 
     def _sign_in_failed(self, agent: str, message: str) -> None:
         log.warning("%s: sign-in failed: %s", agent, message)
-        self._sink(NoticeReceived(agent, "", Notice("error", "Sign-in failed", message), source=ACP_TRAY))
+        self._say_sign_in(agent, Notice("error", "Sign-in failed", message))
+
+    def _say_sign_in(self, agent: str, notice: Notice) -> None:
+        """The result of a sign-in the person chose on the desktop: an answer to them, shown whatever
+        the routes and DND say; it takes back what an earlier attempt said."""
+        answer = NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer", topic=f"sign-in:{agent}")
+        self._sink(answer)

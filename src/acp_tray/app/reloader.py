@@ -1,6 +1,8 @@
 """The preferences reloader: applies the file when it has settled after a change (or at once when
 acp-tray itself wrote it); an invalid file is reported as acp-tray's own notice and the last good
-settings stay in force."""
+settings stay in force. Both answer what the person did (saved the file): shown whatever the routes
+and DND say, and "Preferences applied" (after a save, or once the file is right again) takes the
+errors it answers back from the screen and Recent."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from acp_tray.protocol.notice import Notice
 log = logging.getLogger(__name__)
 
 SETTLE_FOR = 0.5  # seconds a changed preferences file must stay unchanged before it is applied
+TOPIC = "preferences"  # a later notice about the file takes the earlier ones back
 
 
 def remember_configured_secrets(prefs: Preferences) -> None:
@@ -85,7 +88,7 @@ class PrefsReloader:
             self.changed()
             return
         if not self._already_applied():  # acp-tray's own write, or `apply_now`, came first
-            self.reload()
+            self.reload(saved=True)
 
     def apply_now(self) -> None:
         """The CLI has just written the file (`acp-tray dnd on`): apply it at once, so that what the
@@ -107,8 +110,9 @@ class PrefsReloader:
         is still seen). Not after an error: applying it again says that all is well again."""
         return self._last_error is None and self._applied is not None and self._read_version() == self._applied
 
-    def reload(self) -> None:
-        """The file changed: apply it if valid, else report and keep the last good settings."""
+    def reload(self, *, saved: bool = False) -> None:
+        """The file changed: apply it if valid, else report and keep the last good settings.
+        `saved`: by the person, who is told it was applied."""
         assert self.path is not None
         version = self._read_version()  # before it is read: a change meanwhile is applied again, never missed
         signature = self._signature()
@@ -123,18 +127,18 @@ class PrefsReloader:
         except PreferencesError as exc:
             self.report_error(str(exc))
             return
-        self._last_error = None
-        self._take(prefs, version)
+        self._take(prefs, version, saved=saved)
         log.info("preferences reloaded from %s; do not disturb: %s", self.path, self._router.dnd().describe())
         self._follow(prefs)
         self._publisher.publish_now()
 
-    def change_prefs(self, change: Callable[[Path], Preferences]) -> None:
-        """Write the change to the file (comments kept) and apply it now; the watcher agrees later."""
+    def change_prefs(self, change: Callable[[Path], Preferences], *, saved: bool = False) -> None:
+        """Write the change to the file (comments kept) and apply it now; the watcher agrees later.
+        `saved`: a save of the person's settings (the window's), who is told it was applied."""
         if self.path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
         prefs = change(self.path)
-        self._take(prefs, self._read_version())
+        self._take(prefs, self._read_version(), saved=saved)
         self._follow(prefs)
 
     def switch_dnd(self, mode: DndMode, value: str | None = None) -> None:
@@ -144,10 +148,14 @@ class PrefsReloader:
         enabled, until = dnd_switch(mode, value, router.clock.now(), router.prefs.dnd.morning)
         self.change_prefs(lambda path: set_dnd(path, enabled=enabled, until=until))
 
-    def _take(self, prefs: Preferences, version: str | None) -> None:
+    def _take(self, prefs: Preferences, version: str | None, *, saved: bool = False) -> None:
+        fixed, self._last_error = self._last_error is not None, None
         self._applied = version
         remember_configured_secrets(prefs)
         self._router.update_prefs(prefs)
+        if fixed or saved:
+            said = "The file is right again: its" if fixed else "Its"
+            self._say(Notice("info", "Preferences applied", f"{said} settings are in force ({self.path})."))
 
     def _follow(self, prefs: Preferences) -> None:
         """The agents follow the applied preferences; the change feed is told."""
@@ -160,5 +168,9 @@ class PrefsReloader:
             return  # the same problem saved again: said once is enough
         self._last_error = message
         log.error("preferences not applied, keeping the last good settings:\n%s", message)
-        notice = Notice("error", "Preferences not applied", f"{message}\nThe last good settings stay in force.")
-        self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY))
+        self._say(Notice("error", "Preferences not applied", f"{message}\nThe last good settings stay in force."))
+
+    def _say(self, notice: Notice) -> None:
+        """The answer to the person's save: shown whatever the routes and DND say; it takes back
+        what was said about the file before."""
+        self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY, attention="answer", topic=TOPIC))

@@ -12,7 +12,8 @@ from acp_tray.desktop.terminal_window import cli_command
 log = logging.getLogger(__name__)
 
 
-async def open_window(page: str, highlight: str = "") -> None:
+async def open_window(page: str, highlight: str = "") -> str | None:
+    """Run `acp-tray ui` for `page`; why the window could not open, in its words (None: it opened)."""
     argv = [*cli_command(), "ui", "--page", page, *(["--highlight", highlight] if highlight else [])]
     try:
         process = await asyncio.create_subprocess_exec(
@@ -21,7 +22,10 @@ async def open_window(page: str, highlight: str = "") -> None:
         _, errors = await process.communicate()
     except OSError as exc:
         log.warning("could not open the acp-tray window: %s", exc)
-        return
-    if process.returncode != 0:
-        words = errors.decode("utf-8", "replace").strip().splitlines()
-        log.warning("could not open the acp-tray window: %s", words[-1] if words else f"exit {process.returncode}")
+        return str(exc)
+    if process.returncode == 0:
+        return None
+    words = errors.decode("utf-8", "replace").strip().splitlines()
+    why = words[-1] if words else f"`acp-tray ui` ended with exit code {process.returncode}"
+    log.warning("could not open the acp-tray window: %s", why)
+    return why

@@ -72,7 +72,7 @@ class PrefsOps:
         try:
             checked = check_changes(path.read_text(encoding="utf-8"), path, args.changes)
             if checked.writes and not checked.problems:
-                self._daemon.change_prefs(lambda file: set_values(file, checked.writes))
+                self._daemon.change_prefs(lambda file: set_values(file, checked.writes), saved=True)
         except (PreferencesError, OSError, UnicodeDecodeError) as exc:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
         return {

@@ -49,6 +49,9 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
     async with running(path, tmp_path, shown) as daemon:
         path.write_text('# edited\n[severity.info]\nroute = "tray"\n', encoding="utf-8")
         await until_async(lambda: daemon.prefs.severity.info.route == "tray")
+        # the save is answered, on screen although info now goes to the tray only
+        await until_async(lambda: [p.title for p in shown] == ["Preferences applied"])
+        assert shown[0].notify and shown[0].tray
 
         good = daemon.prefs
         for broken in ('[severity.info]\nroute = "loud"\n', "[severity.info\n", "[nope]\nx = 1\n"):
@@ -70,7 +73,8 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
         await until_async(lambda: len(shown) > count)
         assert "no such file" in (shown[-1].description or "") and daemon.prefs == good
     records = [r for r in read_history(tmp_path / "history.jsonl") if isinstance(r, dict)]
-    assert [r["agent"] for r in records] == ["acp-tray"] * 4
+    assert [r["agent"] for r in records] == ["acp-tray"] * 5
+    assert [r["title"] for r in records] == ["Preferences applied"] + ["Preferences not applied"] * 4
 
 
 async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_the_same_size_and_time(

@@ -87,7 +87,7 @@ def own_notice(event: Event) -> OwnNotice | None:
     return None
 
 
-REQUEST_SHOWN = 300  # characters of a request's title, paths or command: the commands after them must fit
+REQUEST_SHOWN = 240  # characters of a request's title, paths or command: the commands after them fit in the body
 
 
 def _approval(event: PermissionAsked) -> OwnNotice:

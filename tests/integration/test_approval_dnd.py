@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.daemons import Daemon, cli_env
@@ -69,11 +71,13 @@ def asking(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     return prompt, str(request["id"])
 
 
+@pytest.mark.parametrize("ending", ["its time is up", "dnd off"])
 def test_an_approval_held_by_dnd_pops_up_when_dnd_ends_and_its_button_answers_the_agent(
-    desktop: Any, dmenu: Path, daemons: list[Daemon]
+    desktop: Any, dmenu: Path, daemons: list[Daemon], ending: str
 ) -> None:
     env = started(desktop, daemons, DEMO)
-    assert run(env, "dnd", "for", "8s").returncode == 0
+    timed = ending == "its time is up"
+    assert run(env, "dnd", *(["for", "10s"] if timed else ["on"])).returncode == 0
     prompt, _ = asking(env)
     until(lambda: approval_records(), what="the request in the history")
     (record,) = approval_records()
@@ -81,7 +85,9 @@ def test_an_approval_held_by_dnd_pops_up_when_dnd_ends_and_its_button_answers_th
     assert json.loads(run(env, "dnd", "status", "--json").stdout)["active"]
     assert displayed(desktop) == 0  # DND: nothing on screen
 
-    # DND ends by itself (its timer, no polling): the request still waits, so it pops up now
+    # DND ends (by its timer, no polling; or switched off): the request still waits, so it pops up now
+    if not timed:
+        assert run(env, "dnd", "off").returncode == 0
     until(lambda: displayed(desktop) == 1, timeout=30, what="the held approval to pop up when DND ended")
     assert not json.loads(run(env, "dnd", "status", "--json").stdout)["active"]
     pick(dmenu, "#✔ Allow once (demo: Needs approval)")

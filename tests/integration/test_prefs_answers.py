@@ -26,6 +26,7 @@ route = "tray"
 [dnd]
 enabled = true
 """
+DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n[agents.demo.route]\nwarning = "none"\nother = "none"\n'
 BROKEN = (QUIET + '[severity.warning]\nroute = "loud"\n', QUIET + "[nope]\nx = 1\n")
 
 
@@ -55,7 +56,11 @@ async def test_a_fixed_preferences_error_leaves_recent_and_the_screen_and_prefer
         assert daemon.router.dnd().active
         for count, broken in enumerate(BROKEN, 1):
             path.write_text(broken, encoding="utf-8")
-            await until_async(lambda count=count: len(shown) == count, what="the error")  # type: ignore[misc]
+
+            def said(expected: int = count) -> bool:
+                return len(shown) == expected
+
+            await until_async(said, what="the error")
             error = shown[-1]
             assert error.title == "Preferences not applied" and error.notify and error.tray  # DND, tray route
             assert recent() == ["Preferences not applied"]  # the newer error took the older one's place
@@ -86,19 +91,20 @@ def test_during_dnd_with_info_routed_nowhere_the_answers_to_a_save_still_pop_up(
 ) -> None:
     path = paths.config_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(QUIET, encoding="utf-8")
-    daemon = Daemon("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg"))
+    path.write_text(QUIET + DEMO, encoding="utf-8")
+    daemon = Daemon("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg", ACP_TRAY_DEMO_INTERVAL="0.05"))
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
+    daemon.wait_for_lines("demo  connected")  # the daemon runs: its watcher follows the file
     desktop.close_all()
     mark = max((item["id"] for item in desktop.history()), default=0)
 
     def closed() -> list[str]:
         return [item["summary"] for item in desktop.history() if item["id"] > mark]
 
-    path.write_text(BROKEN[0], encoding="utf-8")
+    path.write_text(BROKEN[0] + DEMO, encoding="utf-8")
     until(lambda: displayed(desktop) == 1, what="the error on screen during DND")
-    path.write_text(QUIET + "# fixed\n", encoding="utf-8")
+    path.write_text(QUIET + "# fixed\n" + DEMO, encoding="utf-8")
     # the error is taken off the screen by acp-tray itself; "Preferences applied" pops up
     until(lambda: closed() == ["acp-tray: Preferences not applied"], what="the error to be withdrawn")
     until(lambda: displayed(desktop) == 1, what="Preferences applied on screen")

@@ -62,7 +62,8 @@ def page(
         "file_problem": reply["problem"] or "",
         "problems": problems,
         "other_problems": [text for key, text in problems.items() if key not in fields],
-        "severities": reply["choices"].get("dnd.allow", []),
+        # the severity classes, in the order of DND's choices (which also hold "approvals")
+        "severities": [s for s in reply["choices"].get("dnd.allow", []) if f"severity.{s}.route" in shown],
         "agents": agent_names(shown),
         "routes": ROUTES,
         "permissions": PERMISSIONS,

@@ -174,3 +174,15 @@ def test_recent_items_can_be_taken_back() -> None:
         recent.add(make_presentation(group))
     assert recent.remove([1, 3, 99]) and [item.group for item in recent.items()] == [2]
     assert not recent.remove([1])
+
+
+def test_the_preferences_page_offers_approvals_for_dnd_but_routes_only_severities() -> None:
+    from acp_tray.prefs.form import form_values
+    from acp_tray.window.prefs_view import page
+
+    values = form_values(Preferences())
+    reply: Any = {"values": values, "defaults": values, "choices": choices(list(values)), "version": "v",
+                  "path": "/p", "problem": None}  # fmt: skip
+    context = page(reply)
+    assert "approvals" in context["choices"]["dnd.allow"]
+    assert context["severities"] == ["info", "warning", "error", "other"]

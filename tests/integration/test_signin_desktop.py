@@ -112,6 +112,10 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
         daemon.tray_action(entry("locked", "Use a token").action)
         await until_async(lambda: daemon.agent_states["locked"].state is AgentState.CONNECTED, 30, "the sign-in")
         assert entry("locked", "Use a token") is None  # signed in: the entry goes
+        # and the person who chose it is told (an answer: whatever the routes and DND say)
+        await until_async(lambda: any(p.title == "Signed in" for p in shown), 10, "the sign-in's answer")
+        signed = next(p for p in shown if p.title == "Signed in")
+        assert (signed.agent, signed.notify, signed.description) == ("locked", True, "Signed in with Use a token.")
 
         saved = os.environ.get("PATH", ""), os.environ.pop("TERMINAL", None)
         os.environ["PATH"] = str(tmp_path / "no-terminals-here")
@@ -123,7 +127,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
                 os.environ["TERMINAL"] = saved[1]
         await until_async(lambda: any(p.title == "Sign-in failed" for p in shown), 10, "Sign-in failed")
         failed = next(p for p in shown if p.title == "Sign-in failed")
-        assert failed.agent == "tui" and failed.severity == "error"
+        assert failed.agent == "tui" and failed.severity == "error" and failed.notify
         assert failed.description == (
             "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one, "
             "or run `acp-tray login tui tui` in a terminal yourself"

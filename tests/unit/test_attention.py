@@ -186,3 +186,16 @@ def test_the_preferences_page_offers_approvals_for_dnd_but_routes_only_severitie
     context = page(reply)
     assert "approvals" in context["choices"]["dnd.allow"]
     assert context["severities"] == ["info", "warning", "error", "other"]
+
+
+def test_a_save_that_only_switched_dnd_is_not_announced_as_applied() -> None:
+    from datetime import timedelta
+
+    from acp_tray.app.reloader import only_dnd_switched
+
+    before = Preferences()
+    switched = Preferences.model_validate({"dnd": {"enabled": True, "until": START + timedelta(hours=1)}})
+    assert only_dnd_switched(before, switched)  # `acp-tray dnd for 1h`: its own output says so
+    assert not only_dnd_switched(before, before)  # a save that changed no setting is still answered
+    assert not only_dnd_switched(before, Preferences.model_validate({"dnd": {"enabled": True, "allow": ["error"]}}))
+    assert not only_dnd_switched(before, Preferences.model_validate({"severity": {"info": {"route": "tray"}}}))

@@ -40,6 +40,12 @@ def remember_configured_secrets(prefs: Preferences) -> None:
     remember_secrets(values)
 
 
+def only_dnd_switched(before: Preferences, after: Preferences) -> bool:
+    """Whether `after` differs from `before` in DND's switch (its `enabled` and `until`) and nothing else."""
+    switch = {"enabled": after.dnd.enabled, "until": after.dnd.until}
+    return before != after and before.model_copy(update={"dnd": before.dnd.model_copy(update=switch)}) == after
+
+
 class PrefsReloader:
     def __init__(
         self, path: Path | None, router: Router, fleet: Fleet, publisher: TrayPublisher, report: EventSink
@@ -127,7 +133,8 @@ class PrefsReloader:
         except PreferencesError as exc:
             self.report_error(str(exc))
             return
-        self._take(prefs, version, saved=saved)
+        # a save that only switched DND (`acp-tray dnd on` seen before it asked to apply it) says itself
+        self._take(prefs, version, saved=saved and not only_dnd_switched(self._router.prefs, prefs))
         log.info("preferences reloaded from %s; do not disturb: %s", self.path, self._router.dnd().describe())
         self._follow(prefs)
         self._publisher.publish_now()

@@ -24,7 +24,9 @@ MANAGER = (LOGIN1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager")
 SESSION = "org.freedesktop.login1.Session"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 SCREENSAVER = ("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver", "org.freedesktop.ScreenSaver")
-FAILURES = (OSError, ValueError, EOFError, BusError, TimeoutError, RuntimeError)
+# no bus, no service, an error reply, no answer in time, a reply of another shape than the
+# specification's; RuntimeError: asked from a thread whose event loop runs (asyncio.run refuses)
+FAILURES = (OSError, ValueError, EOFError, BusError, TimeoutError, LookupError, TypeError, RuntimeError)
 
 
 def system_bus_address() -> str | None:

@@ -12,7 +12,7 @@ Order of rules for one notice:
    its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
 A native notification stopped by 4, 4b or 5 goes to the tray instead, so nothing is lost. What is
 shown as a new native notification gets its sound: an approval's (`[approvals] sound`), else its
-severity class's (`[severity.CLASS] sound`); a repeat updated in place is silent.
+severity class's (`[severity.CLASS] sound`); a repeat that updates a notification on screen is silent.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
 
@@ -149,8 +149,9 @@ class Router:
             time=event.time,
             source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
             actions=event.actions,
-            sound=sound_for(prefs, cls, event.actions) if notify and group.count == 1 else "",
+            sound=sound_for(prefs, cls, event.actions) if notify and not group.notified else "",
         )
+        group.notified = group.notified or notify
         return decision, presentation
 
     def summaries(self) -> list[Presentation]:

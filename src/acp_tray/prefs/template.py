@@ -26,11 +26,11 @@ registry = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)
-#   timeout: seconds a native notification stays on screen (0 = until dismissed)
 #   sound:   a sound name from the freedesktop sound naming spec ("dialog-warning",
 #            "dialog-error", "message-new-instant", ...), sent as the notification's
 #            `sound-name` hint; "" = silent. Servers without sounds ignore it; macOS plays
 #            its own notification sound for any name (Windows: as its settings say).
+#   timeout: seconds a native notification stays on screen (0 = until dismissed)
 [severity.info]
 route = "both"
 timeout = 5

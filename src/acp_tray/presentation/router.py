@@ -6,11 +6,11 @@ Order of rules for one notice:
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
 4. a short turn: acp-tray's "Finished" for a turn shorter than `[turns] notify_after` goes to the
    tray only (`short_turn`): the person was probably still watching it;
-4b. do not disturb: no native notification unless the class is allowed (`dnd`);
-5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
+5. do not disturb: no native notification unless the class is allowed (`dnd`);
+6. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
    notices about an agent have a budget of their own: a flood of the agent's notices cannot hide
    its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
-A native notification stopped by 4, 4b or 5 goes to the tray instead, so nothing is lost. What is
+A native notification stopped by 4, 5 or 6 goes to the tray instead, so nothing is lost. What is
 shown as a new native notification gets its sound: an approval's (`[approvals] sound`), else its
 severity class's (`[severity.CLASS] sound`); a repeat that updates a notification on screen is silent.
 Pure: no I/O, no threads; time comes from the injected clock.

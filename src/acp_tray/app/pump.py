@@ -25,6 +25,7 @@ from acp_tray.events import (
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.turn_length import TurnLengths
 from acp_tray.state.history import HistoryWriter
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class EventPump:
         self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._summary_timer: asyncio.TimerHandle | None = None
+        self._turn_lengths = TurnLengths(router.clock)
 
     async def run(self) -> None:
         while True:
@@ -85,6 +87,7 @@ class EventPump:
         elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
             return  # once per agent until it is signed in, across restarts too
         elif isinstance(event, QueueChanged):
+            self._turn_lengths.queue_changed(event)
             self._publisher.changed(Changed.SESSIONS)
             return  # nothing the tray shows changed
         elif not self._hosting_event(event):
@@ -102,16 +105,18 @@ class EventPump:
         asked_or_settled = isinstance(event, (PermissionAsked, PermissionSettled))
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
+        lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
         own = own_notice(event)
         if own is None:
             return asked_or_settled
-        shown = self._route(NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions))
+        own_event = NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions)
+        shown = self._route(own_event, lasted if own.finished else None)
         if isinstance(event, PermissionAsked) and shown is not None:
             self._approval_groups[event.approval_id] = shown.group
         return True
 
-    def _route(self, event: NoticeReceived) -> Presentation | None:
-        decision, presentation = self._router.route(event)
+    def _route(self, event: NoticeReceived, turn_seconds: float | None = None) -> Presentation | None:
+        decision, presentation = self._router.route(event, turn_seconds)
         self._publisher.changed(Changed.HISTORY, self._history.append(event, decision))
         if presentation is not None:
             self.present(presentation)

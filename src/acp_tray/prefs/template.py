@@ -26,24 +26,32 @@ registry = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)
+#   sound:   a sound name from the freedesktop sound naming spec ("dialog-warning",
+#            "dialog-error", "message-new-instant", ...), sent as the notification's
+#            `sound-name` hint; "" = silent. Servers without sounds ignore it; macOS plays
+#            its own notification sound for any name (Windows: as its settings say).
 #   timeout: seconds a native notification stays on screen (0 = until dismissed)
 [severity.info]
 route = "both"
 timeout = 5
+sound = ""
 
 [severity.warning]
 route = "both"
 timeout = 0
+sound = "dialog-warning"
 
 [severity.error]
 route = "both"
 timeout = 0
+sound = "dialog-error"
 
 # Any other severity: "_"-prefixed extensions and future ACP severities.
 # They get this neutral presentation; nothing is inferred from their name.
 [severity.other]
 route = "both"
 timeout = 10
+sound = ""
 
 # Do not disturb: no native notifications (notices still reach the tray and the history).
 [dnd]
@@ -71,6 +79,16 @@ window = 30
 [rate_limit]
 burst = 5
 per = 10
+
+# Prompt turns. A turn that ends sooner than `notify_after` seconds says "Finished" in the
+# tray and the history only, not as a pop-up (you were probably still watching it).
+# 0 = a pop-up for every turn. Failed and stopped turns always pop up, however short.
+[turns]
+notify_after = 20
+
+# Approval requests (an agent waits for your answer): their own sound, whatever their severity.
+[approvals]
+sound = "message-new-instant"
 
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
 # (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;

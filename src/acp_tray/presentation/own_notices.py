@@ -51,6 +51,7 @@ class OwnNotice:
     session_id: str
     notice: Notice
     actions: tuple[tuple[str, str], ...] = ()
+    finished: bool = False  # a turn's "Finished": no pop-up for a short turn ([turns] notify_after)
 
 
 def _seconds(value: float) -> str:
@@ -105,6 +106,7 @@ def _turn(event: TurnEnded) -> OwnNotice | None:
         notice = Notice("error", f"Prompt failed{where}", event.error)
     elif event.stop_reason == "end_turn":
         notice = Notice("info", f"Finished{where}", "The turn ended; ready for the next prompt.")
+        return OwnNotice(event.agent, event.session_id, notice, finished=True)
     elif event.stop_reason in STOPPED_EARLY:
         notice = Notice("warning", f"{STOPPED_EARLY[event.stop_reason]}{where}")
     elif event.stop_reason == "cancelled" or event.stop_reason is None:

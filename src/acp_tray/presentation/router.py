@@ -4,11 +4,15 @@ Order of rules for one notice:
 1. a muted agent: nothing it says is shown (`suppressed: muted`; acp-tray's own events about it are);
 2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
-4. do not disturb: no native notification unless the class is allowed (`dnd`);
-5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
+4. a short turn: acp-tray's "Finished" for a turn shorter than `[turns] notify_after` goes to the
+   tray only (`short_turn`): the person was probably still watching it;
+5. do not disturb: no native notification unless the class is allowed (`dnd`);
+6. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
    notices about an agent have a budget of their own: a flood of the agent's notices cannot hide
    its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
-A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
+A native notification stopped by 4, 5 or 6 goes to the tray instead, so nothing is lost. What is
+shown as a new native notification gets its sound: an approval's (`[approvals] sound`), else its
+severity class's (`[severity.CLASS] sound`); a repeat that updates a notification on screen is silent.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
 
@@ -19,6 +23,7 @@ from datetime import datetime
 
 from acp_tray.events import NoticeReceived
 from acp_tray.prefs.model import Preferences, Route, SeverityClass
+from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.clock import Clock
 from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.dnd import DndState, dnd_state
@@ -36,7 +41,7 @@ class Decision:
     route: Route
     notify: bool  # show (or update) a native notification now
     tray: bool  # put (or update) it in the tray list
-    suppressed: str | None  # "muted" | "dnd" | "rate_limited" | "coalesced" | None
+    suppressed: str | None  # "muted" | "short_turn" | "dnd" | "rate_limited" | "coalesced" | None
     count: int  # occurrences in its coalesced group, this one included
     reason: str = ""  # why, in words: the setting that chose the route, and what held it back
 
@@ -59,6 +64,14 @@ class Presentation:
     time: datetime
     source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label): buttons a notification may offer
+    sound: str = ""  # a freedesktop sound name for the native notification; "" = silent
+
+
+def sound_for(prefs: Preferences, cls: SeverityClass, actions: tuple[tuple[str, str], ...]) -> str:
+    """The sound a new native notification makes: an approval's own, else its severity class's."""
+    if any(isinstance(parse_action(action_id), ApprovalAnswer) for action_id, _ in actions):
+        return prefs.approvals.sound
+    return prefs.severity.of(cls).sound
 
 
 class Router:
@@ -76,7 +89,8 @@ class Router:
     def dnd(self) -> DndState:
         return dnd_state(self.prefs.dnd, self.clock.now())
 
-    def route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
+    def route(self, event: NoticeReceived, turn_seconds: float | None = None) -> tuple[Decision, Presentation | None]:
+        """`turn_seconds`: for acp-tray's "Finished", how long the turn took (None: not one, or unknown)."""
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
@@ -107,6 +121,10 @@ class Router:
         if route == "none":
             return Decision(route, False, False, suppressed, group.count, "; ".join(why)), None
         notify = wants_notify
+        after = prefs.turns.notify_after
+        if notify and turn_seconds is not None and turn_seconds < after:
+            notify, tray, suppressed = False, True, "short_turn"
+            why.append(f"a {turn_seconds:.1f} s turn, under [turns] notify_after = {after:g} s: tray only")
         if notify and cls not in prefs.dnd.allow and (dnd := self.dnd()).active:
             notify, tray, suppressed = False, True, "dnd"
             why.append(f"do not disturb ({dnd.describe()}; {cls} is not in [dnd] allow): tray only")
@@ -131,7 +149,9 @@ class Router:
             time=event.time,
             source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
             actions=event.actions,
+            sound=sound_for(prefs, cls, event.actions) if notify and not group.notified else "",
         )
+        group.notified = group.notified or notify
         return decision, presentation
 
     def summaries(self) -> list[Presentation]:

@@ -76,13 +76,17 @@ class TrayPublisher:
                 if status
                 else AgentRow(name, AgentState.STOPPED, icon=icon)
             )
+        dnd = self._router.prefs.dnd
         return TraySnapshot(
             agents=tuple(rows),
             dnd=self._router.dnd(),
-            quiet_hours_enabled=self._router.prefs.dnd.quiet_hours.enabled,
+            quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
             approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            morning=dnd.morning,
+            quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
+            at=self._router.clock.now(),
         )
 
     def publish(self) -> None:

@@ -183,6 +183,22 @@ class RateLimitPrefs(_Strict):
     per: float = Field(default=10.0, gt=0, le=24 * 3600)
 
 
+PushKind = Literal["error", "warning", "info", "other", "approvals", "turns", "agents"]
+PushWhen = Literal["away", "always", "never"]
+# what is pushed by default: what needs the person (errors, approvals, agents down) and what they
+# wait for (turns ending); not the info and warnings an agent chats along the way
+DEFAULT_PUSH_KINDS: list[PushKind] = ["error", "approvals", "turns", "agents"]
+
+
+class PushPrefs(_Strict):
+    when: PushWhen = "away"
+    away_after: float = Field(default=300.0, ge=0, le=24 * 3600)
+    kinds: list[PushKind] = Field(default_factory=lambda: list(DEFAULT_PUSH_KINDS))
+    targets: list[str] = Field(default_factory=list)  # empty: every target added
+    burst: int = Field(default=3, ge=1, le=1000)
+    per: float = Field(default=60.0, gt=0, le=24 * 3600)
+
+
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 
 
@@ -202,6 +218,7 @@ class Preferences(_Strict):
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()
     rate_limit: RateLimitPrefs = RateLimitPrefs()
+    push: PushPrefs = PushPrefs()
     agents: Annotated[dict[str, AgentConfig], AfterValidator(_agent_names)] = Field(default_factory=dict)
 
 

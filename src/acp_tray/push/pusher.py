@@ -63,6 +63,10 @@ class Pusher:
         self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
         self._summary_timer: asyncio.TimerHandle | None = None
 
+    @property
+    def targets(self) -> PushTargets | None:
+        return self._targets
+
     def refresh(self) -> None:
         """The targets were added or removed (`push add`, `push remove`): read their names again."""
         self._names = list(self._targets.read()) if self._targets is not None else []

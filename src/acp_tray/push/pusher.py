@@ -62,6 +62,7 @@ class Pusher:
         self._limits = (0, 0.0)
         self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
         self._summary_timer: asyncio.TimerHandle | None = None
+        self._asking: asyncio.Future[bool] | None = None  # the away source's answer being worked out
 
     @property
     def targets(self) -> PushTargets | None:
@@ -102,11 +103,18 @@ class Pusher:
         self, names: list[str], message: PushMessage, after: float, decided: asyncio.Future[list[str]]
     ) -> None:
         try:
-            away = await asyncio.to_thread(self._is_away, after)
+            away = await self._away_now(after)
         except Exception:
             log.exception("could not tell whether the person is away; not pushed")
             away = False
         decided.set_result(self._push(names, message) if away else [])
+
+    async def _away_now(self, after: float) -> bool:
+        """The away source's answer: notices that come while it is being asked share it (a flood
+        asks once, not once per notice)."""
+        if self._asking is None or self._asking.done():
+            self._asking = asyncio.ensure_future(asyncio.to_thread(self._is_away, after))
+        return await asyncio.shield(self._asking)
 
     def _is_away(self, after: float) -> bool:
         """In a worker thread: the away source (chosen the first time), asked now."""

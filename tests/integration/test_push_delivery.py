@@ -1,7 +1,7 @@
 """Push through real Apprise to a local HTTP server standing in for the services (Apprise's json://
 and a self-hosted ntfy:// URL), from a real headless daemon hosting a scripted agent, with the
 targets' URLs in a real keyring (GNOME Keyring on a private bus). The "away" cases with the X11 idle
-source come with the away sources; tests/unit/test_push.py has the away gate with a test source."""
+source come with the away sources; tests/unit/test_push_policy.py has the away gate with a test source."""
 
 from __future__ import annotations
 
@@ -104,17 +104,24 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
     (tmp_path / "go").touch()
     until(lambda: len(service.received) >= 5, 30, "the notices' pushes")
     until(lambda: recorded("Disk full", "Chatter", "Needs approval"), 30, "the history")
-    phone = [r.json() for r in service.received if r.path == f"/{TOKEN}"]
+    # each push goes out on its own (a slow service does not hold the next): in any order
+    phone = {r.json()["title"]: r.json() for r in service.received if r.path == f"/{TOKEN}"}
     desk = [r.json() for r in service.received if r.path == "/" and r.json().get("topic") == TOPIC]
-    assert [p["title"] for p in phone] == ["acp-tray: test", "bot: Disk full", "bot: Needs approval"]
-    assert [p["title"] for p in desk] == ["bot: Disk full", "bot: Needs approval"]  # once each
-    assert phone[1]["message"] == "(Disk full)"
-    assert desk[1]["message"].startswith("It wants: Run rm -rf build\nIt waits for your answer at the desk")
+    assert len(service.received) == 5 and sorted(phone) == ["acp-tray: test", "bot: Disk full", "bot: Needs approval"]
+    assert sorted(p["title"] for p in desk) == ["bot: Disk full", "bot: Needs approval"]  # once each
+    assert phone["bot: Disk full"]["message"] == "(Disk full)"
+    approval = phone["bot: Needs approval"]["message"]
+    assert approval.startswith("It wants: Run rm -rf build\nIt waits for your answer at the desk")
     assert record("Disk full")["pushed"] == ["desk", "phone"]
     assert record("Chatter")["pushed"] == []  # info is not among the kinds
     assert record("Needs approval")["pushed"] == ["desk", "phone"]
 
+    assert "pushed: desk, phone" in cli("history", env=env).stdout
+    checks = {row["name"]: row for row in json.loads(cli("doctor", "--json", env=env).stdout)}
+    assert checks["push targets"]["status"] == "ok" and "desk (ntfy), phone (json)" in checks["push targets"]["detail"]
+    assert checks["Apprise"]["status"] == "ok" and checks["away source"]["detail"]
     shown = {
+        "doctor": json.dumps(checks),
         "history": paths.history_file().read_text(encoding="utf-8"),
         "history --json": cli("history", "--json", env=env).stdout,
         "status --json": cli("status", "--json", env=env).stdout,

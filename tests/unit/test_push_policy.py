@@ -1,7 +1,7 @@
 """Push policy and delivery in one process: which notices are pushed (kinds, when, DND and its
 allow list, the away gate with a source that says idle or not), what the push says, the per-target
 rate limit with its one summary, and retries then one warning. Apprise is replaced by a recording
-`send` here; tests/integration/test_push.py pushes through real Apprise to a loopback server."""
+`send` here; tests/integration/test_push_delivery.py pushes through real Apprise to a loopback server."""
 
 from __future__ import annotations
 
@@ -194,6 +194,22 @@ async def test_away_pushes_only_while_the_source_says_idle_or_locked(
     assert await bench.offer(said("error", "cannot tell")) == []
     assert [title for _, title, _ in bench.sent] == ["bot: while away", "bot: screen locked"]
     assert await bench.offer(said("info", "not a kind pushed")) == [] and source.asked == 3  # not asked for it
+
+
+async def test_notices_that_come_while_the_source_is_asked_share_its_answer(
+    tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    source = Source(idle=900.0)
+    bench = Bench(tmp_path, {"when": "away", "burst": 100}, source=source)
+    offered = []
+    for i in range(20):
+        presentation = bench.router.route(said("error", f"burst {i}"))[1]
+        assert presentation is not None
+        offered.append(bench.pusher.offer(presentation, said("error", f"burst {i}")))
+    decided = [await pushed for pushed in offered if isinstance(pushed, asyncio.Future)]
+    await bench.settle()
+    assert decided == [["phone"]] * 20 and len(bench.sent) == 20
+    assert source.asked == 1  # one look for the whole burst
 
 
 async def test_a_flood_gives_the_rate_limit_s_pushes_and_one_summary(

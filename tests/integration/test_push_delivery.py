@@ -92,6 +92,12 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
     json_url, ntfy_url = f"json://127.0.0.1:{service.port}/{TOKEN}", f"ntfy://127.0.0.1:{service.port}/{TOPIC}"
     add("phone", json_url, env)
     add("desk", ntfy_url, env)
+    refused = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "push", "add", "typo"],
+        input="ntfx://127.0.0.1/not-a-service\n", capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "Apprise does not know that URL" in refused.stderr, refused.stderr
+    assert "not-a-service" not in refused.stderr + refused.stdout
     listed = json.loads(cli("push", "list", "--json", env=env).stdout)
     assert listed == [
         {"name": "desk", "service": "ntfy", "chosen": True},

@@ -221,3 +221,65 @@ def test_a_target_that_refuses_or_hangs_is_retried_then_said_once_behind_the_des
     assert sorted(titles.count(w) for w in warned) == [1, 1]  # said once per target, not per push
     assert sorted(r.json()["title"] for r in service.under("/refuse")) == ["bot: First"] * 4 + ["bot: Second"] * 4
     assert daemon.stop() == 0
+
+
+# away: the X server's idle time under the tests' Xvfb -------------------------------------------------
+
+NO_BUS = "unix:path=/nonexistent/acp-tray-test-bus"
+
+
+def idle_for(seconds: float) -> None:
+    """Once the X server has seen no input for `seconds` (read as the daemon reads it)."""
+    from acp_tray.away.select import away_source
+
+    source = away_source()
+    assert source.name == "X11 idle time", source.name
+    until(lambda: (source.idle_seconds() or 0.0) >= seconds, 30, f"{seconds:g} s without input")
+
+
+def test_away_pushes_while_the_person_is_idle_not_after_they_move_the_mouse(
+    tmp_path: Path, service: PushService, desktop_env: dict[str, str], daemons: list[Daemon],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from tests.desktop.keyring import secret_service
+    from tests.support.trays import xdotool
+
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", NO_BUS)  # no logind: the X server's idle time alone
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    permission = {
+        "request": "session/request_permission",
+        "params": {
+            "sessionId": SESSION,
+            "toolCall": {"toolCallId": "t1", "title": "Push to main"},
+            "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"}],
+        },
+    }
+    steps = [
+        go(tmp_path, "idle"), notice("error", "While away"),
+        go(tmp_path, "back"), notice("error", "While here"),
+        go(tmp_path, "idle again"), permission,
+    ]  # fmt: skip
+    configure(steps, 'when = "away"\naway_after = 2')
+    x11 = {**desktop_env, "DBUS_SYSTEM_BUS_ADDRESS": NO_BUS}
+    with secret_service(tmp_path / "keyring", bus=desktop_env["DBUS_SESSION_BUS_ADDRESS"]) as keyring_env:
+        env = cli_env(**{**x11, **keyring_env})
+        env.pop("WAYLAND_DISPLAY", None)
+        daemon = run(env)
+        daemons.append(daemon)
+        add("phone", f"json://127.0.0.1:{service.port}/{TOKEN}", env)
+        idle_for(3)
+        (tmp_path / "idle").touch()
+        until(lambda: recorded("While away"), 30, "the notice while away")
+        assert record("While away")["pushed"] == ["phone"]
+        xdotool(env, "mousemove", "21", "21")
+        xdotool(env, "mousemove", "22", "22")  # one of the two moves the pointer, wherever it was
+        (tmp_path / "back").touch()
+        until(lambda: recorded("While here"), 30, "the notice at the desk")
+        assert record("While here")["pushed"] == []  # recorded once the away source had answered
+        idle_for(3)
+        (tmp_path / "idle again").touch()
+        until(lambda: recorded("Needs approval"), 30, "the approval while away")
+        until(lambda: len(service.received) >= 2, 30, "the approval's push")
+        assert record("Needs approval")["pushed"] == ["phone"]
+        assert daemon.stop() == 0
+    assert [r.json()["title"] for r in service.received] == ["bot: While away", "bot: Needs approval"]  # once each

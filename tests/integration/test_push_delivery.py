@@ -187,7 +187,7 @@ def test_a_flood_gives_the_rate_limit_s_pushes_and_one_summary(
     tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
 ) -> None:
     flood = {"repeat": 1000, **notice("error", "Flood {n}")}
-    configure([go(tmp_path, "go"), flood], 'when = "always"\nburst = 3\nper = 30')  # a summary after 10 s
+    configure([go(tmp_path, "go"), flood], 'when = "always"\nburst = 3\nper = 45')  # a summary after 15 s
     env = cli_env(**keyring_env)
     daemons.append(run(env))
     add("phone", f"json://127.0.0.1:{service.port}/{TOKEN}", env)

@@ -1,10 +1,13 @@
 """The event pump: takes the agents' events off the queue in order, routes notices (and acp-tray's
-own, made from hosting events) to the history and the surfaces, and tells the tray publisher."""
+own, made from hosting events) to the history and the surfaces, offers them to push, and tells the
+tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
+and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from acp_tray.app.fleet import Fleet
@@ -24,8 +27,9 @@ from acp_tray.events import (
 )
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
+from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
+from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,7 @@ class EventPump:
         fleet: Fleet,
         publisher: TrayPublisher,
         status: StatusSink,
+        pusher: Pusher | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -58,6 +63,8 @@ class EventPump:
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._summary_timer: asyncio.TimerHandle | None = None
         self._turn_lengths = TurnLengths(router.clock)
+        self._pusher = pusher
+        self._held: deque[tuple[NoticeReceived, Decision, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
         while True:
@@ -72,6 +79,9 @@ class EventPump:
     def close(self) -> None:
         if self._summary_timer is not None:
             self._summary_timer.cancel()
+        if self._pusher is not None:
+            self._pusher.close()
+        self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
         if isinstance(event, NoticeReceived):
@@ -109,19 +119,45 @@ class EventPump:
         own = own_notice(event)
         if own is None:
             return asked_or_settled
-        own_event = NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions)
-        shown = self._route(own_event, lasted if own.finished else None)
+        notice = NoticeReceived(own.agent, own.session_id, own.notice, source=ACP_TRAY, actions=own.actions)
+        shown = self._route(notice, event, lasted if own.finished else None)
         if isinstance(event, PermissionAsked) and shown is not None:
             self._approval_groups[event.approval_id] = shown.group
         return True
 
-    def _route(self, event: NoticeReceived, turn_seconds: float | None = None) -> Presentation | None:
+    def _route(
+        self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None
+    ) -> Presentation | None:
+        """Route a notice (made from `cause`, for acp-tray's own; `turn_seconds`: how long the turn
+        it ends lasted), record it and present it; its pushes start behind the desktop's notification."""
         decision, presentation = self._router.route(event, turn_seconds)
-        self._publisher.changed(Changed.HISTORY, self._history.append(event, decision))
+        pushed: Pushed = []
+        if presentation is not None and self._pusher is not None:
+            pushed = self._pusher.offer(presentation, cause or event)
+        self._record(event, decision, pushed)
         if presentation is not None:
             self.present(presentation)
         self._schedule_summaries()
         return presentation
+
+    def _record(self, event: NoticeReceived, decision: Decision, pushed: Pushed) -> None:
+        if not self._held and not isinstance(pushed, asyncio.Future):
+            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
+            return
+        self._held.append((event, decision, pushed))
+        if isinstance(pushed, asyncio.Future):
+            pushed.add_done_callback(lambda _: self._write_held())
+
+    def _write_held(self, *, finish: bool = False) -> None:
+        """Write the waiting records whose push is decided, in order (`finish`: all of them)."""
+        while self._held:
+            event, decision, pushed = self._held[0]
+            if isinstance(pushed, asyncio.Future):
+                if not pushed.done() and not finish:
+                    return
+                pushed = pushed.result() if pushed.done() and not pushed.cancelled() else []
+            self._held.popleft()
+            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
 
     def present(self, presentation: Presentation) -> None:
         if presentation.tray:

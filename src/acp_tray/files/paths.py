@@ -63,6 +63,11 @@ def secret_names_file() -> Path:
     return state_dir() / "secret-names.json"
 
 
+def push_targets_file() -> Path:
+    """The names (never the URLs) of the push targets in the OS keyring, and their services."""
+    return state_dir() / "push-targets.json"
+
+
 def agents_run_file() -> Path:
     """The mark carried by the agents of the running daemon (removed when it stops cleanly)."""
     return state_dir() / "agents-run"

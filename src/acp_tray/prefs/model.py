@@ -209,6 +209,22 @@ class ApprovalPrefs(_Strict):
     sound: SoundName = "message-new-instant"  # a request the agent waits on: not a warning's sound
 
 
+PushKind = Literal["error", "warning", "info", "other", "approvals", "turns", "agents"]
+PushWhen = Literal["away", "always", "never"]
+# what is pushed by default: what needs the person (errors, approvals, agents down) and what they
+# wait for (turns ending); not the info and warnings an agent chats along the way
+DEFAULT_PUSH_KINDS: list[PushKind] = ["error", "approvals", "turns", "agents"]
+
+
+class PushPrefs(_Strict):
+    when: PushWhen = "away"
+    away_after: float = Field(default=300.0, ge=0, le=24 * 3600)
+    kinds: list[PushKind] = Field(default_factory=lambda: list(DEFAULT_PUSH_KINDS))
+    targets: list[str] = Field(default_factory=list)  # empty: every target added
+    burst: int = Field(default=3, ge=1, le=1000)
+    per: float = Field(default=60.0, gt=0, le=24 * 3600)
+
+
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 
 
@@ -230,6 +246,8 @@ class Preferences(_Strict):
     rate_limit: RateLimitPrefs = RateLimitPrefs()
     turns: TurnPrefs = TurnPrefs()
     approvals: ApprovalPrefs = ApprovalPrefs()
+
+    push: PushPrefs = PushPrefs()
     agents: Annotated[dict[str, AgentConfig], AfterValidator(_agent_names)] = Field(default_factory=dict)
 
 

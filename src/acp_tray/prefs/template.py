@@ -90,6 +90,27 @@ notify_after = 20
 [approvals]
 sound = "message-new-instant"
 
+# Push: what matters reaches your phone (or chat, or mail) while you are away from the desk,
+# through Apprise (ntfy, Pushover, Gotify, Telegram, Signal, Matrix, Slack, e-mail, webhooks...).
+# Add a target with `acp-tray push add NAME` (its URL, e.g. ntfy://ntfy.sh/TOPIC, is read without
+# echo into the OS keyring; this file only ever names it), then `acp-tray push test NAME`.
+#   when:       "away" (only while you have been idle or the screen locked for `away_after`
+#               seconds), "always", or "never"
+#   kinds:      what is pushed: notices by severity ("error", "warning", "info", "other"),
+#               "approvals" (an agent waits for your answer; answer it at the desk), "turns"
+#               (finished, failed or stopped) and "agents" (crashed, needs sign-in)
+#   targets:    the targets to push to, e.g. ["phone"] ([] = every target added)
+#   burst, per: at most `burst` pushes per agent to each target every `per` seconds; then one
+#               summary ("12 more notices from NAME")
+# Do not disturb and quiet hours hold pushes too, except for the kinds in [dnd] allow.
+[push]
+when = "away"
+away_after = 300
+kinds = ["error", "approvals", "turns", "agents"]
+targets = []
+burst = 3
+per = 60
+
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
 # (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;
 #  `acp-tray agents add ID` adds one from the registry above, under its registry id):

@@ -27,7 +27,7 @@ from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.clock import Clock
 from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.dnd import DndState, dnd_state
-from acp_tray.presentation.ratelimit import RateLimiter, Summary
+from acp_tray.presentation.ratelimit import RateLimiter, Summary, overflow_title
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import SeverityKind
 
@@ -166,11 +166,6 @@ class Router:
 
     def _summary(self, summary: Summary) -> Presentation:
         cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class
-        plural = "notice" if summary.count == 1 else "notices"
-        if summary.source != "agent":
-            plural = f"of acp-tray's {plural} about"
-        else:
-            plural += " from"
         notify = cls in self.prefs.dnd.allow or not self.dnd().active
         return Presentation(
             group=self._coalescer.new_id(),
@@ -178,7 +173,7 @@ class Router:
             session_id="",
             severity=cls,
             kind=SeverityKind(cls),
-            title=f"{summary.count} more {plural} {summary.agent}",
+            title=overflow_title(summary),
             description="They are in the tray and the history; held back by the rate limit.",
             count=1,
             timeout=self.prefs.severity.of(cls).timeout,

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from acp_tray.control.api import ArgumentError, ErrorCode, OpError, PushAddArgs, PushNameArgs
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
-from acp_tray.push.targets import PushTargets, target_name_problem
+from acp_tray.logs.redact import remember_secrets
+from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem
 from acp_tray.state.secrets import SecretError
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class PushOps:
             raise ArgumentError(problem)
         from acp_tray.push.sender import url_problem
 
+        remember_secrets(push_url_secrets(args.url.strip()))  # Apprise logs a URL it refuses, at ERROR
         try:
             problem = await asyncio.to_thread(url_problem, args.url.strip())
         except ImportError as exc:

@@ -44,7 +44,7 @@ class PushOps:
             raise ArgumentError(problem)
         from acp_tray.push.sender import url_problem
 
-        remember_secrets(push_url_secrets(args.url))  # masked from here on, whatever logs it
+        remember_secrets(push_url_secrets(args.url.strip()))  # Apprise logs a URL it refuses, at ERROR
         try:
             problem = await asyncio.to_thread(url_problem, args.url.strip())
         except ImportError as exc:

@@ -4,7 +4,8 @@ Each check is one line: ✔ (works), ✖ (a problem, with the fix) or · (a note
 the real session: the D-Bus session bus, the notification server and what it can do, the tray
 hosts (a StatusNotifierWatcher on the bus, an XEmbed manager on the X display) and the tray
 backend that would be used, PyGObject with GTK and AppIndicator, the preferences file, each
-agent's program, the control socket, and start on login.
+agent's program, push (its targets, Apprise), the control socket, start on login, and the away
+source (for push).
 """
 
 from __future__ import annotations
@@ -314,6 +315,18 @@ def _autostart_check() -> Check:
     )
 
 
+def _away_check() -> Check:
+    from acp_tray.away.select import away_source
+
+    source = away_source()
+    if source.name == "none":
+        return Check("away", "note", 'no away source: push `when = "away"` never pushes')
+    idle = source.idle_seconds()
+    known = "idle unknown now" if idle is None else f"idle {idle:.0f} s"
+    locked = ", locked" if source.locked() else ""
+    return Check("away", "note", f"{source.name} ({known}{locked})")
+
+
 async def diagnose(prefs_path: Path, *, tray_backend: str | None = None) -> list[Check]:
     """Every check, in the order a person fixes things. `tray_backend`: the running tray's (the
     daemon passes it; `doctor` works out which one would be chosen)."""
@@ -326,6 +339,10 @@ async def diagnose(prefs_path: Path, *, tray_backend: str | None = None) -> list
     checks += _gtk_checks()
     checks.append(_backend_check(tray_backend))
     checks += _prefs_checks(prefs_path)
+    from acp_tray.push.checks import push_checks  # it needs `Check` from here
+
+    checks += await asyncio.to_thread(push_checks, prefs_path)
     checks.append(_control_check())
     checks.append(_autostart_check())
+    checks.append(await asyncio.to_thread(_away_check))
     return checks

@@ -25,6 +25,7 @@ def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: A
     assert names == {
         "tray-notifications.png",
         "tray-menu.png",
+        "tray-dnd-menu.png",
         "tray-approval-notification.png",
         "tray-approval.png",
         "signin-notification.png",

@@ -50,7 +50,8 @@ def dnd_for_an_hour_from_the_menu(env: dict[str, str], centre: tuple[int, int], 
         xdotool(env, "mousemove", str(centre[0]), str(centre[1]), "click", "1")
         time.sleep(0.7)
         screenshot(env, shot)
-        for key in ("Down", "Down", "Down", "Right", "Down", "Down", "Return"):  # past "Open acp-tray…" and Recent
+        # past "Open acp-tray…" and Recent; in the submenu past "Off", "On until I turn it off" and "For 30 minutes"
+        for key in ("Down", "Down", "Down", "Right", "Down", "Down", "Down", "Return"):
             xdotool(env, "key", key)
         deadline = time.monotonic() + 5
         while "enabled = true" not in config.read_text(encoding="utf-8") and time.monotonic() < deadline:

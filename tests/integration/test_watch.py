@@ -69,7 +69,10 @@ def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, da
         until(lambda: states(events())[-2:] == ["starting", "connected"], what="the restart, step by step")
         assert "stopped" in states(events()) or "exited" in states(events())
 
-        # the demo agent introduces itself on every start: each notice is a history event, in order
+        # the demo agent introduced itself at its first start only; asked, it shows its notices
+        # again: each notice is a history event, in order
+        assert cli("prompt", "demo", "show your notices").returncode == 0
+
         def titles() -> list[str]:
             return [e["record"]["title"] for e in events() if e["event"] == "history"]
 

@@ -207,3 +207,40 @@ def test_open_the_file(
             )
             assert page.locator("#toast").inner_text().endswith(f"Open it in your editor yourself: {config}")
         assert not watched.problems, watched.problems
+
+
+def test_sounds_and_the_shortest_turn_worth_a_popup_are_set_from_the_page(
+    daemons: list[Daemon], page_for: PageFor
+) -> None:
+    config = start_daemon(daemons, CONSOLE)
+    before = config.read_text(encoding="utf-8")
+    with window_process("preferences") as window:
+        watched = page_for("light")
+        page = watched.page
+        page.goto(window.url)
+        info_sound = page.get_by_label("Sound of info pop-ups (empty: silent)")
+        assert info_sound.input_value() == ""  # info is silent by default
+        assert page.get_by_label("Sound of warning pop-ups (empty: silent)").input_value() == "dialog-warning"
+        info_sound.fill("Dialog Information")
+        page.get_by_role("button", name="Save").click()
+        page.get_by_text(
+            "`sound` in [severity.info]: expected a sound name from the freedesktop sound naming spec"
+        ).wait_for(timeout=SHOWS)
+        assert info_sound.get_attribute("aria-invalid") == "true"
+        assert config.read_text(encoding="utf-8") == before
+        info_sound.fill("message-new-instant")
+        page.get_by_label("Sound of approval requests (empty: silent)").fill("")
+        page.get_by_label("Pop up “Finished” only for turns longer than (seconds; 0: every turn)").fill("0")
+        page.get_by_role("button", name="Save").click()
+        page.get_by_text("Saved.", exact=True).wait_for(timeout=SHOWS)
+        assert changed_lines(before, config.read_text(encoding="utf-8")) == [
+            '- sound = ""',
+            '+ sound = "message-new-instant"',
+            "- notify_after = 20",
+            "+ notify_after = 0",
+            '- sound = "message-new-instant"',
+            '+ sound = ""',
+        ]
+        assert not watched.problems, watched.problems
+    in_force = cli("prefs", "show").stdout
+    assert "[turns]\nnotify_after = 0" in in_force and '[approvals]\nsound = ""' in in_force

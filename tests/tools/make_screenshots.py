@@ -125,6 +125,8 @@ def main() -> None:
             time.sleep(0.8)
             key(env, "Down", "Down", "Right")  # "Open acp-tray…", then Recent (the status lines are not selectable)
             shot(env, out / "tray-menu.png")
+            key(env, "Left", "Down", "Right")  # out of Recent, into "Do not disturb"
+            shot(env, out / "tray-dnd-menu.png")
             key(env, "Escape", "Escape", "Escape")
 
             subprocess.run(["dunstctl", "close-all"], env=env, check=True)

@@ -98,7 +98,7 @@ def test_every_record_has_the_documented_keys(tmp_path: Path) -> None:
     writer.append(NoticeMalformed("agent-a", None, "update.severity", "missing (required)", {"update": {}}))
     writer.close()
     documented = {"time", "agent", "session_id", "source", "kind", "severity", "title", "description", "meta", "reason"}
-    documented |= {"route", "suppressed", "count", "notified", "tray"}
+    documented |= {"route", "suppressed", "count", "notified", "tray", "pushed"}
     notice, malformed = (r for r in read_history(tmp_path / "h.jsonl") if isinstance(r, dict))
     assert set(notice) == documented
     assert set(malformed) == documented | {"field", "update", "raw"}

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from acp_tray.events import AgentState
+from acp_tray.presentation.actions import SetDnd, parse_action
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import Recent, RecentItem
+from acp_tray.presentation.when import when_label
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.tray.icon import BADGE_COLOURS, DND_GREY, badge_pixel, dnd_pixel, render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of, recent_label
@@ -110,12 +112,18 @@ def test_menu_model() -> None:
     recent_menu = _find(menu, "Recent")
     assert recent_menu.label == "Recent (1 unread) · 2 held during DND"
     labels = [entry.label for entry in recent_menu.children]
-    assert labels[:2] == ["ℹ gemini: Indexed", "• ✖ claude: Build failed ×3"]  # newest first, unread marked
+    assert labels[:2] == ["ℹ 12:00 gemini: Indexed", "• ✖ 12:00 claude: Build failed ×3"]  # newest first, unread marked
     assert recent_menu.children[1].action == "recent:open:1"
     assert [e.action for e in recent_menu.children[-2:]] == ["recent:read-all", "recent:clear"]
     dnd = _find(menu, "Do not disturb").children
     assert (dnd[0].label, dnd[0].checked, dnd[0].radio) == ("Off", True, True)
-    assert [e.action for e in dnd if e.action] == ["dnd:off", "dnd:30m", "dnd:1h", "dnd:tomorrow", "quiet-hours:toggle"]
+    assert [e.action for e in dnd if e.action] == [
+        "dnd:off", "dnd:on", "dnd:30m", "dnd:1h", "dnd:tomorrow", "quiet-hours:toggle",
+    ]  # fmt: skip
+    assert [e.label for e in dnd] == [
+        "Off", "On until I turn it off", "For 30 minutes", "For 1 hour", "Until tomorrow, 08:00", "-",
+        "Quiet hours 22:00–07:00",
+    ]  # fmt: skip
     assert _find(dnd, "Quiet hours").checked is True
     agents = _find(menu, "Agents").children
     assert [a.label for a in agents] == ["claude — connected", "gemini — exited", "-", "Add agent…"]
@@ -128,12 +136,66 @@ def test_menu_model() -> None:
 def test_menu_shows_manual_dnd_as_the_checked_radio() -> None:
     snapshot = TraySnapshot(dnd=DndState(True, "manual", T.replace(hour=14)))
     dnd = _find(menu_of(snapshot), "Do not disturb").children
-    assert (dnd[0].checked, dnd[1].label, dnd[1].checked) == (False, "On, until Sun 14:00", True)
+    assert [(e.label, e.checked, e.radio) for e in dnd[:3]] == [
+        ("Off", False, True), ("On until I turn it off", False, True), ("On, until Sun 14:00", True, True),
+    ]  # fmt: skip
+    assert dnd[2].action is None  # what holds now, not a choice
 
 
-def test_manual_dnd_without_an_end_is_just_on() -> None:
+def test_manual_dnd_without_an_end_checks_on_until_i_turn_it_off() -> None:
     dnd = _find(menu_of(TraySnapshot(dnd=DndState(True, "manual", None))), "Do not disturb").children
-    assert (dnd[1].label, dnd[1].checked) == ("On", True)
+    assert [(e.label, e.checked) for e in dnd[:3]] == [
+        ("Off", False), ("On until I turn it off", True), ("For 30 minutes", None),
+    ]  # fmt: skip
+    assert dnd[1].action == "dnd:on" and parse_action("dnd:on") == SetDnd("on")
+
+
+def test_quiet_hours_do_not_check_a_manual_choice() -> None:
+    dnd = _find(menu_of(TraySnapshot(dnd=DndState(True, "quiet_hours", T))), "Do not disturb").children
+    assert [(e.label, e.checked) for e in dnd[:2]] == [("Off", True), ("On until I turn it off", False)]
+
+
+def test_the_dnd_menu_says_when_tomorrow_and_the_quiet_hours_are() -> None:
+    """From the preferences: `dnd.morning`, and the quiet hours' start and end."""
+    snapshot = TraySnapshot(morning=time(6, 45), quiet_hours=(time(23, 30), time(6, 0)), quiet_hours_enabled=False)
+    dnd = _find(menu_of(snapshot), "Do not disturb").children
+    tomorrow = _find(dnd, "Until tomorrow")
+    assert (tomorrow.label, tomorrow.action) == ("Until tomorrow, 06:45", "dnd:tomorrow")
+    quiet = _find(dnd, "Quiet hours")
+    assert (quiet.label, quiet.action, quiet.checked) == ("Quiet hours 23:30–06:00", "quiet-hours:toggle", False)
+
+
+NOW = datetime(2026, 12, 2, 9, 30, tzinfo=ZoneInfo("Europe/Berlin"))  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("moment", "label"),
+    [
+        (NOW, "09:30"),
+        (NOW.replace(hour=0, minute=1), "00:01"),  # earlier today
+        (NOW.replace(day=1, hour=23, minute=59), "Tue 23:59"),  # yesterday
+        (NOW.replace(day=1, hour=7, minute=5).astimezone(UTC), "Tue 07:05"),  # shown in local time
+        (NOW.replace(month=11, day=26, hour=14, minute=3), "Thu 14:03"),  # six days ago
+        (NOW.replace(month=11, day=25, hour=14, minute=3), "25 Nov"),  # a week ago: the date
+        (NOW.replace(year=2025, month=12, day=31), "31 Dec 2025"),  # another year: with it
+        (NOW.replace(hour=10), "10:30"),  # a clock that ran ahead: still its own time
+    ],
+)
+def test_when_a_recent_item_happened(moment: datetime, label: str) -> None:
+    assert when_label(moment, NOW) == label
+
+
+def test_recent_entries_show_their_time_from_the_snapshots_now() -> None:
+    items = (
+        item(3, "info", time=NOW.replace(hour=9, minute=2)),
+        item(2, "warning", unread=False, time=NOW.replace(day=1, hour=14, minute=3), count=2),
+        item(1, "error", time=NOW.replace(month=11, day=20)),
+    )
+    recent = _find(menu_of(TraySnapshot(recent=items, at=NOW)), "Recent").children
+    assert [entry.label for entry in recent[:3]] == [
+        "• ℹ 09:02 claude: title 3", "⚠ Tue 14:03 claude: title 2 ×2", "• ✖ 20 Nov claude: title 1",
+    ]  # fmt: skip
+    assert TraySnapshot(recent=items, at=NOW) == TraySnapshot(recent=items, at=NOW.replace(day=3))  # not a change
 
 
 def test_hostile_titles_stay_one_bounded_line_in_the_menu() -> None:

@@ -184,7 +184,7 @@ def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for:
 def test_polling_while_the_daemon_starts_never_wedges_it(attempt: int) -> None:
     """Two clients poll the pipe from the moment the daemon starts (before its pipe exists, while it
     imports, while the agent starts); the daemon must come up and keep serving: notices, prompts, quit."""
-    with daemon("--headless", name=f"startup-polls-{attempt}") as d:
+    with daemon("--headless", name=f"startup-polls-{attempt}", every_turn=True) as d:
         polls = _poll_until_connected(120, pollers=2)
         assert any("not running" in a for a in polls.answers), "no poll landed before the daemon was up"
         assert "Hello from the acp-tray demo agent" in acp("prompt", "demo", "still there?")
@@ -210,7 +210,7 @@ def _measure(path: Path, crop: str, fx: str) -> float:
 
 
 def test_tray_icon_menu_and_a_notification_balloon() -> None:
-    with daemon(name="tray", desktop=True) as d:
+    with daemon(name="tray", desktop=True, every_turn=True) as d:
         _poll_until_connected(120)
         assert "tray: pystray, win32 backend" in d.output
         assert re.search(r"notifications: plyer \(plyer on win32\)", d.output), d.output

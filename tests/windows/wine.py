@@ -21,6 +21,8 @@ from typing import IO
 
 import pytest
 
+from acp_tray.prefs.template import DEFAULT_FILE
+
 PYTHON = os.environ.get("ACP_TRAY_WINE_PYTHON", "")
 ARTIFACTS = Path(os.environ.get("ACP_TRAY_WINE_ARTIFACTS", "/tmp/acp-tray-windows-lane"))
 
@@ -166,11 +168,16 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(*args: str, name: str, desktop: bool = False) -> Iterator[Daemon]:
+def daemon(*args: str, name: str, desktop: bool = False, every_turn: bool = False) -> Iterator[Daemon]:
     """`acp-tray -v run ARGS`: headless, or with the tray inside a Wine virtual desktop (explorer's
-    taskbar holds the notification area)."""
+    taskbar holds the notification area). `every_turn`: the default file, but every turn's "Finished"
+    pops up (`[turns] notify_after = 0`), as a prompt to the demo takes well under the default."""
     for left in user_dir().glob("AppData/Local/acp-tray/acp-tray/config.toml"):
         left.unlink()  # each on the defaults: a test that failed half way (DND on) does not decide the next
+    if every_turn:
+        config = user_dir() / "AppData" / "Local" / "acp-tray" / "acp-tray" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(DEFAULT_FILE.replace("notify_after = 20", "notify_after = 0"), encoding="utf-8")
     argv = ["wine", PYTHON, "-m", "acp_tray", "-v", "run", *args]
     if desktop:
         argv = ["wine", "explorer", "/desktop=shell,1024x700", windows_path(Path(PYTHON)), *argv[2:]]

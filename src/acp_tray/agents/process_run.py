@@ -22,6 +22,7 @@ from acp_tray.agents.status_report import StatusReport
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DropLog, LineTransport, WatchedTransport
 from acp_tray.events import AgentState
+from acp_tray.files.paths import demo_introduced_file
 
 SETTLE_TIMEOUT = 1.0
 TEMPORARY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN})
@@ -62,7 +63,8 @@ class ProcessRun:
             self._report.status(AgentState.FAILED, f"working directory {self._spec.cwd} does not exist")
             return RunEnd.CANNOT_START
         secrets = await asyncio.to_thread(self._secrets, self._name) if self._secrets is not None else {}
-        env = agent_environment({**self._spec.env, **secrets}, run_mark=self._run_mark)
+        introduced = str(demo_introduced_file(self._name))
+        env = agent_environment({**self._spec.env, **secrets}, run_mark=self._run_mark, introduced=introduced)
         self._signin.env_names = frozenset(env)  # names only: which env_var sign-ins can work
         command = self._spec.command
         try:

@@ -204,6 +204,8 @@ class TrayActions:
     def _set_dnd(self, action: SetDnd) -> None:
         if action.span == "off":
             self._reloader.switch_dnd("off")
+        elif action.span == "on":
+            self._reloader.switch_dnd("on")  # until switched off
         else:
             self._reloader.switch_dnd("for", action.span)  # "30m", "1h", "tomorrow"
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.prefs.model import Preferences
     from acp_tray.presentation.clock import Clock
+    from acp_tray.push.targets import PushTargets
 
 
 def stop_on_signals(stop: asyncio.Event) -> None:
@@ -134,9 +135,11 @@ def core(
     clock: Clock | None = None,
     hosting: Hosting | None = None,
     publishers: Sequence[Publisher] = (),
+    push: PushTargets | None = None,
 ) -> Core:
     """The parts that need nothing from the surfaces, connected: the agent fleet, the tray
-    publisher, the preferences reloader, and what a notification's buttons do."""
+    publisher, the preferences reloader, what a notification's buttons do, and push (to `push`'s
+    targets; none without it)."""
     from acp_tray.agents.approvals import Approvals
     from acp_tray.app.actions import NotificationActions
     from acp_tray.app.daemon import Core
@@ -148,17 +151,20 @@ def core(
     from acp_tray.presentation.clock import SystemClock
     from acp_tray.presentation.recent import Recent
     from acp_tray.presentation.router import Router
+    from acp_tray.push.pusher import Pusher
 
     queue: asyncio.Queue[Event] = asyncio.Queue()
     life = Lifetime()
-    router = Router(prefs, clock or SystemClock())
+    clock = clock or SystemClock()
+    router = Router(prefs, clock)
     recent = Recent()
     approvals = Approvals(queue.put_nowait)
     fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, hosting or Hosting(), life)
     publisher = TrayPublisher(router, recent, approvals, fleet, publishers)
     reloader = PrefsReloader(prefs_path, router, fleet, publisher, queue.put_nowait)
     notifications = NotificationActions(approvals, fleet, recent, publisher, life, report=queue.put_nowait)
-    return Core(queue, life, router, recent, approvals, fleet, publisher, reloader, notifications)
+    pusher = Pusher(push, lambda: router.prefs, clock, queue.put_nowait, life.in_background)
+    return Core(queue, life, router, recent, approvals, fleet, publisher, reloader, notifications, pusher)
 
 
 def finish(
@@ -170,7 +176,7 @@ def finish(
     from acp_tray.app.pump import EventPump
 
     c = core
-    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status)
+    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher)
     tray = TrayActions(
         c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
@@ -189,11 +195,12 @@ def assemble(
     clock: Clock | None = None,
     hosting: Hosting | None = None,
     desk: Desk | None = None,
+    push: PushTargets | None = None,
 ) -> Daemon:
     """A whole daemon whose surfaces need nothing from it (the console, a test's list)."""
     from acp_tray.app.surfaces import Surfaces
 
-    parts = core(prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers)
+    parts = core(prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers, push=push)
     return finish(parts, history=history, surfaces=Surfaces(surfaces, withdrawers), status=status, desk=desk)
 
 
@@ -211,6 +218,7 @@ def build(
     from acp_tray.app.surfaces import Surfaces
     from acp_tray.notifiers.chain import NotifierChain
     from acp_tray.notifiers.select import backends_for
+    from acp_tray.push.targets import PushTargets
     from acp_tray.state.secrets import SecretNames
 
     quiet_agent_gone()
@@ -221,13 +229,15 @@ def build(
         secrets=SecretNames(paths.secret_names_file()),
         run_mark=run_mark,
     )
+    push = PushTargets(paths.push_targets_file())
     if not native:
         daemon = assemble(
             loaded.prefs, history=history, surfaces=[console.present], status=console.status,
-            prefs_path=loaded.source, hosting=hosting,
+            prefs_path=loaded.source, hosting=hosting, push=push,
         )  # fmt: skip
         return daemon, None
-    parts = core(loaded.prefs, prefs_path=loaded.source, hosting=hosting, publishers=[tray.show] if tray else [])
+    publishers = [tray.show] if tray else []
+    parts = core(loaded.prefs, prefs_path=loaded.source, hosting=hosting, publishers=publishers, push=push)
     glib = tray is not None and tray.gtk
     chain = NotifierChain(backends_for(loaded.prefs.notifier, console, parts.notifications.on_notification, glib=glib))
     desk = Desk(

@@ -29,6 +29,7 @@ from acp_tray.presentation.actions import READ_ALL, AgentVerb
 from acp_tray.presentation.dnd import DndMode, DndState
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
+from acp_tray.push.pusher import Pusher
 from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.snapshot import TraySnapshot
 
@@ -47,6 +48,7 @@ class Core:
     publisher: TrayPublisher
     reloader: PrefsReloader
     notifications: NotificationActions
+    pusher: Pusher
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ class Daemon:
     def prefs_version(self) -> str:
         """The preferences file's version as last seen settled or written ("" without a file)."""
         return self.core.reloader.version
+
+    @property
+    def pusher(self) -> Pusher:
+        return self.core.pusher
 
     @property
     def router(self) -> Router:

@@ -1,5 +1,5 @@
 """The tray publisher: immutable snapshots of what the tray shows (throttled, and again when a
-timed DND ends), and a change feed for whoever follows the daemon's state (`subscribe`)."""
+timed DND ends or a day begins), and a change feed for whoever follows the daemon's state (`subscribe`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -22,6 +23,7 @@ from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 log = logging.getLogger(__name__)
 
 PUBLISH_EVERY = 0.2  # seconds between two snapshots for the tray, at most
+NEW_DAY_MARGIN = 1.0  # s after midnight: the clock that timed it is surely past it
 
 Publisher = Callable[[TraySnapshot], None]
 
@@ -56,6 +58,7 @@ class TrayPublisher:
         self._listeners: list[Listener] = []
         self._dnd: DndState | None = None  # as last told to the listeners
         self._dnd_timer: asyncio.TimerHandle | None = None
+        self._day_timer: asyncio.TimerHandle | None = None
         self._publish_timer: asyncio.TimerHandle | None = None
         self._last_publish = float("-inf")
 
@@ -76,13 +79,17 @@ class TrayPublisher:
                 if status
                 else AgentRow(name, AgentState.STOPPED, icon=icon)
             )
+        dnd = self._router.prefs.dnd
         return TraySnapshot(
             agents=tuple(rows),
             dnd=self._router.dnd(),
-            quiet_hours_enabled=self._router.prefs.dnd.quiet_hours.enabled,
+            quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
             approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            morning=dnd.morning,
+            quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
+            at=self._router.clock.now(),
         )
 
     def publish(self) -> None:
@@ -112,6 +119,7 @@ class TrayPublisher:
             except Exception:
                 log.exception("the tray could not take a snapshot")
         self._schedule_dnd_end(snapshot.dnd)
+        self._schedule_new_day(snapshot.at if snapshot.recent else None)
 
     def _schedule_dnd_end(self, dnd: DndState) -> None:
         """Publish again when DND ends, so the tray never shows a stale state (a timer, no polling)."""
@@ -122,13 +130,24 @@ class TrayPublisher:
             delay = max(0.0, (dnd.until - self._router.clock.now()).total_seconds()) + 0.05
             self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._dnd_ended)
 
+    def _schedule_new_day(self, now: datetime | None) -> None:
+        """Publish again just after the next midnight (`now`: the snapshot's time; None: nothing
+        to age): Recent's "14:03" is then yesterday's "Tue 14:03" (a timer, no polling)."""
+        if self._day_timer is not None:
+            self._day_timer.cancel()
+            self._day_timer = None
+        if now is not None:
+            midnight = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
+            delay = (midnight - now).total_seconds() + NEW_DAY_MARGIN
+            self._day_timer = asyncio.get_running_loop().call_later(delay, self.publish_now)
+
     def _dnd_ended(self) -> None:
         self._dnd_timer = None
         self.publish_now()
         self.dnd_may_have_changed()
 
     def close(self) -> None:
-        for timer in (self._dnd_timer, self._publish_timer):
+        for timer in (self._dnd_timer, self._day_timer, self._publish_timer):
             if timer is not None:
                 timer.cancel()
 

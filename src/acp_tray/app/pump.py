@@ -1,5 +1,7 @@
 """The event pump: takes the agents' events off the queue in order, routes notices (and acp-tray's
-own, made from hosting events) to the history and the surfaces, and tells the tray publisher.
+own, made from hosting events) to the history and the surfaces, offers them to push, and tells the
+tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
+and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
 Approvals that DND held back and that still wait are shown when DND ends (a request still
 waiting is current; other notices are not replayed)."""
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from acp_tray.app.fleet import Fleet
@@ -27,7 +30,9 @@ from acp_tray.events import (
 )
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
+from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router, sound_for
+from acp_tray.presentation.turn_length import TurnLengths
+from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
 
 log = logging.getLogger(__name__)
@@ -47,6 +52,7 @@ class EventPump:
         fleet: Fleet,
         publisher: TrayPublisher,
         status: StatusSink,
+        pusher: Pusher | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -57,10 +63,13 @@ class EventPump:
         self._publisher = publisher
         self._status = status
         self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
-        self._held: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
+        self._held_by_dnd: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._summary_timer: asyncio.TimerHandle | None = None
+        self._turn_lengths = TurnLengths(router.clock)
+        self._pusher = pusher
+        self._held: deque[tuple[NoticeReceived, Decision, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
         while True:
@@ -75,6 +84,9 @@ class EventPump:
     def close(self) -> None:
         if self._summary_timer is not None:
             self._summary_timer.cancel()
+        if self._pusher is not None:
+            self._pusher.close()
+        self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
         if isinstance(event, NoticeReceived):
@@ -90,6 +102,7 @@ class EventPump:
         elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
             return  # once per agent until it is signed in, across restarts too
         elif isinstance(event, QueueChanged):
+            self._turn_lengths.queue_changed(event)
             self._publisher.changed(Changed.SESSIONS)
             return  # nothing the tray shows changed
         elif not self._hosting_event(event):
@@ -107,6 +120,7 @@ class EventPump:
         asked_or_settled = isinstance(event, (PermissionAsked, PermissionSettled))
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
+        lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
         own = own_notice(event)
         if own is None:
             return asked_or_settled
@@ -119,16 +133,23 @@ class EventPump:
             commands=own.commands,
             attention=own.attention,
         )
-        decision, shown = self._route(notice)
+        decision, shown = self._route(notice, event, lasted if own.finished else None)
         if isinstance(event, PermissionAsked) and shown is not None:
             self._approval_groups[event.approval_id] = shown.group
             if decision.suppressed == "dnd":
-                self._held[event.approval_id] = shown
+                self._held_by_dnd[event.approval_id] = shown
         return True
 
-    def _route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
-        decision, presentation = self._router.route(event)
-        self._publisher.changed(Changed.HISTORY, self._history.append(event, decision))
+    def _route(
+        self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None
+    ) -> tuple[Decision, Presentation | None]:
+        """Route a notice (made from `cause`, for acp-tray's own; `turn_seconds`: how long the turn
+        it ends lasted), record it and present it; its pushes start behind the desktop's notification."""
+        decision, presentation = self._router.route(event, turn_seconds)
+        pushed: Pushed = []
+        if presentation is not None and self._pusher is not None:
+            pushed = self._pusher.offer(presentation, cause or event)
+        self._record(event, decision, pushed)
         if event.topic:
             self._take_back_topic(event.topic, presentation.group if presentation is not None else None)
         if presentation is not None:
@@ -150,12 +171,32 @@ class EventPump:
     def on_change(self, change: Change) -> None:
         """The daemon's change feed: when DND has ended, the approvals it held back that still wait
         are shown now, with their buttons."""
-        if change.what is not Changed.DND or not self._held or self._router.dnd().active:
+        if change.what is not Changed.DND or not self._held_by_dnd or self._router.dnd().active:
             return
-        held, self._held = self._held, {}
+        held, self._held_by_dnd = self._held_by_dnd, {}
         for approval_id, presentation in held.items():
             log.info("do not disturb ended: showing approval request %s, still waiting", approval_id)
-            self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False))
+            sound = sound_for(self._router.prefs, "warning", presentation.actions)  # new on screen: its sound
+            self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False, sound=sound))
+
+    def _record(self, event: NoticeReceived, decision: Decision, pushed: Pushed) -> None:
+        if not self._held and not isinstance(pushed, asyncio.Future):
+            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
+            return
+        self._held.append((event, decision, pushed))
+        if isinstance(pushed, asyncio.Future):
+            pushed.add_done_callback(lambda _: self._write_held())
+
+    def _write_held(self, *, finish: bool = False) -> None:
+        """Write the waiting records whose push is decided, in order (`finish`: all of them)."""
+        while self._held:
+            event, decision, pushed = self._held[0]
+            if isinstance(pushed, asyncio.Future):
+                if not pushed.done() and not finish:
+                    return
+                pushed = pushed.result() if pushed.done() and not pushed.cancelled() else []
+            self._held.popleft()
+            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
 
     def present(self, presentation: Presentation) -> None:
         if presentation.tray:
@@ -166,7 +207,7 @@ class EventPump:
     def _withdraw_approval(self, approval_id: str) -> None:
         """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
         approval" notification has nothing left to ask, so it is taken off the screen."""
-        self._held.pop(approval_id, None)
+        self._held_by_dnd.pop(approval_id, None)
         group = self._approval_groups.pop(approval_id, None)
         if group is not None:
             self._surfaces.withdraw(group)

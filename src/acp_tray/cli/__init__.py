@@ -217,6 +217,17 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
     command("sessions", "named sessions: live and remembered", _lazy("prompt", "sessions"))
 
+    push = command("push", "push targets (Apprise URLs): list, add, test, remove", _lazy("push"), json_output=False)
+    push_actions = push.add_subparsers(dest="action", metavar="ACTION", required=True)
+    push_list = push_actions.add_parser("list", help="the push targets (names and services)", parents=[common])
+    push_list.add_argument("--json", action="store_true", help="machine-readable output")
+    for verb, text in (
+        ("add", "add or replace a target: its Apprise URL is read without echo (or from a pipe)"),
+        ("test", "push one message to it; says whether the service accepted it"),
+        ("remove", "forget it (its URL is deleted from the OS keyring)"),
+    ):
+        push_actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+
     prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("prompt"))
     prompt.add_argument("agent")
     prompt.add_argument("text", nargs="+")

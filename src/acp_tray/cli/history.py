@@ -17,6 +17,13 @@ from acp_tray.state.history import read_history
 from acp_tray.state.history_pages import newest_first
 
 
+def _pushed(targets: object) -> list[str]:
+    """ "pushed: phone, desk" for a record pushed to those targets (older records have no `pushed`)."""
+    if not isinstance(targets, list) or not targets:
+        return []
+    return [f"pushed: {plain_line(', '.join(str(t) for t in targets), DESCRIPTION_LIMIT)}"]
+
+
 def history_line(record: dict[str, Any]) -> str:
     try:
         time = datetime.fromisoformat(str(record["time"]))
@@ -36,6 +43,7 @@ def history_line(record: dict[str, Any]) -> str:
         notes.append(f"route: {record['route']}")
     if why:
         notes.append(f"why: {plain_line(why, DESCRIPTION_LIMIT)}")
+    notes += _pushed(record.get("pushed"))
     description = record.get("description")
     return notice_line(
         time,

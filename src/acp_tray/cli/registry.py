@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from acp_tray.cli.agents import offer_demo_removal
 from acp_tray.cli.config import config_path
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, out, say
 from acp_tray.control import api
@@ -99,6 +100,7 @@ def _add(args: argparse.Namespace) -> int:
     finally:
         bar.done()
     _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s){adding.not_ready(done.state)}")
+    offer_demo_removal()
     return 0
 
 

@@ -28,7 +28,7 @@ def cmd_secret(args: argparse.Namespace) -> int:
                 return EXIT_FAILED
             out(f"{args.name}: {args.var} deleted from the OS keyring")
         else:
-            names.store(args.name, args.var, _read_secret(f"{args.var} for {args.name} (not shown): "))
+            names.store(args.name, args.var, read_secret(f"{args.var} for {args.name} (not shown): "))
             out(f"{args.name}: {args.var} stored in the OS keyring; given to the agent when it starts")
     except SecretError as exc:
         say(str(exc))
@@ -41,7 +41,7 @@ def cmd_secret(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_secret(prompt: str) -> str:
+def read_secret(prompt: str) -> str:
     if sys.stdin.isatty():
         import getpass
 

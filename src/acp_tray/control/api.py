@@ -33,6 +33,8 @@ from acp_tray.control.replies import (
     PrefsSavedReply,
     PromptDone,
     PromptQueued,
+    PushTargetRow,
+    PushTestReply,
     QuitReply,
     RemovedReply,
     SessionRow,
@@ -189,6 +191,17 @@ class PrefsSetArgs(Args):
     changes: dict[str, str | bool | list[str]] = field(default_factory=dict)  # dotted key → form value
 
 
+@dataclass(frozen=True)
+class PushNameArgs(Args):
+    name: str  # a push target's
+
+
+@dataclass(frozen=True)
+class PushAddArgs(Args):
+    name: str
+    url: str  # its Apprise URL (ntfy://…, json://…): a secret, kept in the OS keyring, never shown or logged
+
+
 HISTORY_PAGE = 50  # records in a `history` page by default
 MAX_HISTORY_PAGE = 200
 
@@ -264,6 +277,14 @@ QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
 DIAGNOSTICS: Op[Args, list[CheckRow]] = Op(
     "diagnostics", Args, "`acp-tray doctor`'s checks as the daemon sees them (with its tray backend)"
 )
+PUSH_LIST: Op[Args, list[PushTargetRow]] = Op("push.list", Args, "the push targets (names and services, never URLs)")
+PUSH_ADD: Op[PushAddArgs, PushTargetRow] = Op(
+    "push.add", PushAddArgs, "keep a push target's Apprise URL in the OS keyring (replacing one of that name)"
+)
+PUSH_TEST: Op[PushNameArgs, PushTestReply] = Op(
+    "push.test", PushNameArgs, "push one message to a target: whether its service accepted it"
+)
+PUSH_REMOVE: Op[PushNameArgs, NameReply] = Op("push.remove", PushNameArgs, "forget a push target (and its URL)")
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
 
 # the ops that act on one agent by a verb (the CLI's `agents VERB NAME`, the window's buttons), and
@@ -279,4 +300,5 @@ OPS: tuple[Op[Any, Any], ...] = (
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
     LOGIN_CANCEL,
+    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE,
 )  # fmt: skip

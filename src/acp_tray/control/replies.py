@@ -189,6 +189,18 @@ class QuitReply(TypedDict):
     pid: int
 
 
+class PushTargetRow(TypedDict):  # a push target, never its URL
+    name: str
+    service: str  # the Apprise URL's scheme: "ntfy", "json", "tgram", "pover", ...
+    chosen: bool  # pushed to: `[push] targets` lists it, or lists none
+
+
+class PushTestReply(TypedDict):  # `push.test`: one message sent
+    name: str
+    accepted: bool  # the service accepted it
+    detail: str  # in words
+
+
 class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it
     name: str
     status: Literal["ok", "problem", "note"]

@@ -2,7 +2,10 @@
 
 After its first `session/new` it sends a short series of notices of every severity (known and an
 extension), but only if the client advertised `clientCapabilities.session.notices`; otherwise
-it falls back to `agent_message_chunk` text, as the notice spec describes. It answers
+it falls back to `agent_message_chunk` text, as the notice spec describes. Given a file to mark it
+(`--introduced FILE`, or $ACP_TRAY_DEMO_INTRODUCED: acp-tray gives one), it does so only while the
+file is missing and then creates it: it introduces itself once, later starts are quiet; a prompt
+that mentions notices shows them again (`acp-tray prompt demo "show the notices"`). It answers
 `session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
 for permission after its first words (so approvals can be tried, and the reply is seen to stream
 while the turn waits: `acp-tray prompt demo "delete the build folder"`).
@@ -18,6 +21,8 @@ import os
 import stat
 import sys
 from collections.abc import Coroutine
+from functools import partial
+from pathlib import Path
 from typing import Any, TextIO
 
 from acp import RequestError
@@ -25,7 +30,9 @@ from acp.connection import Connection
 from acp.stdio import stdio_streams
 
 from acp_tray import __version__
+from acp_tray.demo import INTRODUCED_ENV
 from acp_tray.demo.ws import listen_address, serve_websocket
+from acp_tray.files.atomic import write_atomically
 
 INTERVAL_ENV = "ACP_TRAY_DEMO_INTERVAL"
 
@@ -83,10 +90,17 @@ def _permission(session_id: str, version: int) -> dict[str, Any]:
     return {"sessionId": session_id, "toolCall": tool_call, "options": options}
 
 
+INTRODUCED_TEXT = (
+    "The acp-tray demo agent has introduced itself: its notices are shown on its first start only.\n"
+    "Delete this file to see them again at its next start.\n"
+)
+
+
 class DemoAgent:
-    def __init__(self, interval: float, protocol: int | None = None) -> None:
+    def __init__(self, interval: float, protocol: int | None = None, introduced: Path | None = None) -> None:
         self.interval = interval
         self.protocol = protocol  # None: answer what the client offers (1 or 2); else only this one
+        self.introduced = introduced  # the mark of its first start (None: it introduces itself every time)
         self.version = 1  # chosen at initialize
         self._messages = 0
         self._cancelled: set[str] = set()
@@ -106,13 +120,24 @@ class DemoAgent:
         await self.connection.send_notification("session/update", {"sessionId": session_id, "update": update})
 
     def _announce_once(self, session_id: str) -> None:
-        """The demo series once per connection, on its first session, new or resumed: a person who
-        restarts acp-tray (which resumes the session it had) sees it again."""
-        if not self._announced:
-            self._announced = True
-            self._spawn(self._announce(session_id))
+        """The demo series once per connection, on its first session, new or resumed; with an
+        `introduced` mark, only while there is none yet (then it is made): quiet at each login."""
+        if self._announced:
+            return
+        self._announced = True
+        if self.introduced is not None and self.introduced.exists():
+            return
+        self._spawn(self._announce(session_id, mark=True))
 
-    async def _announce(self, session_id: str) -> None:
+    async def _announce(self, session_id: str, *, mark: bool = False) -> None:
+        await self._notices_of(session_id)
+        if mark and self.introduced is not None:  # once all were sent: an interrupted series is shown again
+            try:
+                await asyncio.to_thread(write_atomically, self.introduced, INTRODUCED_TEXT)
+            except OSError as exc:
+                print(f"acp-tray demo: cannot mark {self.introduced}: {exc.strerror or exc}", file=sys.stderr)
+
+    async def _notices_of(self, session_id: str) -> None:
         for notice in DEMO_NOTICES:
             await asyncio.sleep(self.interval)
             if self._notices:
@@ -140,6 +165,9 @@ class DemoAgent:
             await self._say(session_id, part, message_id)
         if "delete" in text.lower():
             await self._say(session_id, await self._ask_to_delete(session_id), message_id)
+        if "notice" in text.lower():  # asked for: the series again, whatever the mark says
+            await self._say(session_id, "Here are my notices again. ", message_id)
+            self._spawn(self._notices_of(session_id))
         await self._say(session_id, "I only demonstrate notices, approvals and streaming.\n", message_id)
 
     async def _ask_to_delete(self, session_id: str) -> str:
@@ -248,9 +276,9 @@ async def _stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return await _windows_stdio_streams(asyncio.get_running_loop())
 
 
-async def serve(interval: float, protocol: int | None = None) -> None:
+async def serve(interval: float, protocol: int | None = None, introduced: Path | None = None) -> None:
     reader, writer = await _stdio()
-    agent = DemoAgent(interval, protocol)
+    agent = DemoAgent(interval, protocol, introduced)
     agent.connection = Connection(agent, writer, reader, listening=False)
     await agent.connection.main_loop()
 
@@ -276,13 +304,23 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="speak only this ACP version (default: answer what the client offers, 1 or 2)",
     )
+    parser.add_argument(
+        "--introduced",
+        metavar="FILE",
+        type=Path,
+        default=os.environ.get(INTRODUCED_ENV) or None,
+        help=(
+            "send the demo notices only while FILE is missing, then create it: once, not at every start "
+            f"(default ${INTRODUCED_ENV}; neither: on every connection)"
+        ),
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
         if args.listen is None:
-            asyncio.run(serve(args.interval, args.protocol))
+            asyncio.run(serve(args.interval, args.protocol, args.introduced))
         else:
             host, port = args.listen
-            asyncio.run(serve_websocket(host, port, lambda: DemoAgent(args.interval, args.protocol)))
+            asyncio.run(serve_websocket(host, port, partial(DemoAgent, args.interval, args.protocol, args.introduced)))
     return 0
 
 

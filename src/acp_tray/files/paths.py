@@ -63,6 +63,17 @@ def secret_names_file() -> Path:
     return state_dir() / "secret-names.json"
 
 
+def push_targets_file() -> Path:
+    """The names (never the URLs) of the push targets in the OS keyring, and their services."""
+    return state_dir() / "push-targets.json"
+
+
 def agents_run_file() -> Path:
     """The mark carried by the agents of the running daemon (removed when it stops cleanly)."""
     return state_dir() / "agents-run"
+
+
+def demo_introduced_file(name: str) -> Path:
+    """Present once the demo agent configured as `name` has introduced itself (its notices are
+    shown on its first start only); removing it shows them again at the next start."""
+    return state_dir() / "demo-introduced" / name

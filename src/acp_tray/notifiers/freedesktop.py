@@ -5,6 +5,9 @@ or GLib's own D-Bus where the tray already runs GTK. What it does:
 - `Notify` with app_name "acp-tray", an icon from the package (badged in the severity's colour), the `desktop-entry` and
   `urgency` hints, the timeout from preferences, and `replaces_id` so a coalesced repeat
   updates its notification in place instead of stacking copies;
+- the sound preference as the `sound-name` hint (a freedesktop sound name), or `suppress-sound`
+  when it is silent; sent whether or not the server lists the "sound" capability (a server
+  without sounds ignores hints it does not know);
 - escapes `&`, `<`, `>` in the body when the server renders `body-markup`, so agent text
   never becomes markup, links or images (the summary is plain text by the spec);
 - at most `max_in_flight` calls outstanding (8), each with a reply timeout: dunst 1.9 stops
@@ -190,9 +193,11 @@ class FreedesktopBackend:
     async def notify(self, notification: Notification) -> None:
         replaces = self._server_id.get(notification.group, 0)
         bus = self._connected()
+        sound = notification.presentation.sound
         hints = {
             "urgency": bus.variant("y", int(notification.urgency)),
             "desktop-entry": bus.variant("s", DESKTOP_ENTRY),
+            **({"sound-name": bus.variant("s", sound)} if sound else {"suppress-sound": bus.variant("b", True)}),
         }
         actions: list[str] = []
         offered: dict[str, str] = {}

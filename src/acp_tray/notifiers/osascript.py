@@ -5,6 +5,9 @@ handler, never as script source: a title with `"` or `& do shell script "…"` s
 plyer's macOS backend needs pyobjus (built with a compiler) and the deprecated
 `NSUserNotificationCenter`, which shows nothing for a process without an app bundle, so this
 is the default there and plyer the next resort.
+
+A notification with a sound (its severity's or an approval's `sound`) plays a macOS system sound:
+freedesktop sound names mean nothing to macOS, so every sound is the one below.
 """
 
 from __future__ import annotations
@@ -17,15 +20,20 @@ from acp_tray.notifiers.backend import BackendUnavailableError
 from acp_tray.notifiers.content import Notification
 from acp_tray.notifiers.plyer_backend import not_an_option
 
-# The whole script: constant. argv = [title, message]
+# The whole script: constant. argv = [title, message] (and the sound's name)
 SCRIPT = "on run argv\ndisplay notification (item 2 of argv) with title (item 1 of argv)\nend run"
+SCRIPT_WITH_SOUND = SCRIPT.replace("(item 1 of argv)", "(item 1 of argv) sound name (item 3 of argv)")
+MAC_SOUND = "Glass"  # in /System/Library/Sounds on every macOS
 TIMEOUT = 10.0  # seconds for osascript to hand the notification over
 
 
 def osascript_argv(program: str, notification: Notification) -> list[str]:
     """The command line: the script is constant; the text follows it as plain arguments, none of
     which can be taken for an option (a leading `-` gets a zero-width space in front)."""
-    return [program, "-e", SCRIPT, not_an_option(notification.summary), not_an_option(notification.body or " ")]
+    text = [not_an_option(notification.summary), not_an_option(notification.body or " ")]
+    if notification.presentation.sound:
+        return [program, "-e", SCRIPT_WITH_SOUND, *text, MAC_SOUND]
+    return [program, "-e", SCRIPT, *text]
 
 
 class OsascriptBackend:

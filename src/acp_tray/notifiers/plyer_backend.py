@@ -12,7 +12,9 @@ plyer's weak spots, guarded here:
   plyer's balloon in its own thread, which reports whether it was shown, so a balloon that
   failed is not counted as presented (the chain falls back).
 On Linux it ignores notify-send's failures and cannot expire a notification, which is why it
-is never the default there.
+is never the default there. Sounds: on Linux through D-Bus it is given the `sound-name` (or
+`suppress-sound`) hint as the freedesktop backend sends it (notify-send drops hints); Windows' balloon
+plays the sound Windows' own settings give notifications, whatever the preference says.
 """
 
 from __future__ import annotations
@@ -122,6 +124,9 @@ class PlyerBackend:
             ),
             "timeout": notification.timeout or 10,
         }
+        if sys.platform.startswith("linux"):
+            sound = notification.presentation.sound
+            kwargs["hints"] = {"sound-name": sound} if sound else {"suppress-sound": True}
         async with self._lock:
             try:
                 if sys.platform == "win32":

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from acp_tray.demo import DEMO_AGENT_NAME as DEMO_AGENT_NAME  # declared beside the demo; known here too
 from acp_tray.prefs.launch import command_problem, env_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.registry.urls import DEFAULT_URL as REGISTRY_URL
@@ -26,6 +27,7 @@ WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun"
 MAX_TIMEOUT = 24 * 3600
 
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+_SOUND_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # the freedesktop sound naming spec's names
 
 
 def _clock_time(value: object) -> object:
@@ -47,7 +49,22 @@ def _optional_datetime(value: object) -> object:
     return value
 
 
+def _no_sound(value: object) -> object:
+    """`sound = false` is the same as `sound = ""`: silent."""
+    return "" if value is False else value
+
+
+def _sound_name(value: str) -> str:
+    if value and not _SOUND_NAME.match(value):
+        raise ValueError(
+            'expected a sound name from the freedesktop sound naming spec, like "dialog-warning" or '
+            f'"message-new-instant" (lowercase letters and digits joined by "-"), or "" for no sound; got {value!r}'
+        )
+    return value
+
+
 ClockTime = Annotated[time, BeforeValidator(_clock_time)]
+SoundName = Annotated[str, BeforeValidator(_no_sound), AfterValidator(_sound_name)]
 OptionalDatetime = Annotated[datetime | None, BeforeValidator(_optional_datetime)]
 
 
@@ -58,13 +75,14 @@ class _Strict(BaseModel):
 class SeverityPrefs(_Strict):
     route: Route
     timeout: int = Field(ge=0, le=MAX_TIMEOUT)
+    sound: SoundName = ""  # the notification server's `sound-name` hint; "" = silent
 
 
 _SEVERITY_DEFAULTS: dict[SeverityClass, dict[str, Any]] = {
-    "info": {"route": "both", "timeout": 5},
-    "warning": {"route": "both", "timeout": 0},
-    "error": {"route": "both", "timeout": 0},
-    "other": {"route": "both", "timeout": 10},
+    "info": {"route": "both", "timeout": 5, "sound": ""},
+    "warning": {"route": "both", "timeout": 0, "sound": "dialog-warning"},
+    "error": {"route": "both", "timeout": 0, "sound": "dialog-error"},
+    "other": {"route": "both", "timeout": 10, "sound": ""},
 }
 
 
@@ -77,7 +95,7 @@ class SeverityTable(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _fill_in_defaults(cls, data: object) -> object:
-        """A table that sets only `route` keeps that severity's own default `timeout`, and vice versa."""
+        """A table that sets only `route` keeps that severity's own default `timeout` and `sound`, and so on."""
         if not isinstance(data, dict):
             return data
         return {
@@ -186,6 +204,30 @@ class RateLimitPrefs(_Strict):
     per: float = Field(default=10.0, gt=0, le=24 * 3600)
 
 
+class TurnPrefs(_Strict):
+    notify_after: float = Field(default=20.0, ge=0, le=24 * 3600)  # seconds; shorter: "Finished" to the tray only
+
+
+class ApprovalPrefs(_Strict):
+    sound: SoundName = "message-new-instant"  # a request the agent waits on: not a warning's sound
+
+
+PushKind = Literal["error", "warning", "info", "other", "approvals", "turns", "agents"]
+PushWhen = Literal["away", "always", "never"]
+# what is pushed by default: what needs the person (errors, approvals, agents down) and what they
+# wait for (turns ending); not the info and warnings an agent chats along the way
+DEFAULT_PUSH_KINDS: list[PushKind] = ["error", "approvals", "turns", "agents"]
+
+
+class PushPrefs(_Strict):
+    when: PushWhen = "away"
+    away_after: float = Field(default=300.0, ge=0, le=24 * 3600)
+    kinds: list[PushKind] = Field(default_factory=lambda: list(DEFAULT_PUSH_KINDS))
+    targets: list[str] = Field(default_factory=list)  # empty: every target added
+    burst: int = Field(default=3, ge=1, le=1000)
+    per: float = Field(default=60.0, gt=0, le=24 * 3600)
+
+
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]
 
 
@@ -205,10 +247,11 @@ class Preferences(_Strict):
     dnd: DndPrefs = DndPrefs()
     coalesce: CoalescePrefs = CoalescePrefs()
     rate_limit: RateLimitPrefs = RateLimitPrefs()
+    turns: TurnPrefs = TurnPrefs()
+    approvals: ApprovalPrefs = ApprovalPrefs()
+
+    push: PushPrefs = PushPrefs()
     agents: Annotated[dict[str, AgentConfig], AfterValidator(_agent_names)] = Field(default_factory=dict)
-
-
-DEMO_AGENT_NAME = "demo"
 
 
 def builtin_defaults() -> Preferences:

@@ -20,14 +20,14 @@ _WINDOWS_UNQUOTABLE = re.compile('["%$`\u201c\u201d\u201e\x00-\x1f\x7f-\x9f]')
 WINDOWS_UNSAFE_WORD = "(not safe to paste: see above)"
 
 
-def agent_name_problem(name: str) -> str | None:
-    """Why `name` cannot name an agent, or None when it can."""
+def agent_name_problem(name: str, what: str = "agent") -> str | None:
+    """Why `name` cannot name an agent (or another `what`: a push target), or None when it can."""
     if not name:
-        return "an agent name cannot be empty"
+        return f"{'an' if what[0] in 'aeiou' else 'a'} {what} name cannot be empty"
     if len(name) > NAME_MAX:
-        return f"agent name {name[:NAME_MAX]!r}… is longer than {NAME_MAX} characters"
+        return f"{what} name {name[:NAME_MAX]!r}… is longer than {NAME_MAX} characters"
     if not _NAME.fullmatch(name):
-        return f"agent name {name!r} is not allowed: use {ALLOWED}"
+        return f"{what} name {name!r} is not allowed: use {ALLOWED}"
     return None
 
 

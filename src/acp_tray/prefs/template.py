@@ -26,24 +26,32 @@ registry = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json
 # How each notice severity is presented.
 #   route:   "notify" = native desktop notification, "tray" = tray menu only,
 #            "both", or "none" (only kept in the history)
+#   sound:   a sound name from the freedesktop sound naming spec ("dialog-warning",
+#            "dialog-error", "message-new-instant", ...), sent as the notification's
+#            `sound-name` hint; "" = silent. Servers without sounds ignore it; macOS plays
+#            its own notification sound for any name (Windows: as its settings say).
 #   timeout: seconds a native notification stays on screen (0 = until dismissed)
 [severity.info]
 route = "both"
 timeout = 5
+sound = ""
 
 [severity.warning]
 route = "both"
 timeout = 0
+sound = "dialog-warning"
 
 [severity.error]
 route = "both"
 timeout = 0
+sound = "dialog-error"
 
 # Any other severity: "_"-prefixed extensions and future ACP severities.
 # They get this neutral presentation; nothing is inferred from their name.
 [severity.other]
 route = "both"
 timeout = 10
+sound = ""
 
 # Do not disturb: no native notifications (notices still reach the tray and the history).
 [dnd]
@@ -72,6 +80,37 @@ window = 30
 [rate_limit]
 burst = 5
 per = 10
+
+# Prompt turns. A turn that ends sooner than `notify_after` seconds says "Finished" in the
+# tray and the history only, not as a pop-up (you were probably still watching it).
+# 0 = a pop-up for every turn. Failed and stopped turns always pop up, however short.
+[turns]
+notify_after = 20
+
+# Approval requests (an agent waits for your answer): their own sound, whatever their severity.
+[approvals]
+sound = "message-new-instant"
+
+# Push: what matters reaches your phone (or chat, or mail) while you are away from the desk,
+# through Apprise (ntfy, Pushover, Gotify, Telegram, Signal, Matrix, Slack, e-mail, webhooks...).
+# Add a target with `acp-tray push add NAME` (its URL, e.g. ntfy://ntfy.sh/TOPIC, is read without
+# echo into the OS keyring; this file only ever names it), then `acp-tray push test NAME`.
+#   when:       "away" (only while you have been idle or the screen locked for `away_after`
+#               seconds), "always", or "never"
+#   kinds:      what is pushed: notices by severity ("error", "warning", "info", "other"),
+#               "approvals" (an agent waits for your answer; answer it at the desk), "turns"
+#               (finished, failed or stopped) and "agents" (crashed, needs sign-in)
+#   targets:    the targets to push to, e.g. ["phone"] ([] = every target added)
+#   burst, per: at most `burst` pushes per agent to each target every `per` seconds; then one
+#               summary ("12 more notices from NAME")
+# Do not disturb and quiet hours hold pushes too, except for the kinds in [dnd] allow.
+[push]
+when = "away"
+away_after = 300
+kinds = ["error", "approvals", "turns", "agents"]
+targets = []
+burst = 3
+per = 60
 
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
 # (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;

@@ -2,7 +2,7 @@
 encoding: the action id a menu entry or a notification button carries, and back (pure).
 
 The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
-`dnd:off|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
+`dnd:off|on|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
 `recent:clear`, `window:overview|agents|sessions|history|diagnostics|preferences[:HIGHLIGHT]`, `quit`.
 Only three kinds reach an agent: an approval answers its permission request with an option the agent itself offered, a
 sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
@@ -16,7 +16,7 @@ from typing import Literal, get_args
 
 AgentVerb = Literal["start", "stop", "restart"]
 WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences"]
-DndSpan = Literal["off", "30m", "1h", "tomorrow"]
+DndSpan = Literal["off", "on", "30m", "1h", "tomorrow"]
 Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
 
 
@@ -53,7 +53,7 @@ class AgentAction:
 
 @dataclass(frozen=True, slots=True)
 class SetDnd:
-    """Do not disturb off, or on for a span."""
+    """Do not disturb off, on until switched off, or on for a span."""
 
     span: DndSpan
 

@@ -21,6 +21,7 @@ class Group:
     id: int
     count: int
     last: float
+    notified: bool = False  # a native notification shows it: a repeat updates that one, silently
 
 
 class Coalescer:

@@ -52,6 +52,7 @@ class OwnNotice:
     session_id: str
     notice: Notice
     actions: tuple[tuple[str, str], ...] = ()
+    finished: bool = False  # a turn's "Finished": no pop-up for a short turn ([turns] notify_after)
     commands: str = ""  # the description's last line, left out where the notification has buttons
     attention: Attention = ""
 
@@ -108,7 +109,7 @@ def _approval(event: PermissionAsked) -> OwnNotice:
         (ApprovalAnswer(event.approval_id, o.option_id).encode(), option_label(o.name, o.kind, NAME_LIMIT))
         for o in event.options
     )
-    return OwnNotice(event.agent, event.session_id, notice, actions, commands, "approval")
+    return OwnNotice(event.agent, event.session_id, notice, actions, commands=commands, attention="approval")
 
 
 def _said(agent: str, session_id: str, severity: str, title: str, description: str | None = None) -> OwnNotice:
@@ -121,6 +122,7 @@ def _turn(event: TurnEnded) -> OwnNotice | None:
         notice = Notice("error", f"Prompt failed{where}", event.error)
     elif event.stop_reason == "end_turn":
         notice = Notice("info", f"Finished{where}", "The turn ended; ready for the next prompt.")
+        return OwnNotice(event.agent, event.session_id, notice, finished=True)
     elif event.stop_reason in STOPPED_EARLY:
         notice = Notice("warning", f"{STOPPED_EARLY[event.stop_reason]}{where}")
     elif event.stop_reason == "cancelled" or event.stop_reason is None:

@@ -52,6 +52,13 @@ class Summary:
     source: str = "agent"  # "acp-tray": its own notices about the agent, counted apart
 
 
+def overflow_title(summary: Summary) -> str:
+    """The summary's words, wherever it is shown or pushed: "12 more notices from NAME"."""
+    plural = "notice" if summary.count == 1 else "notices"
+    plural = f"of acp-tray's {plural} about" if summary.source != "agent" else f"{plural} from"
+    return f"{summary.count} more {plural} {summary.agent}"
+
+
 Key = tuple[str, str]  # (source, agent): an agent's notices and acp-tray's about it have separate budgets
 
 

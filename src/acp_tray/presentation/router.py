@@ -4,14 +4,18 @@ Order of rules for one notice:
 1. a muted agent: nothing it says is shown (`suppressed: muted`; acp-tray's own events about it are);
 2. the route: the agent's override for the severity class, else `[severity.CLASS]`;
 3. coalescing: a repeat within the window updates the earlier presentation (`coalesced`, count);
-4. do not disturb: no native notification unless the class is allowed (`dnd`), or it is an approval
+4. a short turn: acp-tray's "Finished" for a turn shorter than `[turns] notify_after` goes to the
+   tray only (`short_turn`): the person was probably still watching it;
+5. do not disturb: no native notification unless the class is allowed (`dnd`), or it is an approval
    and approvals are (`[dnd] allow = ["approvals"]`);
-5. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
+6. the agent's rate limit: no native notification over the limit (`rate_limited`). acp-tray's own
    notices about an agent have a budget of their own: a flood of the agent's notices cannot hide
    its approval request, and a flood of its requests (approvals, input) cannot flood the screen.
-A native notification stopped by 4 or 5 goes to the tray instead, so nothing is lost.
+A native notification stopped by 4, 5 or 6 goes to the tray instead, so nothing is lost. What is
+shown as a new native notification gets its sound: an approval's (`[approvals] sound`), else its
+severity class's (`[severity.CLASS] sound`); a repeat that updates a notification on screen is silent.
 The answer to what the person just did (`attention = "answer"`: a preferences error and its fix,
-a sign-in's result) is shown as a notification and in the tray whatever 2, 4 and 5 say.
+a sign-in's result) is shown as a notification and in the tray whatever 2, 5 and 6 say.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
 
@@ -22,10 +26,11 @@ from datetime import datetime
 
 from acp_tray.events import NoticeReceived
 from acp_tray.prefs.model import Preferences, Route, SeverityClass
+from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.clock import Clock
 from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.dnd import DndState, dnd_state
-from acp_tray.presentation.ratelimit import RateLimiter, Summary
+from acp_tray.presentation.ratelimit import RateLimiter, Summary, overflow_title
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import SeverityKind
 
@@ -40,7 +45,7 @@ class Decision:
     route: Route
     notify: bool  # show (or update) a native notification now
     tray: bool  # put (or update) it in the tray list
-    suppressed: str | None  # "muted" | "dnd" | "rate_limited" | "coalesced" | None
+    suppressed: str | None  # "muted" | "short_turn" | "dnd" | "rate_limited" | "coalesced" | None
     count: int  # occurrences in its coalesced group, this one included
     reason: str = ""  # why, in words: the setting that chose the route, and what held it back
 
@@ -64,6 +69,14 @@ class Presentation:
     source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label): buttons a notification may offer
     commands: str = ""  # the description's last line: how to answer by command, where there are no buttons
+    sound: str = ""  # a freedesktop sound name for the native notification; "" = silent
+
+
+def sound_for(prefs: Preferences, cls: SeverityClass, actions: tuple[tuple[str, str], ...]) -> str:
+    """The sound a new native notification makes: an approval's own, else its severity class's."""
+    if any(isinstance(parse_action(action_id), ApprovalAnswer) for action_id, _ in actions):
+        return prefs.approvals.sound
+    return prefs.severity.of(cls).sound
 
 
 class Router:
@@ -81,7 +94,8 @@ class Router:
     def dnd(self) -> DndState:
         return dnd_state(self.prefs.dnd, self.clock.now())
 
-    def route(self, event: NoticeReceived) -> tuple[Decision, Presentation | None]:
+    def route(self, event: NoticeReceived, turn_seconds: float | None = None) -> tuple[Decision, Presentation | None]:
+        """`turn_seconds`: for acp-tray's "Finished", how long the turn took (None: not one, or unknown)."""
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
@@ -116,6 +130,10 @@ class Router:
         if route == "none":
             return Decision(route, False, False, suppressed, group.count, "; ".join(why)), None
         notify = wants_notify
+        after = prefs.turns.notify_after
+        if notify and turn_seconds is not None and turn_seconds < after:
+            notify, tray, suppressed = False, True, "short_turn"
+            why.append(f"a {turn_seconds:.1f} s turn, under [turns] notify_after = {after:g} s: tray only")
         held = self._held_by_dnd(event, cls) if notify and not answer else None
         if held is not None:
             notify, tray, suppressed = False, True, "dnd"
@@ -142,7 +160,9 @@ class Router:
             source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
             actions=event.actions,
             commands=event.commands,
+            sound=sound_for(prefs, cls, event.actions) if notify and not group.notified else "",
         )
+        group.notified = group.notified or notify
         return decision, presentation
 
     def _held_by_dnd(self, event: NoticeReceived, cls: SeverityClass) -> str | None:
@@ -171,11 +191,6 @@ class Router:
 
     def _summary(self, summary: Summary) -> Presentation:
         cls: SeverityClass = "info" if summary.severity_class == "other" else summary.severity_class
-        plural = "notice" if summary.count == 1 else "notices"
-        if summary.source != "agent":
-            plural = f"of acp-tray's {plural} about"
-        else:
-            plural += " from"
         notify = cls in self.prefs.dnd.allow or not self.dnd().active
         return Presentation(
             group=self._coalescer.new_id(),
@@ -183,7 +198,7 @@ class Router:
             session_id="",
             severity=cls,
             kind=SeverityKind(cls),
-            title=f"{summary.count} more {plural} {summary.agent}",
+            title=overflow_title(summary),
             description="They are in the tray and the history; held back by the rate limit.",
             count=1,
             timeout=self.prefs.severity.of(cls).timeout,

@@ -38,7 +38,9 @@ FIRST_LINE_LIMIT = 4096  # bytes of a file's first line that make its key
 log = logging.getLogger(__name__)
 
 
-_NOT_ROUTED: dict[str, Any] = {"route": None, "suppressed": None, "count": 1, "notified": False, "tray": False}
+_NOT_ROUTED: dict[str, Any] = {
+    "route": None, "suppressed": None, "count": 1, "notified": False, "tray": False, "pushed": [],
+}  # fmt: skip
 
 
 def file_key(handle: BinaryIO) -> int:
@@ -52,20 +54,24 @@ def record_id(offset: int, key: int) -> int:
     return offset << KEY_BITS | key
 
 
-def _routing(decision: Decision | None) -> dict[str, Any]:
+def _routing(decision: Decision | None, pushed: list[str]) -> dict[str, Any]:
     if decision is None:
-        return dict(_NOT_ROUTED)
+        return {**_NOT_ROUTED, "pushed": []}
     return {
         "route": decision.route,
         "suppressed": decision.suppressed,
         "count": decision.count,
         "notified": decision.notify,
         "tray": decision.tray,
+        "pushed": list(pushed),
     }
 
 
-def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
-    """The history record of an event: the agent's strings exactly as sent, and what was decided.
+def record_of(
+    event: NoticeReceived | NoticeMalformed, decision: Decision | None = None, pushed: list[str] | None = None
+) -> dict[str, Any]:
+    """The history record of an event: the agent's strings exactly as sent, what was decided, and
+    the push targets it went to (`pushed`, by name).
 
     Every record has the same keys; a malformed one also has `field` and `raw`."""
     common = {
@@ -84,7 +90,7 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
             "description": notice.description,
             "meta": notice.meta,
             "reason": decision.reason or None if decision is not None else None,
-            **_routing(decision),
+            **_routing(decision, pushed or []),
         }
     try:
         raw = json.dumps(event.raw, default=repr)
@@ -100,7 +106,7 @@ def record_of(event: NoticeReceived | NoticeMalformed, decision: Decision | None
         "description": None,
         "meta": None,
         "reason": event.reason,
-        **_routing(None),
+        **_routing(None, []),
         "field": event.field,
         "update": fields.get("sessionUpdate") if isinstance(fields.get("sessionUpdate"), str) else None,
         "raw": raw if len(raw) <= RAW_LIMIT else raw[:RAW_LIMIT] + "…",
@@ -125,10 +131,12 @@ class HistoryWriter:
             log.warning("cannot open the history file %s (%s); notices are shown but not recorded", path, reason)
             return
 
-    def append(self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None) -> dict[str, Any]:
+    def append(
+        self, event: NoticeReceived | NoticeMalformed, decision: Decision | None = None, pushed: list[str] | None = None
+    ) -> dict[str, Any]:
         """Write the event's record (when the file can be written); the record, as written, with its
         "id" when it was written (as the history's readers number it: state/history_pages.py)."""
-        record = record_of(event, decision)
+        record = record_of(event, decision, pushed)
         for key in ("title", "description"):  # an agent must not wipe the rotation with one notice
             value = record.get(key)
             if isinstance(value, str) and len(value) > TEXT_LIMIT:

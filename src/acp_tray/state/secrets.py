@@ -29,7 +29,7 @@ class SecretError(Exception):
     """The keyring cannot be used (none available, locked, refused); the message says what to do."""
 
 
-def _keyring() -> Any:
+def keyring_module() -> Any:
     import keyring  # imported when a secret is needed: keyring and its backends are not small
 
     return keyring
@@ -46,7 +46,7 @@ def variable_problem(var: str) -> str | None:
     return f"{var!r} is not an environment variable name (letters, digits, _; not starting with a digit)"
 
 
-def _keyring_failed(exc: Exception) -> SecretError:
+def keyring_failed(exc: Exception) -> SecretError:
     return SecretError(
         f"the OS keyring could not be used ({type(exc).__name__}: {exc}); on Linux a Secret Service "
         "(GNOME Keyring, KeePassXC) must be running and unlocked"
@@ -89,9 +89,9 @@ class SecretNames:
         if not value:
             raise SecretError(f"nothing entered for {var}; nothing stored")
         try:
-            _keyring().set_password(SERVICE, _entry(agent, var), value)
+            keyring_module().set_password(SERVICE, _entry(agent, var), value)
         except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
-            raise _keyring_failed(exc) from None
+            raise keyring_failed(exc) from None
         names = self.read()
         names.setdefault(agent, []).append(var)
         self._write(names)
@@ -101,10 +101,10 @@ class SecretNames:
         if var not in names.get(agent, []):
             return False
         try:
-            _keyring().delete_password(SERVICE, _entry(agent, var))
+            keyring_module().delete_password(SERVICE, _entry(agent, var))
         except Exception as exc:
             if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
-                raise _keyring_failed(exc) from None
+                raise keyring_failed(exc) from None
         names[agent].remove(var)
         self._write(names)
         return True
@@ -116,7 +116,7 @@ class SecretNames:
             return {}
         found: dict[str, str] = {}
         try:
-            keyring = _keyring()
+            keyring = keyring_module()
             for var in wanted:
                 value = keyring.get_password(SERVICE, _entry(agent, var))
                 if value is None:
@@ -124,6 +124,6 @@ class SecretNames:
                 else:
                     found[var] = value
         except Exception as exc:
-            log.warning("%s: secrets not injected: %s", agent, _keyring_failed(exc))
+            log.warning("%s: secrets not injected: %s", agent, keyring_failed(exc))
         remember_secrets(found.values())  # before the agent can print one
         return found

@@ -7,6 +7,7 @@ ids, and which of them reach an agent) that the tray hands back to the daemon's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.actions import (
@@ -23,6 +24,7 @@ from acp_tray.presentation.actions import (
 from acp_tray.presentation.options import option_label as kind_first_label
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.when import when_label
 from acp_tray.protocol.notice import SeverityKind
 from acp_tray.tray.snapshot import ApprovalRow, TraySnapshot
 
@@ -56,11 +58,14 @@ class Entry:
 SEPARATOR = Entry("-")
 
 
-def recent_label(item: RecentItem) -> str:
+def recent_label(item: RecentItem, now: datetime | None = None) -> str:
+    """ "• ⚠ 14:03 claude: Tests failing ×2": unread mark, severity, when (from `now`; None: the
+    item's own day), who and what, how many times."""
     mark = "• " if item.unread else ""
     count = f" ×{item.count}" if item.count > 1 else ""
+    when = when_label(item.time, item.time if now is None else now)
     text = plain_line(f"{plain_line(item.agent, NAME_LIMIT)}: {item.title}", MENU_TEXT_LIMIT)
-    return f"{mark}{GLYPH[item.kind]} {text}{count}"
+    return f"{mark}{GLYPH[item.kind]} {when} {text}{count}"
 
 
 def approval_label(row: ApprovalRow) -> str:
@@ -90,7 +95,7 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
 
 
 def _recent(snapshot: TraySnapshot) -> Entry:
-    items = tuple(Entry(recent_label(item), RecentOpen(item.group).encode()) for item in snapshot.recent)
+    items = tuple(Entry(recent_label(item, snapshot.at), RecentOpen(item.group).encode()) for item in snapshot.recent)
     if not items:
         items = (Entry("Nothing yet"),)
     title = f"Recent ({snapshot.unread} unread)" if snapshot.unread else "Recent"
@@ -101,18 +106,24 @@ def _recent(snapshot: TraySnapshot) -> Entry:
 
 
 def _dnd(snapshot: TraySnapshot) -> Entry:
+    """Off, on until switched off, or on until a time (shown while it is: a radio group); the
+    spans; the quiet hours with their times."""
     state = snapshot.dnd
     manual = state.active and state.reason == "manual"
-    entries = [Entry("Off", SetDnd("off").encode(), checked=not manual, radio=True)]
-    if manual:
-        label = f"On, until {state.until:%a %H:%M}" if state.until else "On"
-        entries.append(Entry(label, None, checked=True, radio=True))
+    entries = [
+        Entry("Off", SetDnd("off").encode(), checked=not manual, radio=True),
+        Entry("On until I turn it off", SetDnd("on").encode(), checked=manual and state.until is None, radio=True),
+    ]
+    if manual and state.until is not None:
+        entries.append(Entry(f"On, until {state.until:%a %H:%M}", None, checked=True, radio=True))
+    start, end = snapshot.quiet_hours
+    quiet = f"Quiet hours {start:%H:%M}–{end:%H:%M}"
     entries += [
         Entry("For 30 minutes", SetDnd("30m").encode()),
         Entry("For 1 hour", SetDnd("1h").encode()),
-        Entry("Until tomorrow", SetDnd("tomorrow").encode()),
+        Entry(f"Until tomorrow, {snapshot.morning:%H:%M}", SetDnd("tomorrow").encode()),
         SEPARATOR,
-        Entry("Quiet hours schedule", TOGGLE_QUIET_HOURS.encode(), checked=snapshot.quiet_hours_enabled),
+        Entry(quiet, TOGGLE_QUIET_HOURS.encode(), checked=snapshot.quiet_hours_enabled),
     ]
     return Entry("Do not disturb", children=tuple(entries))
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from datetime import datetime, time
 
 from acp_tray.events import AgentState, PermissionOption
-from acp_tray.prefs.model import SeverityClass
+from acp_tray.prefs.model import DndPrefs, QuietHours, SeverityClass
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.severity import SEVERITY_RANK, severity_class
@@ -39,6 +40,10 @@ class TraySnapshot:
     recent: tuple[RecentItem, ...] = ()  # newest first
     missed_during_dnd: int = 0
     approvals: tuple[ApprovalRow, ...] = ()  # oldest first
+    morning: time = DndPrefs().morning  # when "Until tomorrow" ends
+    quiet_hours: tuple[time, time] = (QuietHours().start, QuietHours().end)  # the schedule's start and end
+    # when this was taken (how old a Recent item is); like `DndState.at`, not part of what it shows
+    at: datetime | None = dataclasses.field(default=None, compare=False)
 
     @property
     def unread(self) -> int:

@@ -16,6 +16,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
+from acp_tray.demo import DEMO_AGENT_NAME
+from acp_tray.demo.removal import demo_alongside
 from acp_tray.files import paths
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.registry import adding
@@ -91,7 +93,8 @@ class AgentAdmin:
             return Response(status_code=204)
         changed_elsewhere = "shown" in request.query_params  # by the CLI, the tray, another page
         headers = LISTED if (notice and not problem) or changed_elsewhere else None
-        context = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
+        context: dict[str, object] = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
+        context |= {"demo": DEMO_AGENT_NAME, "demo_alongside": demo_alongside([row.name for row in rows])}
         return self._render(request, "_agent_manage_list.html", headers, **context)
 
     async def _rows(self) -> list[ManagedAgent]:

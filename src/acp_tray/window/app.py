@@ -21,6 +21,7 @@ from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
 from acp_tray.window.prefs_page import PrefsPage
+from acp_tray.window.push_page import PushPage
 from acp_tray.window.sessions_page import session_routes
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
@@ -72,6 +73,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),
             *agent_routes(feed, views),
             *PrefsPage(feed, views).routes(),
+            *PushPage(views).routes(),
             *session_routes(feed, views, shutdown),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]

@@ -20,6 +20,7 @@ from acp_tray.window import prefs_view
 from acp_tray.window.actions import toast
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
+from acp_tray.window.push_page import listed
 
 
 class PrefsPage:
@@ -47,7 +48,7 @@ class PrefsPage:
             reply = await ask(api.PREFS_GET, api.Args())
         except CallFailedError as exc:
             return toast(self._templates, request, str(exc), problem=True)
-        return self._fields(request, prefs_view.page(reply), fresh=True)
+        return self._fields(request, prefs_view.page(reply, push=await listed()), fresh=True)
 
     async def save(self, request: Request) -> Response:
         form = await request.form()
@@ -61,15 +62,16 @@ class PrefsPage:
             saved = await ask(api.PREFS_SET, api.PrefsSetArgs(version=version, changes=sent))
         except CallFailedError as exc:
             stale = exc.code == api.ErrorCode.CHANGED
-            context = prefs_view.page(reply, sent, stale=stale, failed="" if stale else str(exc))
+            context = prefs_view.page(reply, sent, stale=stale, failed="" if stale else str(exc), push=await listed())
             context["version"] = str(form.get("version", ""))  # still the one the page was made from
             return self._fields(request, context)
         if not saved["saved"]:
-            context = prefs_view.page(reply, sent, saved["problems"])
+            context = prefs_view.page(reply, sent, saved["problems"], push=await listed())
             context["version"] = str(form.get("version", ""))
             return self._fields(request, context)
         words = "Saved." if saved["changed"] else "Nothing to save: the file already says all this."
-        return self._fields(request, prefs_view.page(await ask(api.PREFS_GET, api.Args()), saved=words), fresh=True)
+        context = prefs_view.page(await ask(api.PREFS_GET, api.Args()), saved=words, push=await listed())
+        return self._fields(request, context, fresh=True)
 
     async def changed(self, request: Request) -> Response:
         """Whether the file changed since the page's version (asked each time the daemon's changes

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from acp_tray.control import replies
+from acp_tray.window import push_view
 
 ROUTES = {  # the route's choices as a person says them
     "both": "Pop up and list",
@@ -22,6 +23,7 @@ NOTIFIERS = {
     "plyer": "plyer",
     "console": "Terminal lines only",
 }
+AWAY_SOURCE = "Diagnostics names this machine's away source: with none, “only while I am away” never pushes."
 DAYS = {"mon": "Mon", "tue": "Tue", "wed": "Wed", "thu": "Thu", "fri": "Fri", "sat": "Sat", "sun": "Sun"}
 
 
@@ -46,10 +48,12 @@ def page(
     reply: replies.PrefsFormReply,
     values: dict[str, Any] | None = None,
     problems: dict[str, str] | None = None,
+    *,
+    push: push_view.Listing | None = None,
     **status: Any,
 ) -> dict[str, Any]:
     """The template's context: the values shown (the file's, or those the person sent back), the
-    problems by setting, and those that belong to no field the page shows."""
+    problems by setting, and those that belong to no field the page shows; `push`: the push targets."""
     shown = {**reply["values"], **(values or {})}
     problems = problems or {}
     fields = set(shown)
@@ -70,6 +74,10 @@ def page(
         "protocols": PROTOCOLS,
         "notifiers": NOTIFIERS,
         "days": DAYS,
+        "push_when": push_view.WHEN,
+        "push_kinds": push_view.KINDS,
+        "push_source": AWAY_SOURCE,
+        **push_view.part(push or push_view.Listing(), push_view.chosen(shown)),
         "labelled": labelled,
         "across_midnight": str(shown.get("dnd.quiet_hours.end", "")) <= str(shown.get("dnd.quiet_hours.start", "")),
         "saved": status.get("saved", ""),

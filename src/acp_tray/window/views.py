@@ -33,6 +33,7 @@ SUPPRESSED_WORDS = {
     "rate_limited": "held back: too many at once",
     "coalesced": "a repeat, counted on the first",
     "muted": "agent muted",
+    "short_turn": "a short turn: listed, no pop-up",
 }
 DND_CHOICES = (
     ("off", "", "Off"),

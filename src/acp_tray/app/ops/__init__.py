@@ -12,6 +12,7 @@ from acp_tray.app.ops.history import HistoryOps
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
+from acp_tray.app.ops.push import PushOps
 from acp_tray.app.ops.signin import SignInOps
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.ops.waiting import WaitingPrompts
@@ -28,7 +29,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
     waiting = WaitingPrompts(daemon.report)  # prompts sent with --no-wait, before their session opens
     status, agents, signin = StatusOps(daemon, waiting), AgentOps(daemon, hosts, waiting), SignInOps(hosts)
     prompts, approvals, prefs = PromptOps(daemon, hosts, waiting), ApprovalOps(daemon), PrefsOps(daemon)
-    history = HistoryOps(daemon)
+    history, push = HistoryOps(daemon), PushOps(daemon)
     return dispatch(
         reading(api.STATUS, status.status),
         reading(api.AGENTS_LIST, status.agents),
@@ -58,4 +59,8 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         reading(api.QUIT, status.quit),
         reading(api.DIAGNOSTICS, DiagnosticsOps(daemon).diagnostics),
         following(api.WATCH, WatchOps(daemon, status).watch),
+        reading(api.PUSH_LIST, push.list),
+        answering(api.PUSH_ADD, push.add),
+        answering(api.PUSH_TEST, push.test),
+        answering(api.PUSH_REMOVE, push.remove),
     )

@@ -1,0 +1,1 @@
+"""Push: what matters reaches the person's phone (or chat, or mail) through Apprise while away."""

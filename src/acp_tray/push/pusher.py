@@ -1,0 +1,193 @@
+"""Pushing: after a notice is presented on the desktop, the pushes it makes go out in the background
+(never before or instead of the desktop's), each target with its own rate limit and overflow
+summary; a push the service does not accept is retried with backoff, then said once as acp-tray's
+own warning (again only after that target has accepted one since). With `when = "away"` the away
+source is asked, in a worker thread, only when something would be pushed: no polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from acp_tray.agents.supervisor import Backoff, BackoffPolicy
+from acp_tray.away.select import away_source, is_away
+from acp_tray.away.source import AwaySource
+from acp_tray.events import Event, EventSink, NoticeReceived
+from acp_tray.prefs.model import Preferences
+from acp_tray.presentation.clock import Clock
+from acp_tray.presentation.ratelimit import RateLimiter, overflow_title
+from acp_tray.presentation.router import ACP_TRAY, Presentation
+from acp_tray.presentation.severity import severity_class
+from acp_tray.protocol.notice import Notice
+from acp_tray.push.choice import PushMessage, held_by, message_of, push_kind
+from acp_tray.push.sender import deliver
+from acp_tray.push.targets import PushTargets
+
+log = logging.getLogger(__name__)
+
+RETRY = BackoffPolicy(initial=1.0, maximum=60.0, give_up_after=4)  # 4 tries: then 1, 2 and 4 s apart
+OVERFLOW_NOTE = "They are in acp-tray's history; held back by the push rate limit."
+
+Pushed = list[str] | asyncio.Future[list[str]]  # the targets pushed to, or (away) a future of them
+Send = Callable[[str, str, str], bool]  # (url, title, body) -> accepted; blocking
+
+
+class Pusher:
+    def __init__(
+        self,
+        targets: PushTargets | None,
+        prefs: Callable[[], Preferences],
+        clock: Clock,
+        report: EventSink,
+        spawn: Callable[[Coroutine[Any, Any, None]], None],
+        *,
+        away: Callable[[], AwaySource] = away_source,
+        send: Send = deliver,
+        retry: BackoffPolicy = RETRY,
+    ) -> None:
+        self._targets = targets
+        self._prefs = prefs
+        self._clock = clock
+        self._report = report
+        self._spawn = spawn
+        self._away = away
+        self._source: AwaySource | None = None  # chosen when first asked
+        self._send = send
+        self._retry = retry
+        self._names = list(targets.read()) if targets is not None else []
+        self._limiters: dict[str, RateLimiter] = {}
+        self._limits = (0, 0.0)
+        self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
+        self._summary_timer: asyncio.TimerHandle | None = None
+        self._asking: asyncio.Future[bool] | None = None  # the away source's answer being worked out
+
+    @property
+    def targets(self) -> PushTargets | None:
+        return self._targets
+
+    def refresh(self) -> None:
+        """The targets were added or removed (`push add`, `push remove`): read their names again."""
+        self._names = list(self._targets.read()) if self._targets is not None else []
+
+    def chosen(self) -> list[str]:
+        """The targets the preferences push to (`[push] targets`; empty: all of them)."""
+        wanted = self._prefs().push.targets
+        return [name for name in self._names if not wanted or name in wanted]
+
+    def close(self) -> None:
+        if self._summary_timer is not None:
+            self._summary_timer.cancel()
+
+    def offer(self, presentation: Presentation, event: Event) -> Pushed:
+        """The pushes `presentation` (of `event`) makes: started now (`always`), or once the away
+        source has said the person is away (a future); [] when nothing is pushed."""
+        names = self.chosen()
+        # a repeat is not pushed again; acp-tray's notices about itself (a push that failed) never are
+        if not names or presentation.count > 1 or presentation.agent == ACP_TRAY:
+            return []
+        prefs = self._prefs()
+        severity = severity_class(presentation.kind)
+        if held_by(prefs, push_kind(event, severity), severity, self._clock.now()) is not None:
+            return []
+        message = message_of(presentation, event)
+        if prefs.push.when == "always":
+            return self._push(names, message)
+        decided: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
+        self._spawn(self._when_away(names, message, prefs.push.away_after, decided))
+        return decided
+
+    async def _when_away(
+        self, names: list[str], message: PushMessage, after: float, decided: asyncio.Future[list[str]]
+    ) -> None:
+        try:
+            away = await self._away_now(after)
+        except Exception:
+            log.exception("could not tell whether the person is away; not pushed")
+            away = False
+        decided.set_result(self._push(names, message) if away else [])
+
+    async def _away_now(self, after: float) -> bool:
+        """The away source's answer: notices that come while it is being asked share it (a flood
+        asks once, not once per notice)."""
+        if self._asking is None or self._asking.done():
+            self._asking = asyncio.ensure_future(asyncio.to_thread(self._is_away, after))
+        return await asyncio.shield(self._asking)
+
+    def _is_away(self, after: float) -> bool:
+        """In a worker thread: the away source (chosen the first time), asked now."""
+        if self._source is None:
+            self._source = self._away()
+        return is_away(self._source, after)
+
+    def _limiter(self, name: str) -> RateLimiter:
+        push = self._prefs().push
+        if (push.burst, push.per) != self._limits:
+            self._limits = (push.burst, push.per)
+            for limiter in self._limiters.values():
+                limiter.configure(push.burst, push.per)
+        if name not in self._limiters:
+            self._limiters[name] = RateLimiter(push.burst, push.per)
+        return self._limiters[name]
+
+    def _push(self, names: list[str], message: PushMessage) -> list[str]:
+        now = self._clock.monotonic()
+        pushed = [name for name in names if self._limiter(name).allow(message.agent, message.severity, now)]
+        for name in pushed:
+            self._spawn(self._deliver(name, message))
+        self._schedule_summaries()
+        return pushed
+
+    async def _deliver(self, name: str, message: PushMessage) -> None:
+        backoff = Backoff(self._retry)
+        while True:
+            if await self.send_to(name, message.title, message.body):
+                self._failing.discard(name)
+                return
+            delay = backoff.crashed(0.0)
+            if delay is None:
+                break
+            log.info("push to %s not accepted; trying again in %g s", name, delay)
+            await asyncio.sleep(delay)
+        log.warning("push to %s failed %d times; given up: %s", name, backoff.fast_streak, message.title)
+        if name not in self._failing:
+            self._failing.add(name)
+            text = (
+                f"The push target {name} did not accept \u201c{message.title}\u201d after {backoff.fast_streak} "
+                f"tries. Check it with `acp-tray push test {name}`; this is not said again until a push to it works."
+            )
+            self._report(NoticeReceived(ACP_TRAY, "", Notice("warning", f"Push to {name} failed", text)))
+
+    async def send_to(self, name: str, title: str, body: str) -> bool:
+        """One try at pushing to `name` (in a worker thread); whether the service accepted it."""
+        targets = self._targets
+        try:
+            url = await asyncio.to_thread(targets.url, name) if targets is not None else None
+            accepted = url is not None and await asyncio.to_thread(self._send, url, title, body)
+        except Exception as exc:  # Apprise missing or broken: said, and counted as not accepted
+            log.warning("push to %s: %s: %s", name, type(exc).__name__, exc)
+            return False
+        log.info("push to %s %s: %s", name, "accepted" if accepted else "not accepted", title)
+        return accepted
+
+    def _schedule_summaries(self) -> None:
+        """One timer for the earliest due overflow summary of any target (no polling)."""
+        if self._summary_timer is not None:
+            self._summary_timer.cancel()
+            self._summary_timer = None
+        now = self._clock.monotonic()
+        due = [when for limiter in self._limiters.values() if (when := limiter.next_due(now)) is not None]
+        if due:
+            delay = max(0.0, min(due) - now)
+            self._summary_timer = asyncio.get_running_loop().call_later(delay, self._flush_summaries)
+
+    def _flush_summaries(self) -> None:
+        self._summary_timer = None
+        now = self._clock.monotonic()
+        for name, limiter in self._limiters.items():
+            for summary in limiter.due(now):
+                message = PushMessage(summary.agent, summary.severity_class, overflow_title(summary), OVERFLOW_NOTE)
+                self._spawn(self._deliver(name, message))
+        self._schedule_summaries()

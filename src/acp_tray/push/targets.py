@@ -1,0 +1,128 @@
+"""Push targets: each an Apprise URL kept in the OS keyring (service "acp-tray", user "push/NAME");
+the names and their services (the URL's scheme, e.g. "ntfy") in a 0600 file of the state dir, so a
+daemon without targets never touches the keyring. A URL, once read, is redacted from every log line
+(`remember_secrets`): it usually carries a token, and it is never shown, logged or written elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from acp_tray.files.atomic import write_atomically
+from acp_tray.logs.redact import MIN_SECRET, remember_secrets, url_secrets
+from acp_tray.prefs.names import agent_name_problem
+from acp_tray.state.secrets import SERVICE, SecretError, keyring_failed, keyring_module
+
+log = logging.getLogger(__name__)
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://\S+$")
+
+
+def target_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a push target, or None when it can."""
+    return agent_name_problem(name, "push target")
+
+
+def url_scheme(url: str) -> str | None:
+    """The service an Apprise URL is for ("ntfy", "json", "tgram"), or None when it is not a URL."""
+    match = _SCHEME.match(url.strip())
+    return match.group(1).lower() if match else None
+
+
+def push_url_secrets(url: str) -> list[str]:
+    """What of `url` must never be shown: all of it, its user and password, its secret-looking query
+    values, and each part of its path (an ntfy topic, a webhook's token, a bot's key)."""
+    found = [url, *url_secrets(url)]
+    try:
+        parts = urlsplit(url)
+        found += [parts.username or "", parts.password or ""]
+    except ValueError:
+        return found
+    found += [part for part in parts.path.split("/") if len(part) >= MIN_SECRET]
+    return [value for value in found if value]
+
+
+def _entry(name: str) -> str:
+    return f"push/{name}"
+
+
+class PushTargets:
+    """The push targets: names and services here, URLs in the keyring (read on demand, remembered)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._urls: dict[str, str] = {}  # read from the keyring once, for as long as the daemon runs
+
+    def read(self) -> dict[str, str]:
+        """Each target's name and its service (the URL's scheme); {} without a file."""
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("could not read %s (%s); nothing is pushed until it is fixed", self._path, exc)
+            return {}
+        targets = data.get("targets") if isinstance(data, dict) else None
+        if not isinstance(targets, dict):
+            return {}
+        return {str(name): str(service) for name, service in targets.items()}
+
+    def _write(self, targets: dict[str, str]) -> None:
+        text = json.dumps({"version": 1, "targets": dict(sorted(targets.items()))}, indent=1)
+        write_atomically(self._path, text, mode=0o600)
+
+    def store(self, name: str, url: str) -> str:
+        """Keep `url` as the target `name` (blocking: call it off an event loop); its service.
+        SecretError for a bad name, something that is not a URL, or a keyring that cannot be used."""
+        problem = target_name_problem(name)
+        if problem is not None:
+            raise SecretError(problem)
+        url = url.strip()
+        scheme = url_scheme(url)
+        if scheme is None:
+            raise SecretError(f"that is not an Apprise URL (like ntfy://ntfy.sh/TOPIC); nothing stored for {name}")
+        remember_secrets(push_url_secrets(url))
+        try:
+            keyring_module().set_password(SERVICE, _entry(name), url)
+        except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
+            raise keyring_failed(exc) from None
+        self._urls[name] = url
+        targets = self.read()
+        targets[name] = scheme
+        self._write(targets)
+        return scheme
+
+    def delete(self, name: str) -> bool:
+        """Forget the target (blocking); False when there is none of that name."""
+        targets = self.read()
+        if name not in targets:
+            return False
+        try:
+            keyring_module().delete_password(SERVICE, _entry(name))
+        except Exception as exc:
+            if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
+                raise keyring_failed(exc) from None
+        del targets[name]
+        self._urls.pop(name, None)
+        self._write(targets)
+        return True
+
+    def url(self, name: str) -> str | None:
+        """The target's URL (blocking: the keyring); None when it is not there, said in the log."""
+        if name in self._urls:
+            return self._urls[name]
+        try:
+            url = keyring_module().get_password(SERVICE, _entry(name))
+        except Exception as exc:
+            log.warning("push target %s: %s", name, keyring_failed(exc))
+            return None
+        if url is None:
+            log.warning("push target %s is listed but not in the keyring; add it again", name)
+            return None
+        remember_secrets(push_url_secrets(url))  # before anything could log it
+        self._urls[name] = url
+        return str(url)

@@ -1,0 +1,104 @@
+"""The Preferences page's push targets: add one (its Apprise URL, typed in a password field, goes to
+the daemon's `push.add` and never comes back to the page), send one a test, remove one (asked
+first). Each answer is the targets' part again, or a line beside the target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from acp_tray.control import api
+from acp_tray.push.targets import push_url_secrets, target_name_problem
+from acp_tray.window import push_view
+from acp_tray.window.daemon_calls import CallFailedError, ask
+
+NO_URL = "Paste the target's Apprise URL (like ntfy://ntfy.sh/TOPIC or json://host/path): nothing was added."
+
+
+async def listed() -> push_view.Listing:
+    """The daemon's push targets, or why they cannot be shown."""
+    try:
+        return push_view.Listing(rows=await ask(api.PUSH_LIST, api.Args()))
+    except CallFailedError as exc:
+        return push_view.Listing(problem=str(exc))
+
+
+async def _chosen() -> list[str]:
+    """`[push] targets` as the file says it."""
+    try:
+        return push_view.chosen((await ask(api.PREFS_GET, api.Args()))["values"])
+    except CallFailedError:
+        return []
+
+
+def _unsaid(text: str, url: str) -> str:
+    """`text` without any part of `url` that must never be shown (should an error quote it)."""
+    for secret in sorted(push_url_secrets(url.strip()), key=len, reverse=True) if url.strip() else []:
+        text = text.replace(secret, "…")
+    return text
+
+
+class PushPage:
+    def __init__(self, templates: Jinja2Templates) -> None:
+        self._templates = templates
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/push", self.targets),
+            Route("/push/targets", self.add, methods=["POST"]),
+            Route("/push/{name}/test", self.test, methods=["POST"]),
+            Route("/push/{name}/remove", self.confirm_remove),
+            Route("/push/{name}/remove", self.remove, methods=["POST"]),
+        ]
+
+    def _render(self, request: Request, template: str, **context: Any) -> Response:
+        return HTMLResponse(self._templates.get_template(template).render(request=request, **context))
+
+    async def _part(self, request: Request, **said: str) -> Response:
+        context = push_view.part(await listed(), await _chosen(), **said)
+        return self._render(request, "_push_targets.html", **context)
+
+    async def targets(self, request: Request) -> Response:
+        return await self._part(request)
+
+    async def add(self, request: Request) -> Response:
+        form = await request.form()
+        name, url = str(form.get("name", "")).strip(), str(form.get("url", ""))
+        problem, invalid = target_name_problem(name), "name"
+        if problem is not None:
+            problem = problem[0].upper() + problem[1:] + "."
+        elif not url.strip():
+            problem, invalid = NO_URL, "url"
+        else:
+            try:
+                row = await ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url))
+            except CallFailedError as exc:
+                problem, invalid = _unsaid(str(exc), url), "url"
+            else:
+                service = push_view.SERVICES.get(row["service"], row["service"])
+                notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."
+                return await self._part(request, notice=notice)
+        return await self._part(request, problem=problem, invalid=invalid, name=name)
+
+    async def test(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            reply = await ask(api.PUSH_TEST, api.PushNameArgs(name=name))
+        except CallFailedError as exc:
+            return self._render(request, "_push_said.html", text=str(exc), accepted=False)
+        return self._render(request, "_push_said.html", text=f"Sent: {reply['detail']}.", accepted=reply["accepted"])
+
+    async def confirm_remove(self, request: Request) -> Response:
+        return self._render(request, "_push_remove_confirm.html", name=request.path_params["name"])
+
+    async def remove(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            await ask(api.PUSH_REMOVE, api.PushNameArgs(name=name))
+        except CallFailedError as exc:
+            return await self._part(request, problem=str(exc))
+        return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")

@@ -1,0 +1,89 @@
+"""The Preferences page's push targets, shaped for its Push section (pure): each target by name and
+service in words (never its URL), which of them `[push] targets` picks, and the words of the
+`[push]` choices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp_tray.control import replies
+
+WHEN = {
+    "away": "Only while I am away (idle or the screen locked)",
+    "always": "Always",
+    "never": "Never",
+}
+KINDS = {
+    "error": "Error notices",
+    "warning": "Warnings",
+    "info": "Info notices",
+    "other": "Other notices (agents' own kinds)",
+    "approvals": "Approvals waiting for an answer",
+    "turns": "Turns finished or failed",
+    "agents": "Agents crashed or needing sign-in",
+}
+SERVICES = {  # an Apprise URL's scheme as a person knows the service; others: the scheme itself
+    "ntfy": "ntfy",
+    "ntfys": "ntfy",
+    "pover": "Pushover",
+    "gotify": "Gotify",
+    "gotifys": "Gotify",
+    "tgram": "Telegram",
+    "signal": "Signal",
+    "signals": "Signal",
+    "matrix": "Matrix",
+    "matrixs": "Matrix",
+    "slack": "Slack",
+    "discord": "Discord",
+    "mailto": "e-mail",
+    "mailtos": "e-mail",
+    "json": "JSON webhook",
+    "jsons": "JSON webhook",
+}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """`push.list`'s rows, or why there are none to show."""
+
+    rows: list[replies.PushTargetRow] = field(default_factory=list)
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    service: str  # in words
+    added: bool  # False: `[push] targets` names it, but no target of that name was added
+
+
+def chosen(values: dict[str, Any]) -> list[str]:
+    """`[push] targets` among the page's values (a form's list of names)."""
+    names = values.get("push.targets", [])
+    return [str(name) for name in names] if isinstance(names, list) else []
+
+
+def targets(listing: Listing, chosen: list[str]) -> list[Target]:
+    """The targets added, then those `[push] targets` names that are not (kept, so that saving the
+    page does not drop them)."""
+    names = {row["name"] for row in listing.rows}
+    added = [Target(row["name"], SERVICES.get(row["service"], row["service"]), True) for row in listing.rows]
+    return added + [Target(name, "", False) for name in chosen if name not in names]
+
+
+def part(
+    listing: Listing, chosen: list[str], *, notice: str = "", problem: str = "", invalid: str = "", name: str = ""
+) -> dict[str, Any]:
+    """The context of the targets' part (`_push_targets.html`): `chosen` is `[push] targets` as the
+    page shows it; `problem` why adding failed, `invalid` the field it is about ("name", "url"), `name`
+    the name typed in "Add a target" (the URL typed never comes back)."""
+    return {
+        "push_targets": targets(listing, chosen),
+        "push_chosen": chosen,
+        "push_unavailable": listing.problem,
+        "push_notice": notice,
+        "push_problem": problem,
+        "push_invalid": invalid,
+        "push_name": name,
+    }

@@ -63,7 +63,6 @@ def desktop_entry(argv: list[str]) -> str:
         f"Exec={desktop_exec(argv)}\n"
         f"Icon={APP}\n"
         "Terminal=false\n"
-        "NoDisplay=true\n"
         "X-GNOME-Autostart-enabled=true\n"
         f"{DESKTOP_MARK}=true\n"
     )

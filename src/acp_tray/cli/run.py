@@ -46,11 +46,11 @@ def _log_to_file(verbosity: int) -> Path | None:
 def _first_run_launcher() -> None:
     """acp-tray in the app menu from the first start on (quietly, once), so that after Quit it can
     be started again without a terminal."""
-    from acp_tray.autostart.entries import this_installation
-    from acp_tray.desktop.launcher import has_launcher, install_on_first_run
+    if paths.first_start_marker().exists():
+        return  # an earlier start did it: nothing more to import
+    from acp_tray.desktop.launcher import install_on_first_run
 
-    if has_launcher():
-        install_on_first_run(this_installation())
+    install_on_first_run()
 
 
 def cmd_run(args: argparse.Namespace) -> int:

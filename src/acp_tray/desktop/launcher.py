@@ -12,7 +12,7 @@ from pathlib import Path
 import platformdirs
 
 from acp_tray.assets import APP_ICON_SIZES, icon_path
-from acp_tray.autostart.entries import APP, DESCRIPTION, desktop_exec
+from acp_tray.autostart.entries import APP, DESCRIPTION, desktop_exec, this_installation
 from acp_tray.files import paths
 from acp_tray.files.atomic import write_atomically
 
@@ -21,7 +21,6 @@ log = logging.getLogger(__name__)
 # the last line of the entry acp-tray writes: a digest of the lines above it, so that an entry the
 # person has edited since (or one of their own at the same place) is told apart and left alone
 MARK = "X-ACP-Tray-Launcher"
-FIRST_RUN_MARKER = "launcher-installed"  # in the state directory: the first start has installed it
 
 
 def has_launcher(system: str = sys.platform) -> bool:
@@ -146,15 +145,16 @@ class Launcher:
             return ""  # unreadable: not acp-tray's unedited entry, so left alone
 
 
-def install_on_first_run(command: list[str], marker: Path | None = None) -> None:
-    """At the daemon's first start (`marker` absent in the state directory): install the launcher,
-    quietly; later starts leave it be, so one the person removed stays removed."""
-    marker = marker if marker is not None else paths.state_dir() / FIRST_RUN_MARKER
+def install_on_first_run(marker: Path | None = None) -> None:
+    """At the daemon's first start (`marker` absent): the launcher for this installation where
+    there are app menus, quietly; later starts leave it be, so one the person removed stays removed."""
+    marker = marker if marker is not None else paths.first_start_marker()
     if marker.exists():
         return
     try:
-        for line in Launcher(command).install():
-            log.info("%s", line)
-        write_atomically(marker, "the launcher entry was installed at the first start\n")
+        if has_launcher():
+            for line in Launcher(this_installation()).install():
+                log.info("%s", line)
+        write_atomically(marker, "the first start has run (it installs the app-menu launcher on Linux/BSD)\n")
     except OSError as exc:  # a read-only home: the app menu goes without, the daemon runs
         log.warning("could not install the launcher entry: %s", exc)

@@ -32,6 +32,7 @@ except TypeError:  # no app by that id
 listed = [a.get_id() for a in Gio.AppInfo.get_all() if a.should_show()]
 icon = Gtk.IconTheme.new().lookup_icon(app.get_icon().to_string(), 48, 0)
 found = {"file": app.get_filename(), "commandline": app.get_commandline(), "in_menu": "acp-tray.desktop" in listed}
+found["actions"] = {a: app.get_action_name(a) for a in app.list_actions()}
 print(json.dumps({**found, "icon": icon.get_filename() if icon else None}))
 """
 
@@ -73,6 +74,8 @@ def test_install_puts_acp_tray_in_the_app_menu_and_remove_leaves_nothing() -> No
     assert found is not None and found["file"] == str(entry) and found["in_menu"] is True
     assert found["commandline"] == " ".join(this_installation())  # this very installation
     assert found["icon"] == str(data_home() / "icons" / "hicolor" / "48x48" / "apps" / "acp-tray.png")
+    # a running acp-tray's window is one click away in the menu too (the entry's action)
+    assert found["actions"] == {"window": "Open the acp-tray window"}
     assert "already installed" in cli("desktop", "install").stdout  # idempotent
     removed = cli("desktop", "remove")
     assert removed.returncode == 0 and f"removed {entry}" in removed.stdout, removed.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 from pathlib import Path
 
 from acp_tray.desktop.launcher import MARK, Launcher, launcher_entry, written_unedited
@@ -24,3 +25,11 @@ def test_every_icon_size_has_its_packaged_png(tmp_path: Path) -> None:
     icons = Launcher(["acp-tray", "run"], tmp_path).icon_files()
     assert len(icons) == 8 and all(source.is_file() for source in icons.values())
     assert tmp_path / "icons" / "hicolor" / "256x256" / "apps" / "acp-tray.png" in icons
+
+
+def test_its_action_opens_the_window_of_the_same_installation() -> None:
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.read_string(launcher_entry(["/b/my tools/acp-tray", "run"]))
+    assert entry["Desktop Entry"]["Exec"] == '"/b/my tools/acp-tray" run'
+    assert entry["Desktop Entry"]["Actions"] == "window;"
+    assert entry["Desktop Action window"]["Exec"] == '"/b/my tools/acp-tray" ui'

@@ -33,7 +33,10 @@ def _digest(body: str) -> str:
 
 
 def launcher_entry(argv: list[str]) -> str:
-    """`$XDG_DATA_HOME/applications/acp-tray.desktop` (valid for desktop-file-validate)."""
+    """`$XDG_DATA_HOME/applications/acp-tray.desktop` (valid for desktop-file-validate): `argv`
+    (this installation's `acp-tray run`) starts it; its action "Open the acp-tray window" runs
+    `acp-tray ui` (app menus offer it on the entry's context menu, docks in their jump list)."""
+    window = [*argv[:-1], "ui"] if argv[-1:] == ["run"] else [*argv, "ui"]
     body = (
         "[Desktop Entry]\n"
         "Type=Application\n"
@@ -47,6 +50,11 @@ def launcher_entry(argv: list[str]) -> str:
         "Categories=Development;\n"
         "Keywords=ACP;agent;notifications;tray;\n"
         "X-GNOME-UsesNotifications=true\n"
+        "Actions=window;\n"
+        "\n"
+        "[Desktop Action window]\n"
+        "Name=Open the acp-tray window\n"
+        f"Exec={desktop_exec(window)}\n"
     )
     return body + f"{MARK}={_digest(body)}\n"
 

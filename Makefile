@@ -15,7 +15,7 @@ TEST_WORKERS ?= 4
 .PHONY: run test lint bench clean
 
 $(BIN)/python:
-	@echo "make: creating $(VENV) (the first run takes 20-60 s; later runs start at once)"
+	@echo "make: creating $(VENV) (the first run takes 1-3 minutes on 2 cores, and says how far it is; later runs start at once)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
@@ -26,16 +26,19 @@ GTK_BUILD_DEPS := $(shell pkg-config --exists gobject-introspection-1.0 cairo 2>
 GTK_RUNTIME := gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1
 GTK_BUILD := libgirepository1.0-dev libcairo2-dev pkg-config
 
+# A long step says every 10 s how long it has taken so far (scripts/progress.py).
+PROGRESS = $(BIN)/python scripts/progress.py
+
 $(VENV)/.gtk-build-deps-%: | $(BIN)/python
 	rm -f $(VENV)/.gtk-build-deps-*
 	touch $@
 
 $(VENV)/.installed: pyproject.toml $(VENV)/.gtk-build-deps-$(GTK_BUILD_DEPS) | $(BIN)/python
 	@echo "make: installing acp-tray and its dependencies into $(VENV) ..."
-	$(BIN)/python -m pip install --quiet -e .
+	$(PROGRESS) "installing acp-tray's dependencies" -- $(BIN)/python -m pip install --quiet -e .
 	@if [ "$(GTK_BUILD_DEPS)" = yes ]; then \
-		echo "make: building PyGObject for the tray menu (about 30 s) ..."; \
-		$(BIN)/python -m pip install --quiet -e '.[gtk]'; \
+		echo "make: building PyGObject for the tray menu (20 s on 2 idle cores, up to 2 minutes on busy ones) ..."; \
+		$(PROGRESS) "building PyGObject" -- $(BIN)/python -m pip install --quiet -e '.[gtk]'; \
 	else \
 		echo "note: the tray will have no menu without PyGObject: sudo apt-get install $(GTK_BUILD) $(GTK_RUNTIME), then make run again"; \
 	fi

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -30,6 +31,21 @@ def test_the_first_run_says_what_it_installs(tmp_path: Path) -> None:
     plan = make_n(tmp_path / "venv")
     assert "make: creating" in plan and "make: installing acp-tray and its dependencies" in plan
     assert "building PyGObject for the tray menu" in plan
+
+
+def test_the_long_steps_say_how_far_they_are(tmp_path: Path) -> None:
+    """Installing the dependencies and building PyGObject (a minute or more on 2 busy cores) say
+    every few seconds how long they have taken, and end with the step's exit status."""
+    plan = make_n(tmp_path / "venv")
+    assert 'scripts/progress.py "installing acp-tray\'s dependencies" -- ' in plan
+    assert 'scripts/progress.py "building PyGObject" -- ' in plan
+    progress = [sys.executable, str(ROOT / "scripts" / "progress.py"), "building PyGObject", "--", sys.executable, "-c"]
+    env = {**os.environ, "PROGRESS_EVERY": "0.2"}
+    slow = subprocess.run([*progress, "import time; time.sleep(3)"], env=env, capture_output=True, text=True)
+    assert slow.returncode == 0 and "make: still building PyGObject (" in slow.stdout
+    assert re.search(r"^make: done building PyGObject in \d+ s$", slow.stdout, re.MULTILINE)
+    failed = subprocess.run([*progress, "import sys; sys.exit(3)"], env=env, capture_output=True, text=True)
+    assert failed.returncode == 3 and "done" not in failed.stdout
 
 
 def test_build_dependencies_installed_later_are_noticed(tmp_path: Path) -> None:

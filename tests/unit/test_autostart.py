@@ -80,10 +80,12 @@ def test_this_installation_is_an_absolute_command_of_this_python() -> None:
     assert Path(argv[0]).is_absolute() and Path(argv[0]).exists() and argv[-1] == "run"
 
 
-def test_desktop_entry_is_marked_and_hidden_from_menus() -> None:
+def test_desktop_entry_is_marked_and_shown_in_start_up_lists() -> None:
+    """No `NoDisplay=true`: the autostart folder is in no app menu, and gnome-session-properties
+    (and MATE's) hid such an entry from its start-up list unless "Show hidden" was ticked."""
     entry = desktop_entry(["/x/acp-tray", "run"])
     assert entry.startswith("[Desktop Entry]\n") and f"{DESKTOP_MARK}=true" in entry
-    assert "NoDisplay=true" in entry and "Terminal=false" in entry
+    assert "NoDisplay" not in entry and "Terminal=false" in entry and "Icon=acp-tray\n" in entry
 
 
 # enable / disable / status ------------------------------------------------------------------

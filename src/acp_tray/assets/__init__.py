@@ -9,6 +9,7 @@ from pathlib import Path
 ASSETS = Path(__file__).resolve().parent
 
 
+APP_ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256)  # hicolor's apps/ sizes, installed for the app menu
 SEVERITY_ICON_SIZES = (48, 64, 128)  # freedesktop 48; plyer 128 (64 on Windows)
 
 

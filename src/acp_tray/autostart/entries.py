@@ -6,7 +6,6 @@ command is a list of arguments; each format has its own quoting rules, applied h
 
 from __future__ import annotations
 
-import plistlib
 import re
 import subprocess
 import sys
@@ -63,7 +62,6 @@ def desktop_entry(argv: list[str]) -> str:
         f"Exec={desktop_exec(argv)}\n"
         f"Icon={APP}\n"
         "Terminal=false\n"
-        "NoDisplay=true\n"
         "X-GNOME-Autostart-enabled=true\n"
         f"{DESKTOP_MARK}=true\n"
     )
@@ -99,6 +97,8 @@ def systemd_unit(argv: list[str]) -> str:
 def launch_agent(argv: list[str], log_file: Path) -> bytes:
     """`~/Library/LaunchAgents/io.github.acp-tray.plist`: run at login, once (no KeepAlive: a
     daemon that exits, or a second instance that finds the first, is not restarted in a loop)."""
+    import plistlib  # here: the daemon's first start imports this module, and plistlib brings XML in
+
     return plistlib.dumps(
         {
             "Label": LAUNCH_AGENT_LABEL,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from acp_tray.autostart.entries import APP, DESKTOP_MARK, SYSTEMD_MARK, desktop_entry, systemd_unit
 from acp_tray.autostart.files import Current, EntryFiles
+from acp_tray.desktop.launcher import Launcher
 
 NOT_ENABLED = "start on login: not enabled"
 
@@ -34,7 +35,8 @@ class XdgAutostart(EntryFiles):
         if systemd:
             return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._enable_systemd()
         said = self._remove_systemd()
-        return said + self.write(self.desktop_file, desktop_entry(self.command), DESKTOP_MARK, "XDG autostart entry")
+        said += self.write(self.desktop_file, desktop_entry(self.command), DESKTOP_MARK, "XDG autostart entry")
+        return said + Launcher(self.command).install_icons()  # the icon its `Icon=acp-tray` names
 
     def disable(self) -> list[str]:
         return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._remove_systemd() or [NOT_ENABLED]

@@ -134,6 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
     autostart_actions.add_parser("status", help="what is installed, and whether it starts this one", parents=[common])
     autostart.set_defaults(func=_lazy("autostart"))
 
+    desktop = commands.add_parser(
+        "desktop", help="acp-tray in the app menu: install or remove its launcher and icons", parents=[common]
+    )
+    desktop_actions = desktop.add_subparsers(dest="action", metavar="ACTION", required=True)
+    desktop_actions.add_parser("install", help="the launcher entry and icons for this installation", parents=[common])
+    desktop_actions.add_parser("remove", help="remove what `install` wrote", parents=[common])
+    desktop.set_defaults(func=_lazy("desktop"))
+
     _daemon_commands(commands, common)
 
     # listed for --help; `main` hands its arguments to the demo agent's own parser

@@ -43,6 +43,16 @@ def _log_to_file(verbosity: int) -> Path | None:
     return log_file
 
 
+def _first_run_launcher() -> None:
+    """acp-tray in the app menu from the first start on (quietly, once), so that after Quit it can
+    be started again without a terminal."""
+    if paths.first_start_marker().exists():
+        return  # an earlier start did it: nothing more to import
+    from acp_tray.desktop.launcher import install_on_first_run
+
+    install_on_first_run()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """One daemon per user: the lock in the private runtime directory first, then the rest."""
     from acp_tray.agents import leftovers
@@ -70,6 +80,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         from acp_tray.app.compose import run_daemon
 
         path, explicit = config_path(args)
+        if not args.headless:
+            _first_run_launcher()
         mark = leftovers.mark_this_run(mark_file)
         code = run_daemon(path, explicit=explicit, headless=args.headless, log_file=log_file, run_mark=mark)
         leftovers.clean_stop(mark_file)  # not after an exception: its agents may be left for the next start

@@ -11,8 +11,9 @@ from pathlib import Path
 from acp_tray.files.private import FILE_MODE, make_dir
 
 
-def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
-    """`mode`: the new file's permissions (default: the old file's, else 0600)."""
+def write_atomically(path: Path, text: str | bytes, *, mode: int | None = None) -> None:
+    """`text`: written as UTF-8, or `bytes` as they are. `mode`: the new file's permissions
+    (default: the old file's, else 0600)."""
     make_dir(path.parent)
     if mode is None:
         try:
@@ -21,8 +22,10 @@ def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
             mode = FILE_MODE
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        # text as a text-mode file writes it: each "\n" the platform's line end
+        data = text if isinstance(text, bytes) else text.replace("\n", os.linesep).encode()
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, mode)

@@ -17,6 +17,11 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP))
 
 
+def first_start_marker() -> Path:
+    """There once the daemon's first start has run (it installs the app-menu launcher on Linux/BSD)."""
+    return state_dir() / "first-start-done"
+
+
 def history_file() -> Path:
     return state_dir() / "history.jsonl"
 

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_tray.desktop.session_bus import session_bus_available
 from acp_tray.tray.icon import render
@@ -23,6 +23,9 @@ from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
 from acp_tray.tray.menu_icons import MenuIcons, mark
 from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
 from acp_tray.tray.xorg import OwnConnection
+
+if TYPE_CHECKING:
+    from acp_tray.tray.tooltip import Tooltip
 
 ICON_SIZE = 64
 
@@ -116,10 +119,19 @@ class TrayApp:
         # set after it docked (its first image is never painted), so there the first look is set again
         self._look: tuple[str, bool] | None = look if self.gtk else None
         self._entries = menu_of(initial)
+        self._tooltip = self._host_tooltip(pystray.Icon.__module__, tooltip_of(initial))
         self.icon: Any = pystray.Icon("acp-tray", render(*look, size=ICON_SIZE), tooltip_of(initial))
         self._xorg = OwnConnection(self.icon) if self.icon.__module__ == "pystray._xorg" else None
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
+
+    def _host_tooltip(self, backend: str, text: str) -> Tooltip | None:
+        """The tooltip the GTK backends leave out (tooltip.py); pystray's own title names the icon."""
+        if not self.gtk:
+            return None
+        from acp_tray.tray.tooltip import Tooltip
+
+        return Tooltip(text, sni=backend == "pystray._appindicator")
 
     def _menu_icons(self) -> MenuIcons | None:
         """Agent icons in the menu, where the backend can show them (GTK and AppIndicator)."""
@@ -140,6 +152,8 @@ class TrayApp:
         title = tooltip_of(snapshot)
         if title != self.icon.title:
             self.icon.title = title
+            if self._tooltip is not None:
+                self._tooltip.show(title)
         entries = menu_of(snapshot)
         if entries == self._entries:
             return  # building a menu costs GTK time and memory: only when it changed

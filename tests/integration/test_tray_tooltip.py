@@ -1,0 +1,98 @@
+"""The tray's tooltip in both real hosts: read back from the StatusNotifierItem's `ToolTip` (the SNI
+host) and from the icon's X11 window name (trayer's XEmbed tray), kept current as the state changes,
+and shown when the pointer rests on the icon."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.daemons import Daemon, cli
+from tests.support.trays import docked, icon_centre, screenshot, xdotool
+from tests.support.waiting import until
+
+ITEM_PATH = "/org/ayatana/NotificationItem/acp_tray"  # where AppIndicator exports the item with id "acp-tray"
+
+
+def sni_tooltip(env: dict[str, str]) -> str:
+    """The `ToolTip` of the item registered with the watcher, as `gdbus` prints it ("" if none)."""
+    items = subprocess.run(
+        ["gdbus", "call", "--session", "-d", "org.kde.StatusNotifierWatcher", "-o", "/StatusNotifierWatcher",
+         "-m", "org.freedesktop.DBus.Properties.Get", "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems"],
+        env=env, capture_output=True, text=True, timeout=10, check=True,
+    ).stdout  # fmt: skip
+    name = items.split("'")[1]  # (<[':1.10']>,): the item's bus name
+    asked = subprocess.run(
+        ["gdbus", "call", "--session", "-d", name, "-o", ITEM_PATH,
+         "-m", "org.freedesktop.DBus.Properties.Get", "org.kde.StatusNotifierItem", "ToolTip"],
+        env=env, capture_output=True, text=True, timeout=10, check=False,
+    )  # fmt: skip
+    return asked.stdout
+
+
+def x11_names(env: dict[str, str]) -> str:
+    """The `_NET_WM_NAME` of this process's tray icon windows (WM_CLASS "acp-tray")."""
+    found = subprocess.run(["xdotool", "search", "--classname", "^acp-tray$"], env=env, capture_output=True, text=True)
+    asked = [["xprop", "-id", window, "_NET_WM_NAME", "WM_NAME"] for window in found.stdout.split()]
+    return "".join(subprocess.run(command, env=env, capture_output=True, text=True).stdout for command in asked)
+
+
+def tooltip_windows(env: dict[str, str]) -> list[Any]:
+    """The mapped windows of type tooltip on the display (GTK's, of the icon or of the SNI host)."""
+    from Xlib import X, display  # type: ignore[import-untyped]  # pystray's dependency on Linux
+
+    connection = display.Display(env["DISPLAY"])
+    try:
+        kind = connection.intern_atom("_NET_WM_WINDOW_TYPE")
+        tooltip = connection.intern_atom("_NET_WM_WINDOW_TYPE_TOOLTIP")
+        shown = []
+        for window in connection.screen().root.query_tree().children:
+            types = window.get_full_property(kind, X.AnyPropertyType)
+            if types is not None and tooltip in types.value and window.get_attributes().map_state == X.IsViewable:
+                shown.append(window.get_wm_class())
+        return shown
+    finally:
+        connection.close()
+
+
+def read_back(host: str, env: dict[str, str]) -> str:
+    return sni_tooltip(env) if host == "sni" else x11_names(env)
+
+
+def test_the_tooltip_is_where_the_host_reads_it_and_shows_on_hover(
+    tmp_path: Path, tray_host: dict[str, str], request: pytest.FixtureRequest
+) -> None:
+    host = request.node.callspec.params["tray_host"]
+    env = {**tray_host, "ACP_TRAY_DEMO_INTERVAL": "0.05"}
+    daemon = Daemon("run", env=env)
+    try:
+        assert "appindicator backend" in daemon.wait_for_line("tray:")
+        daemon.wait_for_line("demo  connected")
+        until(lambda: "1/1 agent connected" in read_back(host, env), timeout=15, what="the tooltip")
+        assert "acp-tray · " in read_back(host, env)
+
+        assert cli("dnd", "on", env=env).returncode == 0  # kept current
+        until(lambda: "DND on" in read_back(host, env), timeout=15, what="the tooltip after DND")
+
+        assert docked(env, tmp_path / "docked.png")
+        x, y = icon_centre(screenshot(env, tmp_path / "docked.png"))
+        for _attempt in range(3):  # GTK shows a tooltip once the pointer rests: move onto the icon, rest
+            xdotool(env, "mousemove", str(x - 1), str(y))
+            xdotool(env, "mousemove", str(x), str(y))
+            deadline = time.monotonic() + 5
+            while not tooltip_windows(env) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if tooltip_windows(env):
+                break
+            xdotool(env, "mousemove", "10", "700")
+        assert tooltip_windows(env), "no tooltip showed on hover"
+        screenshot(env, tmp_path / "tooltip.png")
+        assert daemon.stop() == 0
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+    assert "Traceback" not in daemon.stderr_text()

@@ -30,7 +30,7 @@ def test_prefs_path_and_show() -> None:
     shown = acp_tray("prefs", "show")
     assert shown.returncode == 0
     data = tomllib.loads(shown.stdout)
-    assert data["severity"]["warning"] == {"route": "both", "timeout": 0}
+    assert data["severity"]["warning"] == {"route": "both", "timeout": 0, "sound": "dialog-warning"}
     assert data["rate_limit"] == {"burst": 5, "per": 10.0}
     assert paths.config_file().read_text(encoding="utf-8") == DEFAULT_FILE  # first use wrote the default
 

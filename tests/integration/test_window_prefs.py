@@ -54,7 +54,8 @@ def changed_lines(before: str, after: str) -> list[str]:
 
 def info_records() -> list[dict[str, Any]]:
     shown = cli("history", "--json", "-n", "200").stdout.splitlines()
-    return [r for r in map(json.loads, shown) if r.get("agent") == "demo" and r.get("severity") == "info"]
+    titles = {n["title"] for n in DEMO_NOTICES if n["severity"] == "info"}  # the demo's own, not its turns' "Finished"
+    return [r for r in map(json.loads, shown) if r.get("agent") == "demo" and r.get("title") in titles]
 
 
 def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
@@ -85,7 +86,7 @@ def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
         assert not watched.problems, watched.problems
 
     seen = len(info_records())
-    assert cli("agents", "restart", "demo").returncode == 0  # its next series of notices
+    assert cli("prompt", "demo", "show your notices").returncode == 0  # its series again (it introduced itself once)
     until(lambda: len(info_records()) > seen, 30, "the demo's next info notice")
     latest = info_records()[-1]
     assert (latest["route"], latest["notified"], latest["tray"]) == ("tray", False, True)  # listed, not popped up
@@ -108,7 +109,7 @@ def test_info_as_list_only_from_the_page_pops_nothing_up_on_the_desktop(
         page.get_by_role("button", name="Save").click()
         page.get_by_text("Saved.", exact=True).wait_for(timeout=SHOWS)
     mark, seen = desktop.mark(), len(info_records())
-    assert cli("agents", "restart", "demo").returncode == 0  # its next series of notices
+    assert cli("prompt", "demo", "show your notices").returncode == 0  # its series again (it introduced itself once)
     until(lambda: warning in {item["summary"] for item in desktop.since(mark)}, 30, "the demo's next warning pop-up")
     assert len(info_records()) > seen and info_records()[-1]["tray"] is True  # recorded, and in the tray's list
     assert info not in {item["summary"] for item in desktop.since(mark)}

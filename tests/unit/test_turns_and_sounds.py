@@ -103,7 +103,9 @@ def test_default_sounds_by_severity_class(severity: str, sound: str) -> None:
 
 def test_an_approval_has_its_own_sound_and_each_is_a_preference() -> None:
     answer = ((ApprovalAnswer("7", "allow").encode(), "Allow"),)
-    asked = NoticeReceived("bot", "s1", Notice("warning", "Needs approval"), source="acp-tray", actions=answer)
+    asked = NoticeReceived(
+        "bot", "s1", Notice("warning", "Needs approval"), source="acp-tray", actions=answer, attention="approval"
+    )
     r, _ = router()
     assert r.route(asked)[1].sound == "message-new-instant"  # type: ignore[union-attr]
     r, _ = router(approvals={"sound": "dialog-question"}, severity={"info": {"sound": "message-new-instant"}})

@@ -30,7 +30,7 @@ from acp_tray.events import (
 )
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import Recent
-from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router, sound_for
+from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
 from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
@@ -176,7 +176,7 @@ class EventPump:
         held, self._held_by_dnd = self._held_by_dnd, {}
         for approval_id, presentation in held.items():
             log.info("do not disturb ended: showing approval request %s, still waiting", approval_id)
-            sound = sound_for(self._router.prefs, "warning", presentation.actions)  # new on screen: its sound
+            sound = self._router.prefs.approvals.sound  # new on screen: an approval's sound
             self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False, sound=sound))
 
     def _record(self, event: NoticeReceived, decision: Decision, pushed: Pushed) -> None:

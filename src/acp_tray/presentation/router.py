@@ -26,7 +26,6 @@ from datetime import datetime
 
 from acp_tray.events import NoticeReceived
 from acp_tray.prefs.model import Preferences, Route, SeverityClass
-from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.clock import Clock
 from acp_tray.presentation.coalesce import Coalescer
 from acp_tray.presentation.dnd import DndState, dnd_state
@@ -72,9 +71,9 @@ class Presentation:
     sound: str = ""  # a freedesktop sound name for the native notification; "" = silent
 
 
-def sound_for(prefs: Preferences, cls: SeverityClass, actions: tuple[tuple[str, str], ...]) -> str:
+def sound_for(prefs: Preferences, cls: SeverityClass, event: NoticeReceived) -> str:
     """The sound a new native notification makes: an approval's own, else its severity class's."""
-    if any(isinstance(parse_action(action_id), ApprovalAnswer) for action_id, _ in actions):
+    if event.attention == "approval":
         return prefs.approvals.sound
     return prefs.severity.of(cls).sound
 
@@ -160,7 +159,7 @@ class Router:
             source=ACP_TRAY if event.agent == ACP_TRAY else event.source,
             actions=event.actions,
             commands=event.commands,
-            sound=sound_for(prefs, cls, event.actions) if notify and not group.notified else "",
+            sound=sound_for(prefs, cls, event) if notify and not group.notified else "",
         )
         group.notified = group.notified or notify
         return decision, presentation

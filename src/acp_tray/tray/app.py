@@ -119,19 +119,20 @@ class TrayApp:
         # set after it docked (its first image is never painted), so there the first look is set again
         self._look: tuple[str, bool] | None = look if self.gtk else None
         self._entries = menu_of(initial)
-        self._tooltip = self._host_tooltip(pystray.Icon.__module__, tooltip_of(initial))
+        self._tooltip = self._host_tooltip(tooltip_of(initial))
         self.icon: Any = pystray.Icon("acp-tray", render(*look, size=ICON_SIZE), tooltip_of(initial))
         self._xorg = OwnConnection(self.icon) if self.icon.__module__ == "pystray._xorg" else None
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
 
-    def _host_tooltip(self, backend: str, text: str) -> Tooltip | None:
-        """The tooltip the GTK backends leave out (tooltip.py); pystray's own title names the icon."""
+    def _host_tooltip(self, text: str) -> Tooltip | None:
+        """The XEmbed icon's tooltip, which the GTK backends leave out (tooltip.py); pystray's own
+        title names the icon (and is the StatusNotifierItem's `Title`)."""
         if not self.gtk:
             return None
         from acp_tray.tray.tooltip import Tooltip
 
-        return Tooltip(text, sni=backend == "pystray._appindicator")
+        return Tooltip(text)
 
     def _menu_icons(self) -> MenuIcons | None:
         """Agent icons in the menu, where the backend can show them (GTK and AppIndicator)."""

@@ -6,13 +6,12 @@ daemon without targets never touches the keyring. A URL, once read, is redacted 
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from acp_tray.files.atomic import write_atomically
+from acp_tray.files.names_file import read_table, write_table
 from acp_tray.logs.redact import MIN_SECRET, remember_secrets, url_secrets
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.state.secrets import SERVICE, SecretError, keyring_failed, keyring_module
@@ -59,21 +58,10 @@ class PushTargets:
 
     def read(self) -> dict[str, str]:
         """Each target's name and its service (the URL's scheme); {} without a file."""
-        try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("could not read %s (%s); nothing is pushed until it is fixed", self._path, exc)
-            return {}
-        targets = data.get("targets") if isinstance(data, dict) else None
-        if not isinstance(targets, dict):
-            return {}
-        return {str(name): str(service) for name, service in targets.items()}
+        return {name: str(service) for name, service in read_table(self._path, "targets", "nothing is pushed").items()}
 
     def _write(self, targets: dict[str, str]) -> None:
-        text = json.dumps({"version": 1, "targets": dict(sorted(targets.items()))}, indent=1)
-        write_atomically(self._path, text, mode=0o600)
+        write_table(self._path, "targets", targets)
 
     def store(self, name: str, url: str) -> str:
         """Keep `url` as the target `name` (blocking: call it off an event loop); its service.

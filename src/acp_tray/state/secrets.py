@@ -10,13 +10,12 @@ the agent's stderr wherever that is quoted.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
 from typing import Any
 
-from acp_tray.files.atomic import write_atomically
+from acp_tray.files.names_file import read_table, write_table
 from acp_tray.logs.redact import remember_secrets
 
 log = logging.getLogger(__name__)
@@ -60,24 +59,14 @@ class SecretNames:
         self._path = path
 
     def read(self) -> dict[str, list[str]]:
-        try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("could not read %s (%s); no secrets are injected until it is fixed", self._path, exc)
-            return {}
-        agents = data.get("agents") if isinstance(data, dict) else None
-        if not isinstance(agents, dict):
-            return {}
-        return {str(a): [str(v) for v in names] for a, names in agents.items() if isinstance(names, list)}
+        agents = read_table(self._path, "agents", "no secrets are injected")
+        return {agent: [str(v) for v in names] for agent, names in agents.items() if isinstance(names, list)}
 
     def of(self, agent: str) -> list[str]:
         return self.read().get(agent, [])
 
     def _write(self, names: dict[str, list[str]]) -> None:
-        kept = {a: sorted(set(v)) for a, v in sorted(names.items()) if v}
-        write_atomically(self._path, json.dumps({"version": 1, "agents": kept}, indent=1), mode=0o600)
+        write_table(self._path, "agents", {a: sorted(set(v)) for a, v in names.items() if v})
 
     def store(self, agent: str, var: str, value: str) -> None:
         """Keep `value` as the agent's `var` in the OS keyring and its name here (blocking: call it off

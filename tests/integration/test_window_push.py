@@ -62,8 +62,12 @@ def keyring_value(entry: str, env: dict[str, str]) -> str:
     return found.stdout.strip()
 
 
-def start(daemons: list[Daemon], keyring_env: dict[str, str]) -> Daemon:
-    """A headless daemon at -vvv (every library's debug lines too), its secrets in the test keyring."""
+@pytest.fixture
+def daemon(daemons: list[Daemon], keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Daemon:
+    """A headless daemon at -vvv (every library's debug lines too), its secrets in the test keyring,
+    which the window's server (started from this process's environment) uses too."""
+    for key, setting in keyring_env.items():
+        monkeypatch.setenv(key, setting)
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n', encoding="utf-8")
@@ -82,18 +86,14 @@ def files_holding(secret: str, *places: Path) -> list[Path]:
 
 
 def test_a_target_added_from_the_page_is_tested_removed_and_its_url_is_never_shown(
-    daemons: list[Daemon],
+    daemon: Daemon,
     keyring_env: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
     service: tuple[Service, str],
     page_for: PageFor,
     screenshot: Screenshot,
     tmp_path: Path,
 ) -> None:
     received, url = service
-    for key, setting in keyring_env.items():
-        monkeypatch.setenv(key, setting)  # the window's server is started with them too
-    daemon = start(daemons, keyring_env)
     with window_process("preferences") as window:
         watched = page_for("light")
         page = watched.page
@@ -163,18 +163,13 @@ def test_a_target_added_from_the_page_is_tested_removed_and_its_url_is_never_sho
 
 
 def test_the_push_choices_saved_from_the_page_change_the_file(
-    daemons: list[Daemon],
-    keyring_env: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
+    daemon: Daemon,
     service: tuple[Service, str],
     page_for: PageFor,
     screenshot: Screenshot,
     tmp_path: Path,
 ) -> None:
     _, url = service
-    for key, setting in keyring_env.items():
-        monkeypatch.setenv(key, setting)
-    start(daemons, keyring_env)
     with window_process("preferences") as window:
         watched = page_for("dark", viewport=PHONE)
         page = watched.page

@@ -246,7 +246,7 @@ def test_tray_icon_menu_and_a_notification_balloon() -> None:
         _screenshot("tray-dnd-menu")
         subprocess.run(["xdotool", "mousemove", "800", "574"], check=True)
         time.sleep(0.5)
-        subprocess.run(["xdotool", "mousemove", "758", "608", "click", "1"], check=True)  # below "On until I turn it off"
+        subprocess.run(["xdotool", "mousemove", "758", "608", "click", "1"], check=True)  # 2 rows under Off
         deadline = time.monotonic() + 20
         while "on until" not in (dnd := acp("dnd", "status")) and time.monotonic() < deadline:
             time.sleep(1)

@@ -130,6 +130,7 @@ def main() -> None:
             key(env, "Escape", "Escape", "Escape")
 
             subprocess.run(["dunstctl", "close-all"], env=env, check=True)
+            subprocess.run(["xdotool", "mousemove", "10", str(HEIGHT - 10)], env=env, check=True)  # no tooltip over it
             prompt = subprocess.Popen(
                 [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"],
                 env=env,

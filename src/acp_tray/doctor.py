@@ -18,10 +18,14 @@ import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tray.desktop.session_bus import session_bus_available
 from acp_tray.logs.redact import shown_url
+
+if TYPE_CHECKING:
+    from acp_tray.away.source import AwaySource
+    from acp_tray.prefs.model import Preferences
 
 Status = Literal["ok", "problem", "note"]
 MARK = {"ok": "✔", "problem": "✖", "note": "·"}
@@ -225,27 +229,21 @@ def _backend_check(backend: str | None) -> Check:
 # preferences, agents, control socket, autostart ------------------------------------------------
 
 
-def _prefs_checks(path: Path) -> list[Check]:
+def _prefs_checks(path: Path) -> tuple[list[Check], Preferences | None]:
+    """The file's checks and each agent's; the preferences read (None: no file, or a broken one)."""
     from acp_tray.prefs.load import PreferencesError, read_preferences
 
     checks = []
     if path.is_symlink():
         checks.append(Check("preferences file", "note", f"{path} is a symlink to {path.resolve()}"))
     if not path.exists():
-        return [*checks, Check("preferences file", "note", f"{path} does not exist yet (written on first run)")]
+        return [*checks, Check("preferences file", "note", f"{path} does not exist yet (written on first run)")], None
     try:
         prefs = read_preferences(path)
     except PreferencesError as exc:
         first = str(exc).splitlines()[0]
-        return [
-            *checks,
-            Check(
-                "preferences file",
-                "problem",
-                first,
-                "fix it (`acp-tray prefs edit`); the daemon keeps its last good settings",
-            ),
-        ]
+        fix = "fix it (`acp-tray prefs edit`); the daemon keeps its last good settings"
+        return [*checks, Check("preferences file", "problem", first, fix)], None
     checks.append(Check("preferences file", "ok", f"{path} is valid"))
     for name, agent in prefs.agents.items():
         if agent.url is not None:
@@ -268,7 +266,7 @@ def _prefs_checks(path: Path) -> list[Check]:
             )
         else:
             checks.append(Check(f"agent {name}", "ok", f"{program}"))
-    return checks
+    return checks, prefs
 
 
 def _control_check() -> Check:
@@ -315,10 +313,7 @@ def _autostart_check() -> Check:
     )
 
 
-def _away_check() -> Check:
-    from acp_tray.away.select import away_source
-
-    source = away_source()
+def _away_check(source: AwaySource) -> Check:
     if source.name == "none":
         return Check("away", "note", 'no away source: push `when = "away"` never pushes')
     idle = source.idle_seconds()
@@ -338,11 +333,16 @@ async def diagnose(prefs_path: Path, *, tray_backend: str | None = None) -> list
             checks.append(summary)
     checks += _gtk_checks()
     checks.append(_backend_check(tray_backend))
-    checks += _prefs_checks(prefs_path)
+    prefs_checks, prefs = _prefs_checks(prefs_path)
+    checks += prefs_checks
+    from acp_tray.away.select import away_source
+    from acp_tray.prefs.model import PushPrefs
     from acp_tray.push.checks import push_checks  # it needs `Check` from here
 
-    checks += await asyncio.to_thread(push_checks, prefs_path)
+    away = await asyncio.to_thread(away_source)  # asked once, for push and for its own line
+    push = prefs.push if prefs is not None else PushPrefs()  # a broken file: said above
+    checks += await asyncio.to_thread(push_checks, push, away)
     checks.append(_control_check())
     checks.append(_autostart_check())
-    checks.append(await asyncio.to_thread(_away_check))
+    checks.append(await asyncio.to_thread(_away_check, away))
     return checks

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from acp_tray.files.names_file import read_table, write_table
 from acp_tray.logs.redact import MIN_SECRET, remember_secrets, url_secrets
 from acp_tray.prefs.names import agent_name_problem
-from acp_tray.state.secrets import SERVICE, SecretError, keyring_failed, keyring_module
+from acp_tray.state.secrets import SERVICE, SecretError, forget, keep, keyring_failed, keyring_module
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +74,7 @@ class PushTargets:
         if scheme is None:
             raise SecretError(f"that is not an Apprise URL (like ntfy://ntfy.sh/TOPIC); nothing stored for {name}")
         remember_secrets(push_url_secrets(url))
-        try:
-            keyring_module().set_password(SERVICE, _entry(name), url)
-        except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
-            raise keyring_failed(exc) from None
+        keep(_entry(name), url)
         self._urls[name] = url
         targets = self.read()
         targets[name] = scheme
@@ -89,11 +86,7 @@ class PushTargets:
         targets = self.read()
         if name not in targets:
             return False
-        try:
-            keyring_module().delete_password(SERVICE, _entry(name))
-        except Exception as exc:
-            if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
-                raise keyring_failed(exc) from None
+        forget(_entry(name))
         del targets[name]
         self._urls.pop(name, None)
         self._write(targets)

@@ -52,6 +52,24 @@ def keyring_failed(exc: Exception) -> SecretError:
     )
 
 
+def keep(entry: str, value: str) -> None:
+    """`value` in the OS keyring as `entry` (blocking); SecretError when the keyring cannot be used."""
+    try:
+        keyring_module().set_password(SERVICE, entry, value)
+    except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
+        raise keyring_failed(exc) from None
+
+
+def forget(entry: str) -> None:
+    """`entry` out of the OS keyring (blocking), one already gone included; SecretError when the
+    keyring cannot be used."""
+    try:
+        keyring_module().delete_password(SERVICE, entry)
+    except Exception as exc:
+        if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
+            raise keyring_failed(exc) from None
+
+
 class SecretNames:
     """Which variables each agent has in the keyring (names only), in a file of the state dir."""
 
@@ -77,10 +95,7 @@ class SecretNames:
             raise SecretError(problem)
         if not value:
             raise SecretError(f"nothing entered for {var}; nothing stored")
-        try:
-            keyring_module().set_password(SERVICE, _entry(agent, var), value)
-        except Exception as exc:  # keyring.errors.KeyringError and the backends' own (D-Bus, locked)
-            raise keyring_failed(exc) from None
+        keep(_entry(agent, var), value)
         names = self.read()
         names.setdefault(agent, []).append(var)
         self._write(names)
@@ -89,11 +104,7 @@ class SecretNames:
         names = self.read()
         if var not in names.get(agent, []):
             return False
-        try:
-            keyring_module().delete_password(SERVICE, _entry(agent, var))
-        except Exception as exc:
-            if type(exc).__name__ != "PasswordDeleteError":  # already gone from the keyring: fine
-                raise keyring_failed(exc) from None
+        forget(_entry(agent, var))
         names[agent].remove(var)
         self._write(names)
         return True

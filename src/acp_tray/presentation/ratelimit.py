@@ -66,10 +66,14 @@ class RateLimiter:
     def __init__(self, burst: int, per: float) -> None:
         self._buckets: dict[Key, TokenBucket] = {}
         self._overflow: dict[Key, Overflow] = {}
+        self._limits: tuple[int, float] | None = None
         self.configure(burst, per)
 
     def configure(self, burst: int, per: float) -> None:
-        """New limits (hot reload); tokens already spent stay spent."""
+        """New limits (hot reload; the same limits again change nothing); tokens already spent stay spent."""
+        if (burst, per) == self._limits:
+            return
+        self._limits = (burst, per)
         self._burst = float(burst)
         self._rate = burst / per
         for bucket in self._buckets.values():

@@ -59,7 +59,6 @@ class Pusher:
         self._retry = retry
         self._names = list(targets.read()) if targets is not None else []
         self._limiters: dict[str, RateLimiter] = {}
-        self._limits = (0, 0.0)
         self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
         self._summary_timer: asyncio.TimerHandle | None = None
         self._asking: asyncio.Future[bool] | None = None  # the away source's answer being worked out
@@ -123,11 +122,10 @@ class Pusher:
         return is_away(self._source, after)
 
     def _limiter(self, name: str) -> RateLimiter:
+        """The target's rate limit; every target's at the limits the preferences give now."""
         push = self._prefs().push
-        if (push.burst, push.per) != self._limits:
-            self._limits = (push.burst, push.per)
-            for limiter in self._limiters.values():
-                limiter.configure(push.burst, push.per)
+        for limiter in self._limiters.values():
+            limiter.configure(push.burst, push.per)  # nothing to do unless they changed
         if name not in self._limiters:
             self._limiters[name] = RateLimiter(push.burst, push.per)
         return self._limiters[name]

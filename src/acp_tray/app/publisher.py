@@ -18,6 +18,7 @@ from acp_tray.presentation.actions import SignIn
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
+from acp_tray.timer import OneTimer
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,8 @@ class TrayPublisher:
         self._publishers = tuple(publishers)
         self._listeners: list[Listener] = []
         self._dnd: DndState | None = None  # as last told to the listeners
-        self._dnd_timer: asyncio.TimerHandle | None = None
-        self._day_timer: asyncio.TimerHandle | None = None
+        self._dnd_timer = OneTimer()
+        self._day_timer = OneTimer()
         self._publish_timer: asyncio.TimerHandle | None = None
         self._last_publish = float("-inf")
 
@@ -123,33 +124,29 @@ class TrayPublisher:
 
     def _schedule_dnd_end(self, dnd: DndState) -> None:
         """Publish again when DND ends, so the tray never shows a stale state (a timer, no polling)."""
-        if self._dnd_timer is not None:
-            self._dnd_timer.cancel()
-            self._dnd_timer = None
+        delay = None
         if dnd.active and dnd.until is not None:
             delay = max(0.0, (dnd.until - self._router.clock.now()).total_seconds()) + 0.05
-            self._dnd_timer = asyncio.get_running_loop().call_later(delay, self._dnd_ended)
+        self._dnd_timer.set(delay, self._dnd_ended)
 
     def _schedule_new_day(self, now: datetime | None) -> None:
         """Publish again just after the next midnight (`now`: the snapshot's time; None: nothing
         to age): Recent's "14:03" is then yesterday's "Tue 14:03" (a timer, no polling)."""
-        if self._day_timer is not None:
-            self._day_timer.cancel()
-            self._day_timer = None
+        delay = None
         if now is not None:
             midnight = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
             delay = (midnight - now).total_seconds() + NEW_DAY_MARGIN
-            self._day_timer = asyncio.get_running_loop().call_later(delay, self.publish_now)
+        self._day_timer.set(delay, self.publish_now)
 
     def _dnd_ended(self) -> None:
-        self._dnd_timer = None
         self.publish_now()
         self.dnd_may_have_changed()
 
     def close(self) -> None:
-        for timer in (self._dnd_timer, self._day_timer, self._publish_timer):
-            if timer is not None:
-                timer.cancel()
+        self._dnd_timer.cancel()
+        self._day_timer.cancel()
+        if self._publish_timer is not None:
+            self._publish_timer.cancel()
 
     # the change feed ----------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Route
 from acp_tray.presentation.turn_length import TurnLengths
 from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
+from acp_tray.timer import OneTimer
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class EventPump:
         self._held_by_dnd: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
-        self._summary_timer: asyncio.TimerHandle | None = None
+        self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
         self._held: deque[tuple[NoticeReceived, Decision, Pushed]] = deque()  # records waiting to be written
@@ -82,8 +83,7 @@ class EventPump:
                 self._queue.task_done()
 
     def close(self) -> None:
-        if self._summary_timer is not None:
-            self._summary_timer.cancel()
+        self._summary_timer.cancel()
         if self._pusher is not None:
             self._pusher.close()
         self._write_held(finish=True)
@@ -214,15 +214,9 @@ class EventPump:
 
     def _schedule_summaries(self) -> None:
         """One timer for the earliest due overflow summary (no polling)."""
-        if self._summary_timer is not None:
-            self._summary_timer.cancel()
-            self._summary_timer = None
-        delay = self._router.next_summary_in()
-        if delay is not None:
-            self._summary_timer = asyncio.get_running_loop().call_later(delay, self._flush_summaries)
+        self._summary_timer.set(self._router.next_summary_in(), self._flush_summaries)
 
     def _flush_summaries(self) -> None:
-        self._summary_timer = None
         for presentation in self._router.summaries():
             self.present(presentation)
         self._schedule_summaries()

@@ -25,6 +25,7 @@ from acp_tray.protocol.notice import Notice
 from acp_tray.push.choice import PushMessage, held_by, message_of, push_kind
 from acp_tray.push.sender import deliver
 from acp_tray.push.targets import PushTargets
+from acp_tray.timer import OneTimer
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class Pusher:
         self._names = list(targets.read()) if targets is not None else []
         self._limiters: dict[str, RateLimiter] = {}
         self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
-        self._summary_timer: asyncio.TimerHandle | None = None
+        self._summary_timer = OneTimer()
         self._asking: asyncio.Future[bool] | None = None  # the away source's answer being worked out
 
     @property
@@ -77,8 +78,7 @@ class Pusher:
         return [name for name in self._names if not wanted or name in wanted]
 
     def close(self) -> None:
-        if self._summary_timer is not None:
-            self._summary_timer.cancel()
+        self._summary_timer.cancel()
 
     def offer(self, presentation: Presentation, event: Event) -> Pushed:
         """The pushes `presentation` (of `event`) makes: started now (`always`), or once the away
@@ -172,17 +172,11 @@ class Pusher:
 
     def _schedule_summaries(self) -> None:
         """One timer for the earliest due overflow summary of any target (no polling)."""
-        if self._summary_timer is not None:
-            self._summary_timer.cancel()
-            self._summary_timer = None
         now = self._clock.monotonic()
         due = [when for limiter in self._limiters.values() if (when := limiter.next_due(now)) is not None]
-        if due:
-            delay = max(0.0, min(due) - now)
-            self._summary_timer = asyncio.get_running_loop().call_later(delay, self._flush_summaries)
+        self._summary_timer.set(max(0.0, min(due) - now) if due else None, self._flush_summaries)
 
     def _flush_summaries(self) -> None:
-        self._summary_timer = None
         now = self._clock.monotonic()
         for name, limiter in self._limiters.items():
             for summary in limiter.due(now):

@@ -22,6 +22,7 @@ from acp_tray.prefs.write import set_dnd
 from acp_tray.presentation.dnd import DndMode, dnd_switch
 from acp_tray.presentation.router import ACP_TRAY, Router
 from acp_tray.protocol.notice import Notice
+from acp_tray.timer import OneTimer
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class PrefsReloader:
         self._publisher = publisher
         self._report = report
         self._last_error: str | None = None
-        self._settle_timer: asyncio.TimerHandle | None = None
+        self._settle_timer = OneTimer()
         self._applied: str | None = None  # the file's version (a digest of its bytes) when it was last applied
         # the version as last seen settled, read or written: what `watch` tells the window, with no
         # file read on each of its wake-ups
@@ -69,16 +70,13 @@ class PrefsReloader:
         await watch_file(self.path.resolve(), self.changed, stop)
 
     def close(self) -> None:
-        if self._settle_timer is not None:
-            self._settle_timer.cancel()
+        self._settle_timer.cancel()
 
     def changed(self) -> None:
         """The watcher saw the file change: reload once it has been still for SETTLE_FOR seconds
         (a file written in pieces is never applied half-written)."""
-        if self._settle_timer is not None:
-            self._settle_timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._settle_timer = loop.call_later(SETTLE_FOR, self._reload_when_still, self._signature())
+        before = self._signature()
+        self._settle_timer.set(SETTLE_FOR, lambda: self._reload_when_still(before))
 
     def _signature(self) -> tuple[int, int] | None:
         assert self.path is not None
@@ -89,7 +87,6 @@ class PrefsReloader:
         return info.st_size, info.st_mtime_ns
 
     def _reload_when_still(self, before: tuple[int, int] | None) -> None:
-        self._settle_timer = None
         if self._signature() != before:  # still being written
             self.changed()
             return
@@ -99,9 +96,7 @@ class PrefsReloader:
     def apply_now(self) -> None:
         """The CLI has just written the file (`acp-tray dnd on`): apply it at once, so that what the
         person runs next (`acp-tray status`) sees it, rather than once the watcher saw it settle."""
-        if self._settle_timer is not None:
-            self._settle_timer.cancel()
-            self._settle_timer = None
+        self._settle_timer.cancel()
         if not self._already_applied():  # the watcher came first
             self.reload()
 

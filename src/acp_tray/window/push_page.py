@@ -12,6 +12,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
+from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.push.targets import push_url_secrets, target_name_problem
 from acp_tray.window import push_view
 from acp_tray.window.daemon_calls import CallFailedError, ask
@@ -33,13 +34,6 @@ async def _chosen() -> list[str]:
         return push_view.chosen((await ask(api.PREFS_GET, api.Args()))["values"])
     except CallFailedError:
         return []
-
-
-def _unsaid(text: str, url: str) -> str:
-    """`text` without any part of `url` that must never be shown (should an error quote it)."""
-    for secret in sorted(push_url_secrets(url.strip()), key=len, reverse=True) if url.strip() else []:
-        text = text.replace(secret, "…")
-    return text
 
 
 class PushPage:
@@ -74,10 +68,11 @@ class PushPage:
         elif not url.strip():
             problem, invalid = NO_URL, "url"
         else:
+            remember_secrets(push_url_secrets(url.strip()))  # masked wherever this process shows or logs it
             try:
                 row = await ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url))
             except CallFailedError as exc:
-                problem, invalid = _unsaid(str(exc), url), "url"
+                problem, invalid = redact(str(exc)), "url"  # should the daemon's error quote it
             else:
                 service = push_view.SERVICES.get(row["service"], row["service"])
                 notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."

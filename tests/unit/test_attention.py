@@ -199,3 +199,29 @@ def test_a_save_that_only_switched_dnd_is_not_announced_as_applied() -> None:
     assert not only_dnd_switched(before, before)  # a save that changed no setting is still answered
     assert not only_dnd_switched(before, Preferences.model_validate({"dnd": {"enabled": True, "allow": ["error"]}}))
     assert not only_dnd_switched(before, Preferences.model_validate({"severity": {"info": {"route": "tray"}}}))
+
+
+class Watched(dict[str, Any]):
+    """A location that counts how often it is read."""
+
+    reads = 0
+
+    def get(self, key: str, default: Any = None) -> Any:
+        Watched.reads += 1
+        return super().get(key, default)
+
+
+def test_a_tool_call_naming_a_hundred_thousand_paths_is_read_no_further_than_what_is_shown() -> None:
+    """An agent line may be megabytes of locations: only the paths shown are looked at (reading
+    them all, each checked against those kept, held the daemon's loop for minutes)."""
+    shown = [{"path": f"/src/{i}.py"} for i in range(10)]
+    rest = [Watched(path=f"/more/{i}") for i in range(100_000)]
+    request = parse_permission_request(
+        {
+            "sessionId": "s1",
+            "toolCall": {"toolCallId": "t", "title": "Edit everything", "locations": [*shown, *rest]},
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+        }
+    )
+    assert request.scope.paths == tuple(f"/src/{i}.py" for i in range(10))
+    assert Watched.reads == 0

@@ -104,8 +104,10 @@ def tool_call_scope(tool_call: dict[str, Any]) -> ToolCallScope:
     for key, only in (("locations", None), ("content", "diff")):
         items = tool_call.get(key)
         for item in items if isinstance(items, list) else []:
+            if len(paths) == PATHS_KEPT:  # the rest is not shown: never looked at (an agent may send 100,000)
+                break
             path = item.get("path") if isinstance(item, dict) and only in (None, item.get("type")) else None
-            if isinstance(path, str) and path.strip() and path not in paths:
+            if isinstance(path, str) and path.strip() and path[:SCOPE_KEPT] not in paths:
                 paths.append(path[:SCOPE_KEPT])
     raw = tool_call.get("rawInput")
     command = raw.get("command") if isinstance(raw, dict) else None
@@ -113,7 +115,7 @@ def tool_call_scope(tool_call: dict[str, Any]) -> ToolCallScope:
         command = shlex.join(command)
     return ToolCallScope(
         kind if isinstance(kind, str) else "",
-        tuple(paths[:PATHS_KEPT]),
+        tuple(paths),
         command[:SCOPE_KEPT] if isinstance(command, str) else "",
     )
 

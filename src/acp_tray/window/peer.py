@@ -63,12 +63,12 @@ def _asked(peer: Address, local: Address) -> int:
         diag.settimeout(1.0)  # the kernel answers at once; never a wait in the window's loop
         diag.sendto(HEADER.pack(HEADER.size + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, 1, 0) + body, (0, 0))
         reply = diag.recv(65536)
-    kind = HEADER.unpack_from(reply)[1]
+    kind = HEADER.unpack_from(reply)[1] if len(reply) >= HEADER.size + 4 else None
     if kind == NLMSG_ERROR:
         code = -struct.unpack_from("=i", reply, HEADER.size)[0]
         raise OSError(code, os.strerror(code))
-    if len(reply) < UID_AT + 4:
-        raise OSError(errno.EPROTO, "a short answer from the socket diagnostics")
+    if kind != SOCK_DIAG_BY_FAMILY or len(reply) < UID_AT + 4:
+        raise OSError(errno.EPROTO, "an answer from the socket diagnostics that is not a socket's")
     return int(struct.unpack_from("=I", reply, UID_AT)[0])
 
 
@@ -89,5 +89,7 @@ def _listed(peer: Address, local: Address) -> int:
     at = text.find(b" " + _hex(peer) + b" " + _hex(local) + b" ")
     if at < 0:
         raise UnknownOwnerError(f"no socket at {peer[0]}:{peer[1]} (it closed)")
-    fields = text[at : text.find(b"\n", at)].split()
-    return int(fields[6])  # local, remote, state, queues, timer, retransmits, uid
+    fields = text[at : text.find(b"\n", at)].split()  # local, remote, state, queues, timer, retransmits, uid
+    if len(fields) < 7 or not fields[6].isdigit():
+        raise UnknownOwnerError(f"an unexpected line in /proc/net/tcp: {fields[:7]!r}")
+    return int(fields[6])

@@ -1,13 +1,17 @@
 """Item 5 of the security review, with a real second local user: the CLI talks only to a daemon
 of the same user (socket directory, socket and peer uid checked before anything is sent), the
 daemon serves only its own user, and `run` says what to do when another user took the directory.
+The window, on loopback TCP, serves only its own user too: another user's connections are closed
+unread, however many.
 
 The user is created (useradd) when the tests run as root, and removed after; otherwise skipped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -20,7 +24,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemons import Daemon, cli, cli_env
+from acp_tray.control.endpoint import runtime_dir
+from acp_tray.files import paths
+from tests.support.agents import session_agent_table
+from tests.support.config import write_config
+from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.window import window_process
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # the second user cannot read the test's venv: stdlib only
 
@@ -177,33 +186,34 @@ def test_daemon_serves_only_its_own_user(other_user: OtherUser, shared_runtime: 
     )
 
 
-# the other user's attempts on the window: read where it is, then ask it for pages (loopback TCP is
-# open to every local user: the key, which only the person can read, is what keeps them out)
+# the other user's attempts on the window: read where it is, then ask it for pages, without the key
+# and with it (as read from a process list): loopback TCP is open to every local user, and the
+# window closes a connection from another user's socket before reading a byte of it
 WINDOW_PROBE = r"""
-import http.client, json, sys
-record, port = sys.argv[1], int(sys.argv[2])
+import http.client, sys
+record, port, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 try:
     open(record).read()
     print("read the record")
 except PermissionError:
     print("cannot read the record")
-for path in ("/overview", "/history", "/events?page=overview", "/open?key=guess"):
+asks = [("/overview", ""), ("/events?page=overview", ""), ("/open?key=" + key, "")]
+asks.append(("/history", "acp_tray_window=" + key))
+for number, (path, cookie) in enumerate(asks):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}"})
-    answer = connection.getresponse()
-    print(path, answer.status, "sa" in answer.read().decode())
+    try:
+        connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}", "Cookie": cookie})
+        answer = connection.getresponse()
+        print(number, answer.status, "sa" in answer.read().decode())
+    except ConnectionError:  # reset, or closed with no answer
+        print(number, "closed")
 """
 
 
-def test_another_user_cannot_read_the_windows_key_nor_use_the_window(
+def test_another_user_cannot_read_the_windows_key_nor_use_the_window_even_with_the_key(
     other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon], tmp_path: Path
 ) -> None:
-    from acp_tray.control.endpoint import runtime_dir
-    from tests.support.agents import session_agent_table
-    from tests.support.config import write_config
-    from tests.support.daemons import start
-    from tests.support.window import window_process
-
+    """Items 1, 2 and 5 of the security review, for another user: the window's connections are its own user's."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
@@ -211,13 +221,67 @@ def test_another_user_cannot_read_the_windows_key_nor_use_the_window(
         record = runtime_dir() / "window.json"
         assert record.parent.parent == shared_runtime  # a base every user can reach, as /tmp is
         record.parent.chmod(0o711)  # its folder made passable: the record's own mode must keep it
-        probe = other_user.run("-c", WINDOW_PROBE, str(record), str(window.port), stdout=subprocess.PIPE)
+        probe = other_user.run("-c", WINDOW_PROBE, str(record), str(window.port), window.key, stdout=subprocess.PIPE)
         said, _ = probe.communicate(timeout=60)
         lines = said.strip().splitlines()
         assert lines[0] == "cannot read the record"
-        assert lines[1:] == [
-            "/overview 403 False",
-            "/history 403 False",
-            "/events?page=overview 403 False",
-            "/open?key=guess 403 False",
-        ]
+        assert lines[1:] == ["0 closed", "1 closed", "2 closed", "3 closed"]  # not a byte of HTTP, key or not
+        assert window.request("GET", "/overview").status == 200  # the person is still served
+    log = paths.log_file().with_name("window.log").read_text(encoding="utf-8")
+    refusal = f"refused a connection: it comes from user id {other_user.uid}, not from you ({os.getuid()})"
+    assert log.count(refusal) == 1, log  # said once, however many connections
+
+
+# the other user holds the window's connections open with request heads it never finishes
+FLOOD = r"""
+import resource, socket, sys
+port, count = int(sys.argv[1]), int(sys.argv[2])
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+head = f"GET /overview HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+held = []
+for _ in range(count):
+    connection = socket.socket()
+    connection.settimeout(3)
+    try:
+        connection.connect(("127.0.0.1", port))
+        connection.sendall(head)
+    except OSError:
+        connection.close()
+        continue
+    held.append(connection)
+print("sent", count, flush=True)
+sys.stdin.read()  # held until the test is done
+"""
+DESKTOP_FILES = 1024  # the soft open-files limit a desktop session gives its processes
+
+
+@contextlib.contextmanager
+def open_files(soft: int) -> Iterator[None]:
+    """This process, and what it starts meanwhile, with `soft` as its open-files limit."""
+    before, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (before, hard))
+
+
+def test_another_users_half_sent_requests_do_not_lock_the_person_out(
+    other_user: OtherUser, daemons: list[Daemon], tmp_path: Path, procs: list[subprocess.Popen[str]]
+) -> None:
+    """Item 5 of the security review: about 1,020 half-sent requests from another user, no key."""
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    with open_files(DESKTOP_FILES), window_process() as window:
+        flood = other_user.run(
+            "-c", FLOOD, str(window.port), "1020", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        procs.append(flood)
+        assert flood.stdout is not None and flood.stderr is not None
+        assert flood.stdout.readline().strip() == "sent 1020", flood.stderr.read()
+        page = window.request("GET", "/overview")  # while the other user still holds what it opened
+        assert page.status == 200 and 'data-agent="sa"' in page.body
+        limits = Path(f"/proc/{window.pid}/limits").read_text(encoding="utf-8")
+        soft, hard = next(line.split()[3:5] for line in limits.splitlines() if line.startswith("Max open files"))
+        assert soft == hard  # the window may hold as many descriptors as the system allows it

@@ -25,6 +25,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "acp_tray_window"
 MAX_BODY = 64 * 1024
+TOO_LARGE = f"Request too large: acp-tray's window takes at most {MAX_BODY // 1024} KB."
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
@@ -68,7 +69,11 @@ class Guard:
         if not self._has_cookie(headers):
             await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
             return
-        await self._app(scope, _bounded(receive), _with_headers(send, static=scope["path"].startswith(OWN_FILES)))
+        bounded = await _bounded(receive)
+        if bounded is None:
+            await _plain(send, 413, TOO_LARGE)
+            return
+        await self._app(scope, bounded, _with_headers(send, static=scope["path"].startswith(OWN_FILES)))
 
     def _refused(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         if headers.get(b"host") not in self._hosts:
@@ -82,7 +87,7 @@ class Guard:
                 return 403, "Refused: a change must come from acp-tray's own page."
             length = headers.get(b"content-length", b"0")
             if not length.isdigit() or int(length) > MAX_BODY:
-                return 413, "Request too large."
+                return 413, TOO_LARGE
         return None
 
     def _has_cookie(self, headers: dict[bytes, bytes]) -> bool:
@@ -118,20 +123,29 @@ def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {name.lower(): value for name, value in scope.get("headers", [])}
 
 
-def _bounded(receive: Receive) -> Receive:
-    """The body as sent, cut off with an error past MAX_BODY (a chunked body has no length to check)."""
-    seen = 0
-
-    async def limited() -> Message:
-        nonlocal seen
+async def _bounded(receive: Receive) -> Receive | None:
+    """The whole request body read first, up to MAX_BODY (a chunked body has no length to check
+    beforehand): a receive that gives it to the app, or None when the body is larger."""
+    body = bytearray()
+    while True:
         message = await receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY:
-                raise ValueError("request body too large")
+        if message["type"] != "http.request":
+            break  # the browser went away: the app hears it next
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY:
+            return None
+        if not message.get("more_body", False):
+            break
+    whole: Message | None = {"type": "http.request", "body": bytes(body), "more_body": False}
+
+    async def replayed() -> Message:
+        nonlocal whole
+        if whole is None:
+            return await receive()  # after the body: the disconnect, when it comes
+        message, whole = whole, None
         return message
 
-    return limited
+    return replayed
 
 
 def _with_headers(send: Send, *, static: bool) -> Send:

@@ -27,6 +27,7 @@ from acp_tray.control.endpoint import check_private_dir, runtime_dir
 from acp_tray.files.atomic import write_atomically
 from acp_tray.files.private import make_dir
 from acp_tray.window.app import build_app
+from acp_tray.window.connections import CONCURRENCY, WindowProtocol, most_files
 from acp_tray.window.feed import Feed
 from acp_tray.window.where import WHERE
 
@@ -56,7 +57,15 @@ class Window:
     async def run(self) -> None:
         feed = Feed(asyncio.get_running_loop(), self._end)
         app = build_app(port=self.port, key=self.key, feed=feed, shutdown=self._shutdown)
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=3)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=3,
+            http=WindowProtocol,  # the connection's own checks: its user, a head in time
+            limit_concurrency=CONCURRENCY,
+        )
         self._server = uvicorn.Server(config)
         feed.start()
         watchdog = asyncio.create_task(self._idle(feed))
@@ -139,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     except PortUnavailableError as exc:
         print(f"acp-tray ui: {exc}", file=sys.stderr)
         return EXIT_PORT
+    most_files()
     window = Window(sock, secrets.token_urlsafe(32))  # 256 bits
     path = _record(window)
     try:

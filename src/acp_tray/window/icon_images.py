@@ -44,7 +44,7 @@ class IconImages:
         there is none or it cannot be drawn."""
         png = await self._png(svg) if svg is not None else None
         body = png if png is not None else no_icon_path().read_bytes()
-        return Response(body, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
+        return Response(body, media_type="image/png")  # the guard says no-store; the drawn file makes it cheap
 
     async def _png(self, svg_path: Path) -> bytes | None:
         try:
@@ -53,8 +53,11 @@ class IconImages:
             return None
         digest = hashlib.sha256(b"%s\0%d\0%s" % (COLOUR.encode(), SIZE, svg)).hexdigest()[:32]
         png_path, failed = self._cache / f"{digest}.png", self._cache / f"{digest}.failed"
+        known = await asyncio.to_thread(_known, png_path, failed)  # drawn before: not behind a drawing
+        if known is not None:
+            return known or None
         async with self._turn:
-            known = await asyncio.to_thread(_known, png_path, failed)
+            known = await asyncio.to_thread(_known, png_path, failed)  # drawn while this one waited
             if known is not None:
                 return known or None
             try:

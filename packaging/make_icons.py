@@ -5,7 +5,8 @@
 Writes src/acp_tray/assets/acp-tray-SIZE.png (shipped in the wheel: notifications and the tray
 use them) and packaging/icons/hicolor/SIZExSIZE/apps/acp-tray.png (for a desktop install); then
 src/acp_tray/assets/acp-tray-CLASS-SIZE.png, the notification icons: the tray's own drawing with
-its badge in the severity class's colour (`acp_tray.tray.icon.render`, so the two never differ).
+its badge in the severity class's colour (`acp_tray.tray.icon.render`, so the two never differ);
+and src/acp_tray/assets/no-icon-64.png, what the window shows for an agent icon it cannot draw.
 The results are committed; run this again after changing the design.
 """
 
@@ -52,6 +53,16 @@ def main() -> None:
         hicolor.mkdir(parents=True, exist_ok=True)
         image.save(hicolor / "acp-tray.png", optimize=True)
     severity_icons()
+    no_icon()
+
+
+def no_icon() -> None:
+    """A soft grey disc: the window's stand-in for an agent's icon that is missing or cannot be drawn."""
+    from acp_tray.assets import no_icon_path
+
+    image = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    ImageDraw.Draw(image).ellipse((8, 8, 56, 56), fill=(138, 148, 166, 115))
+    image.save(no_icon_path(), optimize=True)
 
 
 def severity_icons() -> None:

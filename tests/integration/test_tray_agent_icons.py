@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.daemons import carrying, cli_env
-from tests.support.registry_server import ICON
+from tests.support.registry_server import ICON, svg_bomb
 from tests.support.trays import docked, icon_centre, screenshot, start_host, xdotool
 from tests.support.waiting import until
 
@@ -161,13 +161,7 @@ def test_an_icon_that_takes_forever_to_draw_never_holds_up_the_menu(tray_host: d
     menu is built at once without it, five times in a row, it is tried once (the failure is
     remembered), and the tray stops at once even while it is being drawn; no drawing process is left."""
     bomb = tmp_path / "bomb.svg"
-    defs = ['<filter id="b"><feGaussianBlur stdDeviation="5"/></filter>']
-    defs.append('<g id="a0"><rect width="16" height="16" filter="url(#b)" fill="currentColor"/></g>')
-    defs += [f'<g id="a{i}"><use xlink:href="#a{i - 1}"/><use xlink:href="#a{i - 1}"/></g>' for i in range(1, 20)]
-    bomb.write_text(
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16">'
-        f'<defs>{"".join(defs)}</defs><use xlink:href="#a19"/></svg>'
-    )
+    bomb.write_bytes(svg_bomb())
     mark = f"ACP_TRAY_TEST_MARK={tmp_path}"
     env = {**tray_host, "ACP_TRAY_TEST_MARK": str(tmp_path)}
     app = subprocess.run(

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from acp_tray.assets import no_icon_path
 from acp_tray.files import paths
 from acp_tray.registry.install import installed_size
 from acp_tray.registry.progress import megabytes
-from acp_tray.window.registry_pages import ICON_CSP
 from tests.support.agents import AUTH_AGENT
 from tests.support.browser import PageFor, Screenshot
 from tests.support.config import write_config
@@ -109,9 +109,9 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
         assert configured()["helper-acp"]["state"] == "needs sign-in"
         assert '"npx", "-y", "--", "@example/helper-acp@0.3.0"' in config.read_text()
         page.locator('[data-manage="helper-acp"]').wait_for()
-        icon = window.request("GET", "/manage/demo-acp/icon.svg")
-        assert icon.status == 200 and icon.headers["Content-Type"] == "image/svg+xml"
-        assert ICON_CSP in (icon.headers.get_all("Content-Security-Policy") or []) and icon.body.encode() == ICON
+        icon = window.request("GET", "/manage/demo-acp/icon.png")  # drawn by acp-tray: never the SVG itself
+        assert icon.status == 200 and icon.headers["Content-Type"] == "image/png" and icon.body[1:4] == "PNG"
+        assert icon.body != no_icon_path().read_bytes().decode("utf-8", "replace")  # the agent's own, not the disc
         screenshot(watched, "agents-light")
 
         home = paths.registry_agents_dir() / "demo-acp"
@@ -249,7 +249,7 @@ def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
         description="<script>window.__pwned=1</script> {{ 7*7 }}",
         icon=server.url("/hostile.svg"),
     )
-    svg = server.files["/hostile.svg"] = hostile_svg(server.url("/tracker.png"))
+    server.files["/hostile.svg"] = hostile_svg(server.url("/tracker.png"))
     config = write_config(registry=server.publish(demo_binary(server, "1.0.0")))
     start(daemons, own_group=True)
     assert cli("agents", "add", "demo-acp").returncode == 0
@@ -269,9 +269,9 @@ def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
         shown = page.locator('[data-entry="hostile-acp"]')
         assert '<img src=x onerror="window.__pwned=1">' in shown.inner_text()  # as text
         assert "<script>window.__pwned=1</script> {{ 7*7 }}" in shown.inner_text()
-        shown.locator("img.agent-icon").evaluate("img => img.decode()")  # the SVG, loaded as an image
-        icon = window.request("GET", "/registry/icons/hostile-acp.svg")
-        assert icon.headers["Content-Type"] == "image/svg+xml" and icon.body.encode() == svg
+        shown.locator("img.agent-icon").evaluate("img => img.decode()")  # a PNG acp-tray drew of the SVG
+        icon = window.request("GET", "/registry/icons/hostile-acp.png")
+        assert icon.headers["Content-Type"] == "image/png" and "<svg" not in icon.body
         assert server.hits.get("/tracker.png") is None  # an image loads nothing of its own
         assert page.evaluate("() => window.__pwned") is None
         assert not sideways(page), sideways(page)

@@ -25,6 +25,18 @@ FIXTURES = ROOT / "tests" / "fixtures" / "acp-registry"
 ICON = (FIXTURES / "codex-acp.svg").read_bytes()
 
 
+def svg_bomb(levels: int = 19) -> bytes:
+    """A hostile icon of under 2 KB: each `<use>` level draws the one below twice (2^levels blurred
+    squares). librsvg or a browser spends minutes on it; an `<img>` of it freezes a tab."""
+    defs = ['<filter id="b"><feGaussianBlur stdDeviation="5"/></filter>']
+    defs.append('<g id="a0"><rect width="16" height="16" filter="url(#b)" fill="currentColor"/></g>')
+    defs += [f'<g id="a{i}"><use xlink:href="#a{i - 1}"/><use xlink:href="#a{i - 1}"/></g>' for i in range(1, levels)]
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16">'
+        f'<defs>{"".join(defs)}</defs><use xlink:href="#a{levels - 1}"/></svg>'
+    ).encode()
+
+
 def schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     agent = json.loads((FIXTURES / "agent.schema.json").read_text())
     registry = json.loads((FIXTURES / "registry.schema.json").read_text())

@@ -63,6 +63,21 @@ def looks_secret(name: str) -> bool:
     return _SECRET_NAME.search(name) is not None
 
 
+# a generated credential rather than a word: token characters only, 8 or more of them, and digits
+# among letters, a long number, or a long run mixing cases ("hook-Tq7x…", "123456789", "AzyoeNSDiJ…")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+=-]{8,}")
+
+
+def looks_like_token(text: str) -> bool:
+    """Whether a piece of a URL (a path part, a user, a dotless host) looks like a token or key, not
+    a word: "hook-Tq7pushtoken" and "123456789" do, "session", "agents" and "localhost" do not."""
+    if _TOKEN_CHARS.fullmatch(text) is None:
+        return False
+    digits, letters = any(c.isdigit() for c in text), any(c.isalpha() for c in text)
+    mixed_case = any(c.isupper() for c in text) and any(c.islower() for c in text)
+    return (digits and letters) or text.isdigit() or (len(text) >= 20 and mixed_case)
+
+
 def remember_secrets(values: Iterable[str]) -> None:
     """Values to redact wherever they appear from now on (header values, secret env values)."""
     global _secrets

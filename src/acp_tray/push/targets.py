@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from acp_tray.files.names_file import read_table, write_table
-from acp_tray.logs.redact import MIN_SECRET, remember_secrets, url_secrets
+from acp_tray.logs.redact import looks_like_token, remember_secrets, url_secrets
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.state.secrets import SERVICE, SecretError, forget, keep, keyring_failed, keyring_module
 
@@ -33,15 +33,20 @@ def url_scheme(url: str) -> str | None:
 
 
 def push_url_secrets(url: str) -> list[str]:
-    """What of `url` must never be shown: all of it, its user and password, its secret-looking query
-    values, and each part of its path (an ntfy topic, a webhook's token, a bot's key)."""
+    """What of `url` must never be shown: all of it, its password, its secret-looking query values,
+    and the pieces of its user, dotless host and path that look like tokens (a webhook's token, a bot's key, a
+    user key: `looks_like_token`). Ordinary words of a path ("session", "agents") stay readable."""
     found = [url, *url_secrets(url)]
     try:
         parts = urlsplit(url)
-        found += [parts.username or "", parts.password or ""]
     except ValueError:
         return found
-    found += [part for part in parts.path.split("/") if len(part) >= MIN_SECRET]
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    found.append(userinfo.partition(":")[2])  # a password, whatever it looks like
+    host = [] if "." in hostport else hostport.split(":")  # a server's name, or a bot's token in its place
+    pieces = [*userinfo.split(":"), *host, *parts.path.split("/")]
+    for piece in pieces:
+        found += [text for text in {piece, unquote(piece)} if looks_like_token(text)]
     return [value for value in found if value]
 
 

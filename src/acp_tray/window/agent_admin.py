@@ -29,7 +29,8 @@ from acp_tray.state.secrets import SecretError, SecretNames, variable_problem
 from acp_tray.window import custom_agent
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
-from acp_tray.window.registry_pages import RegistryReader, svg_response
+from acp_tray.window.icon_images import IconImages
+from acp_tray.window.registry_pages import RegistryReader
 
 NOT_A_VARIABLE = "A secret's name is an environment variable name: letters, digits and _, not starting with a digit."
 CHANGED = {"HX-Trigger": "agents-changed"}  # the page's parts that list agents fetch themselves again
@@ -69,10 +70,11 @@ def _secret_names() -> SecretNames:
 
 
 class AgentAdmin:
-    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader) -> None:
+    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, icons: IconImages) -> None:
         self._feed = feed
         self._templates = templates
         self._reader = reader
+        self._icons = icons
 
     def _render(
         self, request: Request, template: str, headers: dict[str, str] | None = None, **context: Any
@@ -121,10 +123,9 @@ class AgentAdmin:
         return rows
 
     async def icon(self, request: Request) -> Response:
+        """The agent's icon (kept by `agents add`) as a PNG; the grey disc without one."""
         name = request.path_params["name"]
-        if agent_name_problem(name) is not None:
-            return svg_response(None)
-        return svg_response(paths.agent_icon(name))
+        return await self._icons.response(paths.agent_icon(name) if agent_name_problem(name) is None else None)
 
     # an agent of one's own -------------------------------------------------------------------
 

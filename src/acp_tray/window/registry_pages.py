@@ -1,5 +1,5 @@
 """The agents page's ACP Registry part: searching the registry (read once a minute at most, on a
-thread; offline, its cached copy with its age), its icons served as inert images, and adding or
+thread; offline, its cached copy with its age), its icons shown as PNGs acp-tray drew, and adding or
 upgrading an agent with the progress polled by the page while it runs."""
 
 from __future__ import annotations
@@ -26,17 +26,12 @@ from acp_tray.registry.install import download_icon
 from acp_tray.window import views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
+from acp_tray.window.icon_images import IconImages
 from acp_tray.window.installs import Installs, Job
 
 FRESH_FOR = 60.0  # seconds a registry read is reused for
 SHOWN = 50  # search results on the page
 CATCH_UP = 5.0  # seconds a finished job's fragment waits for the daemon's state of its agent
-# an icon is an image, never a document: whatever it holds runs nothing, loads nothing
-ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
-PLACEHOLDER = (
-    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
-    b'<circle cx="8" cy="8" r="6" fill="#8a94a6" fill-opacity="0.45"/></svg>'
-)
 
 
 @dataclass(frozen=True)
@@ -90,18 +85,15 @@ def icon_file(url: str) -> Path:
     return paths.cache_dir() / "registry" / "icons" / f"{hashlib.sha256(url.encode()).hexdigest()[:16]}.svg"
 
 
-def svg_response(path: Path | None) -> Response:
-    """An SVG as an image file: its own type, no sniffing (the guard's), and a policy of its own."""
-    body = path.read_bytes() if path is not None and path.is_file() else PLACEHOLDER
-    return Response(body, media_type="image/svg+xml", headers={"Content-Security-Policy": ICON_CSP})
-
-
 class RegistryPages:
-    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, installs: Installs) -> None:
+    def __init__(
+        self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, installs: Installs, icons: IconImages
+    ) -> None:
         self._feed = feed
         self._templates = templates
         self._reader = reader
         self._installs = installs
+        self._icons = icons
         self._no_icon: set[str] = set()  # icons that could not be had: not asked for again
 
     def _fragment(self, request: Request, template: str, **context: Any) -> HTMLResponse:
@@ -124,22 +116,26 @@ class RegistryPages:
         return self._fragment(request, "_registry_results.html", **context)
 
     async def icon(self, request: Request) -> Response:
-        agent_id = request.path_params["id"]
+        """The entry's icon as a PNG (the grey disc without one)."""
+        return await self._icons.response(await self._icon_svg(request.path_params["id"]))
+
+    async def _icon_svg(self, agent_id: str) -> Path | None:
+        """The entry's SVG, downloaded once into the cache; None without one."""
         registry = self._reader.latest
         if id_problem(agent_id) is not None or registry is None:
-            return svg_response(None)
+            return None
         try:
             entry = registry.find(agent_id)
         except RegistryError:
-            return svg_response(None)
+            return None
         if entry.icon is None:
-            return svg_response(None)
+            return None
         path = icon_file(entry.icon)
         if not path.is_file() and entry.icon not in self._no_icon:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if await asyncio.to_thread(download_icon, entry.icon, path) is None:
                 self._no_icon.add(entry.icon)
-        return svg_response(path)
+        return path if path.is_file() else None
 
     async def add(self, request: Request) -> Response:
         agent_id = request.path_params["id"]

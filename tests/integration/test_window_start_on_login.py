@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.entries import desktop_entry, this_installation
+from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon
 from tests.support.window import PHONE, headless_daemon, sideways, window_process
@@ -36,7 +36,7 @@ def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(daemons: lis
         page.locator("#start-on-login").get_by_text(f"XDG autostart entry written: {entry}").wait_for(timeout=LIVE)
         assert page.get_by_role("switch", name="Start acp-tray when I log in").get_attribute("aria-checked") == "true"
         page.get_by_text(f"{entry}: installed — starts this installation").wait_for()
-        assert entry.read_text(encoding="utf-8") == desktop_entry(this_installation())
+        assert entry.read_text(encoding="utf-8") == DESKTOP_STAMP.on(desktop_entry(this_installation()))
         validator = shutil.which("desktop-file-validate")
         if validator is None:
             pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")

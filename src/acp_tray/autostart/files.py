@@ -17,6 +17,7 @@ from acp_tray.files.atomic import write_atomically
 from acp_tray.files.stamp import Stamp
 
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
+Maker = Callable[[], tuple[str, Callable[[Path], str]]]
 
 
 class AutostartError(Exception):
@@ -48,22 +49,37 @@ class Current:
     this: bool
 
 
+def _nothing_wrong(path: Path) -> str:
+    return ""
+
+
 @dataclass(frozen=True)
 class EntryFile:
-    """One file acp-tray writes: where, what it says (`body`, before its stamp), and `problem`:
-    what is wrong with the file once written, as the OS will read it ("" for nothing).
+    """One file acp-tray writes: where, what it says for this installation (`body`, before its
+    stamp; None when this installation cannot be written there, `refused` saying why), and
+    `problem`: what is wrong with the file once written, as the OS reads it ("" for nothing).
     `legacy`: what versions before the stamp wrote for this installation (theirs, unedited)."""
 
     path: Path
-    body: str
     stamp: Stamp
     what: str
-    problem: Callable[[Path], str]
+    body: str | None
+    problem: Callable[[Path], str] = _nothing_wrong
     legacy: str | None = None
+    refused: str = ""
+
+    @classmethod
+    def build(cls, path: Path, stamp: Stamp, what: str, make: Maker, legacy_tail: str | None = None) -> EntryFile:
+        """The file `make` says (its body and its check), or, when it raises, one that is refused."""
+        try:
+            body, problem = make()
+        except AutostartError as exc:
+            return cls(path, stamp, what, None, refused=str(exc))
+        return cls(path, stamp, what, body, problem, None if legacy_tail is None else body + legacy_tail)
 
     @property
-    def content(self) -> str:
-        return self.stamp.on(self.body)
+    def content(self) -> str | None:
+        return None if self.body is None else self.stamp.on(self.body)
 
     def read(self) -> str | None:
         """The file as it is (None: absent; "" when unreadable, which is never acp-tray's own)."""
@@ -77,13 +93,15 @@ class EntryFile:
     def found(self) -> tuple[bool, bool]:
         """(acp-tray's own unedited file is there, and it starts this installation)."""
         found = self.read()
-        this = found in (self.content, self.legacy)
+        this = found is not None and found in (self.content, self.legacy)
         return this or (found is not None and self.stamp.unedited(found)), this
 
     def put(self) -> bool:
         """Write the file where nothing is, or acp-tray's own unedited file is (atomically), and
         check it as the OS reads it; False when it was already so. AutostartError: left alone,
         or removed again because it would not start the command."""
+        if self.content is None:
+            raise AutostartError(self.refused)
         found = self.read()
         if found == self.content:
             return False

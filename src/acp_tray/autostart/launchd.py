@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from acp_tray.autostart.entries import APP, LAUNCH_AGENT_LABEL, PLIST_STAMP, launch_agent
 from acp_tray.autostart.files import Current, EntryFile, EntryFiles
 from acp_tray.autostart.xdg import NOT_ENABLED
-
-
-def _nothing_wrong(path: Path) -> str:
-    return ""  # ProgramArguments is an array: nothing to quote, nothing to read back differently
 
 
 class LaunchAgentAutostart(EntryFiles):
@@ -24,8 +21,11 @@ class LaunchAgentAutostart(EntryFiles):
         return Path.home() / "Library" / "Logs" / APP / "launchd.log"
 
     def _plist(self) -> EntryFile:
-        body = launch_agent(self.command, self._log_file()).decode()
-        return EntryFile(self.plist_file, body, PLIST_STAMP, "LaunchAgent", _nothing_wrong, body)
+        """ProgramArguments is an array: nothing quoted, nothing to read back differently."""
+        return EntryFile.build(self.plist_file, PLIST_STAMP, "LaunchAgent", self._make, "")
+
+    def _make(self) -> tuple[str, Callable[[Path], str]]:
+        return launch_agent(self.command, self._log_file()).decode(), lambda path: ""
 
     def enable(self, *, systemd: bool = False) -> list[str]:
         self._log_file().parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ systemd user unit instead (`--systemd`), never both."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -42,22 +43,26 @@ class XdgAutostart(EntryFiles):
         return self.unit_file.parent / "graphical-session.target.wants" / f"{APP}.service"
 
     def _desktop(self) -> EntryFile:
-        body = desktop_entry(self.command)
-        problem = partial(desktop_problem, expected={"Desktop Entry": desktop_command(self.command)})
-        legacy = body + LEGACY_DESKTOP_MARK
-        return EntryFile(self.desktop_file, body, DESKTOP_STAMP, "XDG autostart entry", problem, legacy)
+        def make() -> tuple[str, Callable[[Path], str]]:
+            body = desktop_entry(self.command)  # first: its refusal names the XDG autostart entry
+            return body, partial(desktop_problem, expected={"Desktop Entry": desktop_command(self.command)})
+
+        return EntryFile.build(self.desktop_file, DESKTOP_STAMP, "XDG autostart entry", make, LEGACY_DESKTOP_MARK)
 
     def _unit(self) -> EntryFile:
-        body = systemd_unit(self.command)
-        problem = partial(unit_problem, expected=systemd_command(self.command), runner=self.runner)
-        return EntryFile(self.unit_file, body, SYSTEMD_STAMP, "systemd user unit", problem, body)
+        def make() -> tuple[str, Callable[[Path], str]]:
+            expected = systemd_command(self.command)
+            return systemd_unit(self.command), partial(unit_problem, expected=expected, runner=self.runner)
+
+        return EntryFile.build(self.unit_file, SYSTEMD_STAMP, "systemd user unit", make, "")
 
     def enable(self, *, systemd: bool = False) -> list[str]:
+        """The one kind written (and checked) first: the other is removed only once it is in place."""
         if systemd:
-            return self.remove_ours(self._desktop()) + self._enable_systemd()
-        said = self._remove_systemd()
-        said += self.write(self._desktop())
-        return said + Launcher(self.command).install_icons()  # the icon its `Icon=acp-tray` names
+            written = self._enable_systemd()
+            return self.remove_ours(self._desktop()) + written
+        written = self.write(self._desktop())
+        return self._remove_systemd() + written + Launcher(self.command).install_icons()  # its `Icon=acp-tray`
 
     def disable(self) -> list[str]:
         return self.remove_ours(self._desktop()) + self._remove_systemd() or [NOT_ENABLED]

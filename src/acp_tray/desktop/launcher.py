@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import shlex
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -106,10 +107,12 @@ class Launcher:
 
     def _entry(self) -> EntryFile:
         """The entry file, checked once written as GLib (or the specification) reads it."""
-        body = _body(self.command)
+        return EntryFile.build(self.entry_file, STAMP, "launcher entry", self._make)
+
+    def _make(self) -> tuple[str, Callable[[Path], str]]:
         expected = {"Desktop Entry": self.command, "Desktop Action window": _window(self.command)}
         started = {group: desktop_command(argv, WHAT) for group, argv in expected.items()}
-        return EntryFile(self.entry_file, body, STAMP, "launcher entry", partial(desktop_problem, expected=started))
+        return _body(self.command), partial(desktop_problem, expected=started)
 
     def _install_entry(self) -> list[str]:
         entry = self._entry()

@@ -21,6 +21,7 @@ from acp_tray.autostart.files import AutostartError, run_tool
 from acp_tray.autostart.xdg import XdgAutostart
 from acp_tray.desktop.launcher import Launcher
 from tests.desktop.exec_line import unit_argv, without_env
+from tests.integration.test_desktop_launcher import validate
 from tests.support.daemons import cli, cli_env
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG entries and systemd units")
@@ -86,13 +87,6 @@ def launched_argv(entry: Path, record: Path, *action: str) -> list[str]:
         time.sleep(0.05)
     argv: list[str] = json.loads(record.read_text())
     return argv
-
-
-def validate(entry: Path) -> None:
-    if shutil.which("desktop-file-validate") is None:
-        pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")
-    checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
-    assert checked.returncode == 0 and checked.stdout == "", checked.stdout
 
 
 def exec_start(unit: Path) -> str:

@@ -60,7 +60,7 @@ def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(daemons: list
         page = page_for("dark", viewport=PHONE).page
         page.goto(window.url)
         assert not sideways(page), sideways(page)  # the whole preferences page, at a phone's width
-        page.get_by_text(f"{entry}: present, not written by acp-tray (left alone)").wait_for()
+        page.get_by_text(f"{entry}: edited since acp-tray wrote it, or not written by acp-tray (left alone)").wait_for()
         page.get_by_role("switch", name="Start acp-tray when I log in").click()
-        page.get_by_role("alert").get_by_text("exists and was not written by acp-tray").wait_for(timeout=LIVE)
+        page.get_by_role("alert").get_by_text("(left alone); remove it, or edit it yourself").wait_for(timeout=LIVE)
         assert "my-own-wrapper" in entry.read_text(encoding="utf-8")

@@ -1,6 +1,9 @@
-"""A reference reader of the Desktop Entry `Exec` key, written from the spec (not from our writer)."""
+"""Reference readers of a desktop entry's `Exec` key and a systemd unit's `ExecStart`, written from
+their specifications (not from our writer)."""
 
 from __future__ import annotations
+
+import shlex
 
 
 def desktop_argv(exec_value: str) -> list[str]:
@@ -30,3 +33,19 @@ def desktop_argv(exec_value: str) -> list[str]:
     if current is not None:
         args.append(current)
     return [arg.replace("%%", "%") for arg in args]
+
+
+def unit_argv(exec_start: str) -> list[str]:
+    """Read an ExecStart value back as systemd.syntax and systemd.service say: words split at
+    spaces, double quotes with `\\"` and `\\\\` escapes (shell-like), then specifiers (`%%`) in every
+    word and variables (`$$`) in the arguments only; the program may hold no quote or backslash."""
+    words = shlex.split(exec_start, posix=True)
+    program, args = words[0], words[1:]
+    if any(char in program for char in "\"'\\"):
+        raise ValueError(f"systemd refuses a program path with a quote or backslash: {program!r}")
+    return [program.replace("%%", "%"), *(arg.replace("%%", "%").replace("$$", "$") for arg in args)]
+
+
+def without_env(argv: list[str]) -> list[str]:
+    """The command an entry starts, `/usr/bin/env` in front of it taken away."""
+    return argv[1:] if argv[:1] == ["/usr/bin/env"] else argv

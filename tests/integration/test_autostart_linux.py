@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.entries import desktop_entry
+from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry
 from acp_tray.autostart.files import run_tool
 from acp_tray.autostart.xdg import XdgAutostart
 from tests.desktop.exec_line import desktop_argv
@@ -81,7 +81,7 @@ def test_an_installation_under_a_path_with_spaces_starts_from_its_entry(tmp_path
     program.chmod(0o755)
     auto = XdgAutostart([str(program), "run"], run_tool)
     auto.enable()
-    assert auto.desktop_file.read_text() == desktop_entry([str(program), "run"])
+    assert auto.desktop_file.read_text() == DESKTOP_STAMP.on(desktop_entry([str(program), "run"]))
     validate = subprocess.run(["desktop-file-validate", str(auto.desktop_file)], capture_output=True, text=True)
     assert validate.returncode == 0 and validate.stdout == "", validate.stdout
     daemon = run_as_written(auto.desktop_file)
@@ -91,3 +91,36 @@ def test_an_installation_under_a_path_with_spaces_starts_from_its_entry(tmp_path
         cli("quit")
         daemon.wait(15)
     auto.disable()
+
+
+def test_an_entry_the_person_edited_survives_enable_and_disable() -> None:
+    """Item 12 of the security review: `autostart enable` overwrote an entry the person had edited
+    (here: started later, with a delay), and `autostart disable` deleted it."""
+    assert cli("autostart", "enable").returncode == 0
+    entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
+    edited = entry.read_text().replace("Terminal=false\n", "Terminal=false\nX-GNOME-Autostart-Delay=30\n")
+    entry.write_text(edited)
+    again = cli("autostart", "enable")
+    assert again.returncode != 0 and "edited since acp-tray wrote it" in again.stderr, again.stderr
+    assert "left alone" in cli("autostart", "status").stdout
+    disabled = cli("autostart", "disable")
+    assert disabled.returncode == 0 and "left alone" in disabled.stdout and f"rm {entry}" in disabled.stdout
+    assert entry.read_text() == edited
+
+
+def test_enable_writes_through_no_symlink_planted_at_a_temporary_name(tmp_path: Path) -> None:
+    """Item 12 of the security review: `autostart enable` wrote through a symlink planted at its
+    fixed temporary name (`.acp-tray.desktop.tmp`), into the file it pointed at."""
+    config = Path(os.environ["XDG_CONFIG_HOME"])
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the person's own file\n")
+    for option, name in (((), "autostart/acp-tray.desktop"), (("--systemd",), "systemd/user/acp-tray.service")):
+        entry = config / name
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        planted = entry.with_name(f".{entry.name}.tmp")
+        planted.symlink_to(victim)
+        enabled = cli("autostart", "enable", *option)
+        assert enabled.returncode == 0, enabled.stderr
+        assert victim.read_text() == "the person's own file\n"
+        assert not entry.is_symlink() and "acp-tray" in entry.read_text()
+        assert planted.is_symlink() and planted.resolve() == victim  # not acp-tray's to remove either

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.entries import desktop_entry, this_installation
+from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
 from acp_tray.desktop.launcher import launcher_entry
 from tests.support.daemons import Daemon, cli, cli_env
 
@@ -118,7 +118,7 @@ def test_the_autostart_entry_names_an_icon_that_exists_and_is_not_hidden() -> No
     enabled = cli("autostart", "enable")
     assert enabled.returncode == 0, enabled.stderr
     entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
-    assert entry.read_text(encoding="utf-8") == desktop_entry(this_installation())
+    assert entry.read_text(encoding="utf-8") == DESKTOP_STAMP.on(desktop_entry(this_installation()))
     validate(entry)
     assert "Icon=acp-tray\n" in entry.read_text() and "NoDisplay" not in entry.read_text()
     assert (data_home() / "icons" / "hicolor" / "48x48" / "apps" / "acp-tray.png").is_file()

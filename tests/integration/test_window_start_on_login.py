@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.entries import desktop_entry, this_installation
+from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon
 from tests.support.window import PHONE, headless_daemon, sideways, window_process
@@ -36,7 +36,7 @@ def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(daemons: lis
         page.locator("#start-on-login").get_by_text(f"XDG autostart entry written: {entry}").wait_for(timeout=LIVE)
         assert page.get_by_role("switch", name="Start acp-tray when I log in").get_attribute("aria-checked") == "true"
         page.get_by_text(f"{entry}: installed — starts this installation").wait_for()
-        assert entry.read_text(encoding="utf-8") == desktop_entry(this_installation())
+        assert entry.read_text(encoding="utf-8") == DESKTOP_STAMP.on(desktop_entry(this_installation()))
         validator = shutil.which("desktop-file-validate")
         if validator is None:
             pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")
@@ -60,7 +60,7 @@ def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(daemons: list
         page = page_for("dark", viewport=PHONE).page
         page.goto(window.url)
         assert not sideways(page), sideways(page)  # the whole preferences page, at a phone's width
-        page.get_by_text(f"{entry}: present, not written by acp-tray (left alone)").wait_for()
+        page.get_by_text(f"{entry}: edited since acp-tray wrote it, or not written by acp-tray (left alone)").wait_for()
         page.get_by_role("switch", name="Start acp-tray when I log in").click()
-        page.get_by_role("alert").get_by_text("exists and was not written by acp-tray").wait_for(timeout=LIVE)
+        page.get_by_role("alert").get_by_text("(left alone); remove it, or edit it yourself").wait_for(timeout=LIVE)
         assert "my-own-wrapper" in entry.read_text(encoding="utf-8")

@@ -4,27 +4,31 @@ disable and status do, on any OS (the OS tools and the registry are stand-ins he
 from __future__ import annotations
 
 import plistlib
-import shlex
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from acp_tray.autostart.commands import desktop_exec
 from acp_tray.autostart.entries import (
     DESKTOP_MARK,
+    DESKTOP_STAMP,
     LAUNCH_AGENT_LABEL,
+    LEGACY_DESKTOP_MARK,
+    SYSTEMD_STAMP,
     desktop_entry,
-    desktop_exec,
     launch_agent,
     run_value,
     systemd_unit,
     this_installation,
 )
-from acp_tray.autostart.files import AutostartError, Current
+from acp_tray.autostart.files import AutostartError, Current, run_tool
 from acp_tray.autostart.launchd import LaunchAgentAutostart
 from acp_tray.autostart.select import autostart_for
 from acp_tray.autostart.xdg import XdgAutostart
-from tests.desktop.exec_line import desktop_argv
+from tests.desktop.exec_line import desktop_argv, unit_argv, without_env
 from tests.support.platforms import posix_only
 
 AWKWARD = [
@@ -39,7 +43,7 @@ AWKWARD = [
 
 @pytest.mark.parametrize("argv", AWKWARD)
 def test_desktop_exec_round_trips_any_path(argv: list[str]) -> None:
-    assert desktop_argv(desktop_exec(argv)) == argv
+    assert without_env(desktop_argv(desktop_exec(argv))) == argv
 
 
 def test_desktop_exec_leaves_plain_paths_plain() -> None:
@@ -50,9 +54,7 @@ def test_desktop_exec_leaves_plain_paths_plain() -> None:
 @pytest.mark.parametrize("argv", AWKWARD)
 def test_systemd_exec_start_round_trips_any_path(argv: list[str]) -> None:
     line = next(x for x in systemd_unit(argv).splitlines() if x.startswith("ExecStart="))
-    value = line.removeprefix("ExecStart=")
-    parts = [p.replace("%%", "%").replace("$$", "$") for p in shlex.split(value)]
-    assert parts == argv
+    assert without_env(unit_argv(line.removeprefix("ExecStart="))) == argv
 
 
 def test_systemd_unit_starts_with_the_graphical_session_and_restarts_only_on_failure() -> None:
@@ -83,8 +85,8 @@ def test_this_installation_is_an_absolute_command_of_this_python() -> None:
 def test_desktop_entry_is_marked_and_shown_in_start_up_lists() -> None:
     """No `NoDisplay=true`: the autostart folder is in no app menu, and gnome-session-properties
     (and MATE's) hid such an entry from its start-up list unless "Show hidden" was ticked."""
-    entry = desktop_entry(["/x/acp-tray", "run"])
-    assert entry.startswith("[Desktop Entry]\n") and f"{DESKTOP_MARK}=true" in entry
+    entry = DESKTOP_STAMP.on(desktop_entry(["/x/acp-tray", "run"]))
+    assert entry.startswith("[Desktop Entry]\n") and f"\n{DESKTOP_MARK}=" in entry
     assert "NoDisplay" not in entry and "Terminal=false" in entry and "Icon=acp-tray\n" in entry
 
 
@@ -98,6 +100,8 @@ class Calls:
 
     def __call__(self, command: list[str]) -> subprocess.CompletedProcess[str]:
         self.commands.append(command)
+        if command[0] == "systemd-analyze":  # the real check of a unit written, where it is installed
+            return run_tool(command)
         return subprocess.CompletedProcess(command, self.code, "", "no user manager" if self.code else "")
 
 
@@ -122,14 +126,24 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
+def program_at(directory: Path) -> str:
+    """An executable `acp-tray` in `directory` (GLib accepts an entry only when its program exists)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    program = directory / "acp-tray"
+    program.write_text(f"#!{sys.executable}\n")
+    program.chmod(0o755)
+    return str(program)
+
+
 def test_linux_enable_is_idempotent_and_disable_removes_only_its_own(home: Path) -> None:
-    auto = XdgAutostart(["/opt/a b/acp-tray", "run"], Calls())
+    command = [program_at(home / "a b"), "run"]
+    auto = XdgAutostart(command, Calls())
     first = auto.enable()
     assert auto.desktop_file == home / ".config" / "autostart" / "acp-tray.desktop"
-    assert "written" in first[0] and auto.desktop_file.read_text() == desktop_entry(["/opt/a b/acp-tray", "run"])
+    assert "written" in first[0] and auto.desktop_file.read_text() == DESKTOP_STAMP.on(desktop_entry(command))
     assert "already enabled" in auto.enable()[0]
     assert auto.status()[0].endswith("installed — starts this installation")
-    other = XdgAutostart(["/elsewhere/acp-tray", "run"], Calls())
+    other = XdgAutostart([program_at(home / "elsewhere"), "run"], Calls())
     assert "starts another installation" in other.status()[0]
     assert (auto.current(), other.current()) == (Current(on=True, this=True), Current(on=True, this=False))
     assert auto.disable() == [f"removed {auto.desktop_file}"] and not auto.desktop_file.exists()
@@ -152,11 +166,12 @@ def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Pat
 @posix_only("symlinks (systemd's wants link)")
 def test_systemd_instead_of_xdg_and_back(home: Path) -> None:
     calls = Calls(code=1)  # no user manager here: the unit is still installed and enabled
-    auto = XdgAutostart(["/x/acp-tray", "run"], calls)
+    command = [program_at(home / "x"), "run"]
+    auto = XdgAutostart(command, calls)
     auto.enable()
     said = auto.enable(systemd=True)
     assert not auto.desktop_file.exists()  # instead of, not as well as
-    assert auto.unit_file.read_text() == systemd_unit(["/x/acp-tray", "run"])
+    assert auto.unit_file.read_text() == SYSTEMD_STAMP.on(systemd_unit(command))
     assert auto.unit_link.is_symlink() and auto.unit_link.resolve() == auto.unit_file.resolve()
     assert any("next login" in line for line in said)
     assert ["systemctl", "--user", "daemon-reload"] in calls.commands
@@ -213,3 +228,70 @@ def test_each_os_gets_its_own_kind() -> None:
     assert isinstance(autostart_for("freebsd14", ["x"]), XdgAutostart)
     assert isinstance(autostart_for("darwin", ["x"]), LaunchAgentAutostart)
     assert autostart_for("win32", ["x"], registry=Registry()).status() == ["start on login: not enabled"]
+
+
+# paths no entry can hold; entries the person edited (items 11 and 12 of the security review) -----
+
+
+@pytest.mark.parametrize(
+    ("odd", "said"),
+    [
+        ("new\nline", "a line break"),
+        ("car\rriage", "a carriage return"),
+        ("a\ttab", "a tab"),
+        ("nul\0", "a NUL character"),
+        ("esc\x1b[31m", "a control character (U+001B)"),
+        ("del\x7f", "a control character (U+007F)"),
+        ("latin-1 caf\udce9", "bytes that are not UTF-8"),
+    ],
+)
+def test_a_path_no_entry_can_hold_is_refused_in_plain_words_and_nothing_is_written(
+    home: Path, odd: str, said: str
+) -> None:
+    """Item 11 of the security review: a line break in the path wrote a second `Exec=` line."""
+    command = [f"/opt/{odd}/acp-tray", "run"]
+    for systemd in (False, True):
+        with pytest.raises(
+            AutostartError, match=f"installed at a path with {re.escape(said)}.*cannot write"
+        ) as refused:
+            XdgAutostart(command, Calls()).enable(systemd=systemd)
+        assert "\n" not in str(refused.value) and "\0" not in str(refused.value)  # shown escaped, on one line
+    assert not (home / ".config" / "autostart").exists() and not (home / ".config" / "systemd").exists()
+    with pytest.raises(AutostartError, match=re.escape(said)):
+        launch_agent(command, home / "log")
+
+
+def test_an_edited_entry_is_neither_overwritten_nor_removed_and_an_older_unedited_one_is_ours(home: Path) -> None:
+    """Item 12 of the security review: `enable` overwrote an autostart entry the person had edited
+    (a delay added), and `disable` deleted it. An entry from before the stamp, unedited, is still acp-tray's."""
+    command = [program_at(home / "bin"), "run"]
+    calls = Calls()
+    for systemd, path in (
+        (False, XdgAutostart(command, calls).desktop_file),
+        (True, XdgAutostart(command, calls).unit_file),
+    ):
+        auto = XdgAutostart(command, calls)
+        auto.enable(systemd=systemd)
+        edited = path.read_text() + "X-GNOME-Autostart-Delay=30\n"
+        path.write_text(edited)
+        with pytest.raises(AutostartError, match="edited since acp-tray wrote it"):
+            auto.enable(systemd=systemd)
+        assert any("left alone" in line and "remove it yourself" in line for line in auto.disable())
+        assert path.read_text() == edited and not auto.current().on
+        path.unlink()
+    older = desktop_entry(command) + LEGACY_DESKTOP_MARK  # as acp-tray wrote it before the stamp
+    auto = XdgAutostart(command, calls)
+    auto.desktop_file.write_text(older)
+    assert auto.current() == Current(on=True, this=True)
+    assert auto.disable() == [f"removed {auto.desktop_file}"]
+
+
+@posix_only("os.getuid (launchctl's gui/UID domain)")
+def test_an_edited_launch_agent_is_left_alone(home: Path) -> None:
+    auto = LaunchAgentAutostart(["/Users/ann/bin/acp-tray", "run"], Calls())
+    auto.enable()
+    edited = auto.plist_file.read_text().replace("<false/>", "<true/>")  # KeepAlive turned on
+    auto.plist_file.write_text(edited)
+    with pytest.raises(AutostartError, match="edited since acp-tray wrote it"):
+        auto.enable()
+    assert "left alone" in auto.disable()[0] and auto.plist_file.read_text() == edited

@@ -5,20 +5,20 @@ from __future__ import annotations
 import configparser
 from pathlib import Path
 
-from acp_tray.desktop.launcher import MARK, Launcher, launcher_entry, written_unedited
+from acp_tray.desktop.launcher import MARK, STAMP, Launcher, launcher_entry
 
 
 def test_an_entry_acp_tray_wrote_is_known_for_any_installation() -> None:
-    assert written_unedited(launcher_entry(["/a/acp-tray", "run"]))
-    assert written_unedited(launcher_entry(["/b/my tools/acp-tray", "run"]))
+    assert STAMP.unedited(launcher_entry(["/a/acp-tray", "run"]))
+    assert STAMP.unedited(launcher_entry(["/b/my tools/acp-tray", "run"]))
 
 
 def test_an_edited_or_foreign_entry_is_not() -> None:
     entry = launcher_entry(["/a/acp-tray", "run"])
-    assert not written_unedited(entry.replace("Name=acp-tray", "Name=Agents"))
-    assert not written_unedited(entry + "Hidden=true\n")  # a line added after the mark
-    assert not written_unedited(entry.split(MARK)[0])  # the mark taken away
-    assert not written_unedited("[Desktop Entry]\nType=Application\nName=acp-tray\nExec=acp-tray run\n")
+    assert not STAMP.unedited(entry.replace("Name=acp-tray", "Name=Agents"))
+    assert not STAMP.unedited(entry + "Hidden=true\n")  # a line added after the mark
+    assert not STAMP.unedited(entry.split(MARK)[0])  # the mark taken away
+    assert not STAMP.unedited("[Desktop Entry]\nType=Application\nName=acp-tray\nExec=acp-tray run\n")
 
 
 def test_every_icon_size_has_its_packaged_png(tmp_path: Path) -> None:

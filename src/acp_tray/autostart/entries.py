@@ -1,16 +1,19 @@
 """The content of every start-on-login file acp-tray writes, as pure functions of the command.
 
-Each carries a mark that says acp-tray wrote it, so `disable` removes only its own files. The
-command is a list of arguments; each format has its own quoting rules, applied here.
+Each file ends with a stamp (`files/stamp.py`) that says acp-tray wrote it, unedited since, so
+`disable` removes only its own files. The command is a list of arguments, quoted for each format by
+`commands.py`.
 """
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+
+from acp_tray.autostart.commands import check, desktop_exec, systemd_exec_start
+from acp_tray.files.stamp import Stamp
 
 APP = "acp-tray"
 DESKTOP_MARK = "X-ACP-Tray-Autostart"
@@ -19,9 +22,11 @@ LAUNCH_AGENT_LABEL = "io.github.acp-tray"
 RUN_VALUE_NAME = "acp-tray"
 DESCRIPTION = "Desktop companion for headless coding agents (Agent Client Protocol)"
 
-# Desktop Entry Specification, "The Exec key": these make an argument need quoting
-_DESKTOP_RESERVED = re.compile(r"[\s\"'\\><~|&;$*?#()`]")
-_SYSTEMD_PLAIN = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+# the stamp (files/stamp.py) each file ends with; before it, the desktop entry ended with `MARK=true`
+DESKTOP_STAMP = Stamp(f"{DESKTOP_MARK}=")
+SYSTEMD_STAMP = Stamp(f"# {DESKTOP_MARK}=")
+PLIST_STAMP = Stamp(f"<!-- {DESKTOP_MARK}=", " -->")
+LEGACY_DESKTOP_MARK = f"{DESKTOP_MARK}=true\n"
 
 
 def this_installation(*, gui: bool = False) -> list[str]:
@@ -40,42 +45,23 @@ def this_installation(*, gui: bool = False) -> list[str]:
     return [str(python), "-m", "acp_tray", "run"]
 
 
-def desktop_exec(argv: list[str]) -> str:
-    """An Exec value: arguments quoted per the spec, then escaped as a desktop-file string."""
-    parts = []
-    for arg in argv:
-        arg = arg.replace("%", "%%")  # field codes
-        if _DESKTOP_RESERVED.search(arg) or not arg:
-            arg = '"' + re.sub(r'(["`$\\])', r"\\\1", arg) + '"'
-        parts.append(arg)
-    # the string escape rule applies first when reading, so every backslash is doubled here
-    return " ".join(parts).replace("\\", "\\\\")
-
-
 def desktop_entry(argv: list[str]) -> str:
-    """`$XDG_CONFIG_HOME/autostart/acp-tray.desktop` (XDG Autostart; valid for desktop-file-validate)."""
+    """`$XDG_CONFIG_HOME/autostart/acp-tray.desktop` (XDG Autostart; valid for desktop-file-validate),
+    before its stamp."""
     return (
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={APP}\n"
         f"Comment={DESCRIPTION}\n"
-        f"Exec={desktop_exec(argv)}\n"
+        f"Exec={desktop_exec(argv, 'an XDG autostart entry')}\n"
         f"Icon={APP}\n"
         "Terminal=false\n"
         "X-GNOME-Autostart-enabled=true\n"
-        f"{DESKTOP_MARK}=true\n"
     )
 
 
-def systemd_quote(arg: str) -> str:
-    arg = arg.replace("%", "%%").replace("$", "$$")  # specifiers and variable expansion
-    if _SYSTEMD_PLAIN.match(arg):
-        return arg
-    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def systemd_unit(argv: list[str]) -> str:
-    """`~/.config/systemd/user/acp-tray.service`, started with the graphical session."""
+    """`~/.config/systemd/user/acp-tray.service`, started with the graphical session (before its stamp)."""
     return (
         f"{SYSTEMD_MARK}\n"
         "[Unit]\n"
@@ -85,7 +71,7 @@ def systemd_unit(argv: list[str]) -> str:
         "\n"
         "[Service]\n"
         "Type=simple\n"
-        f"ExecStart={' '.join(systemd_quote(arg) for arg in argv)}\n"
+        f"ExecStart={systemd_exec_start(argv)}\n"
         "Restart=on-failure\n"
         "RestartSec=10\n"
         "\n"
@@ -99,6 +85,7 @@ def launch_agent(argv: list[str], log_file: Path) -> bytes:
     daemon that exits, or a second instance that finds the first, is not restarted in a loop)."""
     import plistlib  # here: the daemon's first start imports this module, and plistlib brings XML in
 
+    check(argv, "a LaunchAgent")
     return plistlib.dumps(
         {
             "Label": LAUNCH_AGENT_LABEL,

@@ -1,16 +1,23 @@
-"""What every start-on-login kind that is a file shares: written only where acp-tray's own file is
-or nothing is (atomically), removed only when it carries acp-tray's mark, and reported as
-installed, foreign, or starting another installation."""
+"""What every start-on-login kind that is a file shares: each file ends with a stamp (a digest of
+what acp-tray wrote, the launcher's rule), so that one the person edited since, or one of their own,
+is neither overwritten nor removed; it is written atomically (a fresh temporary file, never through
+a symlink), read back before it is reported written, and reported as installed, edited, or starting
+another installation."""
 
 from __future__ import annotations
 
-import os
+import contextlib
+import shlex
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from acp_tray.files.atomic import write_atomically
+from acp_tray.files.stamp import Stamp
+
 Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
+Maker = Callable[[], tuple[str, Callable[[Path], str]]]
 
 
 class AutostartError(Exception):
@@ -29,6 +36,10 @@ def starts_which(this: bool) -> str:
     return " — starts this installation" if this else " — starts another installation (enable again to point it here)"
 
 
+def left_alone(path: Path) -> str:
+    return f"{path}: edited since acp-tray wrote it, or not written by acp-tray (left alone)"
+
+
 @dataclass(frozen=True)
 class Current:
     """Start on login as a switch shows it: acp-tray's own entry is there (`on`), and it starts
@@ -38,52 +49,108 @@ class Current:
     this: bool
 
 
+def _nothing_wrong(path: Path) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class EntryFile:
+    """One file acp-tray writes: where, what it says for this installation (`body`, before its
+    stamp; None when this installation cannot be written there, `refused` saying why), and
+    `problem`: what is wrong with the file once written, as the OS reads it ("" for nothing).
+    `legacy`: what versions before the stamp wrote for this installation (theirs, unedited)."""
+
+    path: Path
+    stamp: Stamp
+    what: str
+    body: str | None
+    problem: Callable[[Path], str] = _nothing_wrong
+    legacy: str | None = None
+    refused: str = ""
+
+    @classmethod
+    def build(cls, path: Path, stamp: Stamp, what: str, make: Maker, legacy_tail: str | None = None) -> EntryFile:
+        """The file `make` says (its body and its check), or, when it raises, one that is refused."""
+        try:
+            body, problem = make()
+        except AutostartError as exc:
+            return cls(path, stamp, what, None, refused=str(exc))
+        return cls(path, stamp, what, body, problem, None if legacy_tail is None else body + legacy_tail)
+
+    @property
+    def content(self) -> str | None:
+        return None if self.body is None else self.stamp.on(self.body)
+
+    def read(self) -> str | None:
+        """The file as it is (None: absent; "" when unreadable, which is never acp-tray's own)."""
+        try:
+            return self.path.read_bytes().decode()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def found(self) -> tuple[bool, bool]:
+        """(acp-tray's own unedited file is there, and it starts this installation)."""
+        found = self.read()
+        this = found is not None and found in (self.content, self.legacy)
+        return this or (found is not None and self.stamp.unedited(found)), this
+
+    def put(self) -> bool:
+        """Write the file where nothing is, or acp-tray's own unedited file is (atomically), and
+        check it as the OS reads it; False when it was already so. AutostartError: left alone,
+        or removed again because it would not start the command."""
+        if self.content is None:
+            raise AutostartError(self.refused)
+        found = self.read()
+        if found == self.content:
+            return False
+        if found is not None and not self.found()[0]:
+            raise AutostartError(left_alone(self.path) + "; remove it, or edit it yourself")
+        write_atomically(self.path, self.content.encode())  # bytes: each line ends "\n" on any OS
+        problem = self.problem(self.path)
+        if problem:
+            self.path.unlink()
+            raise AutostartError(f"the {self.what} acp-tray wrote was removed: {problem}")
+        return True
+
+    def remove(self) -> bool:
+        """Remove acp-tray's own unedited file (True), or leave the file alone (False)."""
+        if not self.found()[0]:
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        return True
+
+
 class EntryFiles:
-    """Files that start `command` on login, each carrying a mark that says acp-tray wrote it."""
+    """Files that start `command` on login, each ending with acp-tray's stamp."""
 
     def __init__(self, command: list[str], runner: Runner) -> None:
         self.command = command
         self.runner = runner
 
-    def file_status(self, path: Path, mark: str, expected: bytes) -> str:
-        if not path.exists():
-            return f"{path}: not installed"
-        content = path.read_bytes()
-        if mark.encode() not in content:
-            return f"{path}: present, not written by acp-tray (left alone)"
-        return f"{path}: installed" + starts_which(content == expected)
-
-    def current_of(self, path: Path, mark: str, expected: bytes) -> Current:
-        if not self.is_ours(path, mark):
-            return Current(on=False, this=False)
-        try:
-            return Current(on=True, this=path.read_bytes() == expected)
-        except OSError:
-            return Current(on=True, this=False)
+    @staticmethod
+    def file_status(entry: EntryFile) -> str:
+        if entry.read() is None:
+            return f"{entry.path}: not installed"
+        ours, this = entry.found()
+        return f"{entry.path}: installed" + starts_which(this) if ours else left_alone(entry.path)
 
     @staticmethod
-    def is_ours(path: Path, mark: str) -> bool:
-        try:
-            return mark.encode() in path.read_bytes()
-        except OSError:
-            return False
+    def current_of(entry: EntryFile) -> Current:
+        ours, this = entry.found()
+        return Current(on=ours, this=this)
 
-    def write(self, path: Path, content: str | bytes, mark: str, what: str) -> list[str]:
-        data = content.encode() if isinstance(content, str) else content
-        if path.exists() and not self.is_ours(path, mark):
-            raise AutostartError(f"{path} exists and was not written by acp-tray; remove it or edit it yourself")
-        if path.exists() and path.read_bytes() == data:
-            return [f"{what} already enabled: {path}"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-        return [f"{what} written: {path}", f"starts: {' '.join(self.command)}"]
+    def write(self, entry: EntryFile) -> list[str]:
+        if not entry.put():
+            return [f"{entry.what} already enabled: {entry.path}"]
+        return [f"{entry.what} written: {entry.path}", f"starts: {shlex.join(self.command)}"]
 
-    def remove_ours(self, path: Path, mark: str) -> list[str]:
-        if not path.exists():
+    @staticmethod
+    def remove_ours(entry: EntryFile) -> list[str]:
+        if entry.read() is None:
             return []
-        if not self.is_ours(path, mark):
-            return [f"{path} was not written by acp-tray: left alone"]
-        path.unlink()
-        return [f"removed {path}"]
+        if not entry.remove():
+            return [left_alone(entry.path) + f"; to stop it, remove it yourself: rm {shlex.quote(str(entry.path))}"]
+        return [f"removed {entry.path}"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from acp_tray.autostart.entries import APP, LAUNCH_AGENT_LABEL, launch_agent
-from acp_tray.autostart.files import Current, EntryFiles
+from acp_tray.autostart.entries import APP, LAUNCH_AGENT_LABEL, PLIST_STAMP, launch_agent
+from acp_tray.autostart.files import Current, EntryFile, EntryFiles
 from acp_tray.autostart.xdg import NOT_ENABLED
 
 
@@ -19,10 +20,16 @@ class LaunchAgentAutostart(EntryFiles):
     def _log_file() -> Path:
         return Path.home() / "Library" / "Logs" / APP / "launchd.log"
 
+    def _plist(self) -> EntryFile:
+        """ProgramArguments is an array: nothing quoted, nothing to read back differently."""
+        return EntryFile.build(self.plist_file, PLIST_STAMP, "LaunchAgent", self._make, "")
+
+    def _make(self) -> tuple[str, Callable[[Path], str]]:
+        return launch_agent(self.command, self._log_file()).decode(), lambda path: ""
+
     def enable(self, *, systemd: bool = False) -> list[str]:
         self._log_file().parent.mkdir(parents=True, exist_ok=True)
-        plist = launch_agent(self.command, self._log_file())
-        said = self.write(self.plist_file, plist, LAUNCH_AGENT_LABEL, "LaunchAgent")
+        said = self.write(self._plist())
         if len(said) > 1:  # written or changed: (re)load it for this session
             domain = f"gui/{os.getuid()}"
             self.runner(["launchctl", "bootout", f"{domain}/{LAUNCH_AGENT_LABEL}"])
@@ -32,12 +39,13 @@ class LaunchAgentAutostart(EntryFiles):
         return said
 
     def disable(self) -> list[str]:
-        if self.is_ours(self.plist_file, LAUNCH_AGENT_LABEL):
+        plist = self._plist()
+        if plist.found()[0]:
             self.runner(["launchctl", "bootout", f"gui/{os.getuid()}/{LAUNCH_AGENT_LABEL}"])
-        return self.remove_ours(self.plist_file, LAUNCH_AGENT_LABEL) or [NOT_ENABLED]
+        return self.remove_ours(plist) or [NOT_ENABLED]
 
     def current(self) -> Current:
-        return self.current_of(self.plist_file, LAUNCH_AGENT_LABEL, launch_agent(self.command, self._log_file()))
+        return self.current_of(self._plist())
 
     def status(self) -> list[str]:
-        return [self.file_status(self.plist_file, LAUNCH_AGENT_LABEL, launch_agent(self.command, self._log_file()))]
+        return [self.file_status(self._plist())]

@@ -4,10 +4,21 @@ systemd user unit instead (`--systemd`), never both."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from acp_tray.autostart.entries import APP, DESKTOP_MARK, SYSTEMD_MARK, desktop_entry, systemd_unit
-from acp_tray.autostart.files import Current, EntryFiles
+from acp_tray.autostart.commands import desktop_command, systemd_command
+from acp_tray.autostart.entries import (
+    APP,
+    DESKTOP_STAMP,
+    LEGACY_DESKTOP_MARK,
+    SYSTEMD_STAMP,
+    desktop_entry,
+    systemd_unit,
+)
+from acp_tray.autostart.files import Current, EntryFile, EntryFiles
+from acp_tray.autostart.readback import desktop_problem, unit_problem
 from acp_tray.desktop.launcher import Launcher
 
 NOT_ENABLED = "start on login: not enabled"
@@ -31,33 +42,45 @@ class XdgAutostart(EntryFiles):
     def unit_link(self) -> Path:
         return self.unit_file.parent / "graphical-session.target.wants" / f"{APP}.service"
 
+    def _desktop(self) -> EntryFile:
+        def make() -> tuple[str, Callable[[Path], str]]:
+            body = desktop_entry(self.command)  # first: its refusal names the XDG autostart entry
+            return body, partial(desktop_problem, expected={"Desktop Entry": desktop_command(self.command)})
+
+        return EntryFile.build(self.desktop_file, DESKTOP_STAMP, "XDG autostart entry", make, LEGACY_DESKTOP_MARK)
+
+    def _unit(self) -> EntryFile:
+        def make() -> tuple[str, Callable[[Path], str]]:
+            expected = systemd_command(self.command)
+            return systemd_unit(self.command), partial(unit_problem, expected=expected, runner=self.runner)
+
+        return EntryFile.build(self.unit_file, SYSTEMD_STAMP, "systemd user unit", make, "")
+
     def enable(self, *, systemd: bool = False) -> list[str]:
+        """The one kind written (and checked) first: the other is removed only once it is in place."""
         if systemd:
-            return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._enable_systemd()
-        said = self._remove_systemd()
-        said += self.write(self.desktop_file, desktop_entry(self.command), DESKTOP_MARK, "XDG autostart entry")
-        return said + Launcher(self.command).install_icons()  # the icon its `Icon=acp-tray` names
+            written = self._enable_systemd()
+            return self.remove_ours(self._desktop()) + written
+        written = self.write(self._desktop())
+        return self._remove_systemd() + written + Launcher(self.command).install_icons()  # its `Icon=acp-tray`
 
     def disable(self) -> list[str]:
-        return self.remove_ours(self.desktop_file, DESKTOP_MARK) + self._remove_systemd() or [NOT_ENABLED]
+        return self.remove_ours(self._desktop()) + self._remove_systemd() or [NOT_ENABLED]
 
     def status(self) -> list[str]:
         linked = not self.unit_file.exists() or self.unit_link.is_symlink()
-        return [
-            self.file_status(self.desktop_file, DESKTOP_MARK, desktop_entry(self.command).encode()),
-            self.file_status(self.unit_file, SYSTEMD_MARK, systemd_unit(self.command).encode())
-            + ("" if linked else " (not enabled)"),
-        ]
+        unit = self.file_status(self._unit()) + ("" if linked else " (not enabled)")
+        return [self.file_status(self._desktop()), unit]
 
     def current(self) -> Current:
         """On: acp-tray's XDG entry, or its systemd unit and the link that enables it."""
-        entry = self.current_of(self.desktop_file, DESKTOP_MARK, desktop_entry(self.command).encode())
+        entry = self.current_of(self._desktop())
         if entry.on or not self.unit_link.is_symlink():
             return entry
-        return self.current_of(self.unit_file, SYSTEMD_MARK, systemd_unit(self.command).encode())
+        return self.current_of(self._unit())
 
     def _enable_systemd(self) -> list[str]:
-        said = self.write(self.unit_file, systemd_unit(self.command), SYSTEMD_MARK, "systemd user unit")
+        said = self.write(self._unit())
         if not self.unit_link.is_symlink():  # what `systemctl --user enable` does, without needing a user manager
             self.unit_link.parent.mkdir(parents=True, exist_ok=True)
             self.unit_link.symlink_to(Path("..") / self.unit_file.name)
@@ -68,10 +91,11 @@ class XdgAutostart(EntryFiles):
         return said
 
     def _remove_systemd(self) -> list[str]:
-        if not self.is_ours(self.unit_file, SYSTEMD_MARK):
-            return self.remove_ours(self.unit_file, SYSTEMD_MARK)
+        unit = self._unit()
+        if not unit.found()[0]:
+            return self.remove_ours(unit)
         if self.unit_link.is_symlink():
             self.unit_link.unlink()
-        said = self.remove_ours(self.unit_file, SYSTEMD_MARK)
+        said = self.remove_ours(unit)
         self.runner(["systemctl", "--user", "daemon-reload"])
         return said

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 
 from acp_tray.autostart.entries import this_installation
+from acp_tray.autostart.files import AutostartError
 from acp_tray.cli.output import EXIT_FAILED, fail
 from acp_tray.desktop.launcher import Launcher, has_launcher
 
@@ -16,7 +17,7 @@ def cmd_desktop(args: argparse.Namespace) -> int:
     launcher = Launcher(this_installation())
     try:
         lines = launcher.install() if args.action == "install" else launcher.remove()
-    except OSError as exc:
+    except (OSError, AutostartError) as exc:
         return fail(f"could not {args.action} the launcher: {exc}", EXIT_FAILED)
     with contextlib.suppress(BrokenPipeError):
         print("\n".join(lines))

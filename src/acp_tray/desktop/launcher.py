@@ -4,23 +4,31 @@ first start and by `acp-tray desktop install`, taken away by `acp-tray desktop r
 
 from __future__ import annotations
 
-import hashlib
 import logging
+import shlex
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import platformdirs
 
 from acp_tray.assets import APP_ICON_SIZES, icon_path
-from acp_tray.autostart.entries import APP, DESCRIPTION, desktop_exec, this_installation
+from acp_tray.autostart.commands import desktop_command, desktop_exec
+from acp_tray.autostart.entries import APP, DESCRIPTION, this_installation
+from acp_tray.autostart.files import AutostartError, EntryFile, left_alone
+from acp_tray.autostart.readback import desktop_problem
 from acp_tray.files import paths
 from acp_tray.files.atomic import write_atomically
+from acp_tray.files.stamp import Stamp
 
 log = logging.getLogger(__name__)
 
 # the last line of the entry acp-tray writes: a digest of the lines above it, so that an entry the
 # person has edited since (or one of their own at the same place) is told apart and left alone
 MARK = "X-ACP-Tray-Launcher"
+STAMP = Stamp(f"{MARK}=")
+WHAT = "a launcher entry"
 
 
 def has_launcher(system: str = sys.platform) -> bool:
@@ -28,22 +36,26 @@ def has_launcher(system: str = sys.platform) -> bool:
     return system not in ("win32", "darwin")
 
 
-def _digest(body: str) -> str:
-    return hashlib.sha256(body.encode()).hexdigest()[:16]
+def _window(argv: list[str]) -> list[str]:
+    """The same installation's `acp-tray ui`, for `argv` its `acp-tray run`."""
+    return [*argv[:-1], "ui"] if argv[-1:] == ["run"] else [*argv, "ui"]
 
 
 def launcher_entry(argv: list[str]) -> str:
     """`$XDG_DATA_HOME/applications/acp-tray.desktop` (valid for desktop-file-validate): `argv`
     (this installation's `acp-tray run`) starts it; its action "Open the acp-tray window" runs
     `acp-tray ui` (app menus offer it on the entry's context menu, docks in their jump list)."""
-    window = [*argv[:-1], "ui"] if argv[-1:] == ["run"] else [*argv, "ui"]
-    body = (
+    return STAMP.on(_body(argv))
+
+
+def _body(argv: list[str]) -> str:
+    return (
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={APP}\n"
         "GenericName=Agent notifications\n"
         f"Comment={DESCRIPTION}\n"
-        f"Exec={desktop_exec(argv)}\n"
+        f"Exec={desktop_exec(argv, WHAT)}\n"
         f"Icon={APP}\n"
         "Terminal=false\n"
         "StartupNotify=false\n"
@@ -54,18 +66,8 @@ def launcher_entry(argv: list[str]) -> str:
         "\n"
         "[Desktop Action window]\n"
         "Name=Open the acp-tray window\n"
-        f"Exec={desktop_exec(window)}\n"
+        f"Exec={desktop_exec(_window(argv), WHAT)}\n"
     )
-    return body + f"{MARK}={_digest(body)}\n"
-
-
-def written_unedited(content: str) -> bool:
-    """Whether `content` is an entry acp-tray wrote (for any installation), unedited since."""
-    lines = content.splitlines(keepends=True)
-    marks = [line for line in lines if line.startswith(f"{MARK}=")]
-    if len(marks) != 1 or lines[-1] != marks[0]:
-        return False
-    return marks[0].strip() == f"{MARK}={_digest(''.join(lines[:-1]))}"
 
 
 class Launcher:
@@ -103,27 +105,34 @@ class Launcher:
         said = [f"icons written: {written} sizes under {self.icons_dir}"] if written else []
         return said + kept
 
+    def _entry(self) -> EntryFile:
+        """The entry file, checked once written as GLib (or the specification) reads it."""
+        return EntryFile.build(self.entry_file, STAMP, "launcher entry", self._make)
+
+    def _make(self) -> tuple[str, Callable[[Path], str]]:
+        expected = {"Desktop Entry": self.command, "Desktop Action window": _window(self.command)}
+        started = {group: desktop_command(argv, WHAT) for group, argv in expected.items()}
+        return _body(self.command), partial(desktop_problem, expected=started)
+
     def _install_entry(self) -> list[str]:
-        wanted = launcher_entry(self.command)
-        found = self._read(self.entry_file)
-        if found == wanted:
+        entry = self._entry()
+        found = entry.read()
+        if found is not None and not entry.found()[0]:
+            return [left_alone(self.entry_file)]
+        if not entry.put():
             return [f"launcher entry already installed: {self.entry_file}"]
-        if found is not None and not written_unedited(found):
-            return [f"{self.entry_file}: edited since acp-tray wrote it, or not written by acp-tray (left alone)"]
-        write_atomically(self.entry_file, wanted)
         verb = "written" if found is None else "updated to start this installation"
-        return [f"launcher entry {verb}: {self.entry_file}", f"starts: {' '.join(self.command)}"]
+        return [f"launcher entry {verb}: {self.entry_file}", f"starts: {shlex.join(self.command)}"]
 
     def remove(self) -> list[str]:
         """Take away the entry and the icons acp-tray wrote (an edited entry or another icon stays)."""
         said, removed = [], []
-        found = self._read(self.entry_file)
-        if found is not None and written_unedited(found):
-            self.entry_file.unlink()
+        entry = self._entry()
+        if entry.remove():
             removed.append(self.entry_file)
             said.append(f"removed {self.entry_file}")
-        elif found is not None:
-            said.append(f"{self.entry_file}: edited since acp-tray wrote it, or not written by acp-tray (left alone)")
+        elif entry.read() is not None:
+            said.append(left_alone(self.entry_file))
         for target, source in self.icon_files().items():
             if target.exists() and target.read_bytes() == source.read_bytes():
                 target.unlink()
@@ -143,15 +152,6 @@ class Launcher:
                 return
             directory = directory.parent
 
-    @staticmethod
-    def _read(path: Path) -> str | None:
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError):
-            return ""  # unreadable: not acp-tray's unedited entry, so left alone
-
 
 def install_on_first_run(marker: Path | None = None) -> None:
     """At the daemon's first start (`marker` absent): the launcher for this installation where
@@ -164,5 +164,5 @@ def install_on_first_run(marker: Path | None = None) -> None:
             for line in Launcher(this_installation()).install():
                 log.info("%s", line)
         write_atomically(marker, "the first start has run (it installs the app-menu launcher on Linux/BSD)\n")
-    except OSError as exc:  # a read-only home: the app menu goes without, the daemon runs
+    except (OSError, AutostartError) as exc:  # a read-only home, an odd path: the app menu goes without
         log.warning("could not install the launcher entry: %s", exc)

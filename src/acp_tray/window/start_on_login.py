@@ -20,7 +20,7 @@ def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str
     autostart = autostart_for()
     try:
         current, installed = autostart.current(), autostart.status()
-    except OSError as exc:
+    except (AutostartError, OSError) as exc:
         return {"on": False, "this": False, "installed": [], "said": said or [], "problem": problem or str(exc)}
     return {"on": current.on, "this": current.this, "installed": installed, "said": said or [], "problem": problem}
 

@@ -1,0 +1,124 @@
+"""The real Claude agent (@agentclientprotocol/claude-agent-acp 0.101.0, which runs Claude Code)
+hosted by acp-tray as a person runs it, with its model API stood in for on 127.0.0.1
+(tests/support/fake_anthropic.py), over the protocol it agrees by default (ACP 2) and over
+`protocol = 1`: a plain turn finishes; a Bash call asks for approval, and the answer given with
+`acp-tray approve` (or `deny`) reaches the model; a refused key is a sign-in, not a failed prompt.
+Every message acp-tray sends it is checked against that protocol's schema (a tap on its stdio,
+tests/support/wire_tap.py).
+
+Claude Code runs offline here with: ANTHROPIC_BASE_URL (the stand-in), ANTHROPIC_API_KEY (any
+value), a HOME of its own whose settings ask before each tool (`permissions.defaultMode =
+"default"`: its own default, "auto", lets a model-side classifier decide), IS_SANDBOX=1 as root,
+and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and DISABLE_TELEMETRY=1 so that it calls nothing
+but the model API.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
+from tests.real_agents import npm_package_bin
+from tests.support.config import history
+from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.fake_anthropic import HELLO, TOUCHED, FakeAnthropic, fake_anthropic
+from tests.support.repo import ROOT
+from tests.support.schemas import sent_problems
+from tests.support.waiting import until
+from tests.support.wire_tap import exchanges
+
+NAME = "claude"
+PACKAGE = "@agentclientprotocol/claude-agent-acp"
+TAP = ROOT / "tests" / "support" / "wire_tap.py"
+READY = 120  # seconds for Claude Code to start (its 300 MB binary, on a busy machine)
+PROTOCOLS = [pytest.param(None, id="default-acp2"), pytest.param(1, id="protocol-1")]
+
+
+@dataclass
+class Claude:
+    api: FakeAnthropic
+    daemon: Daemon
+    folder: Path  # its working directory, and the marker of its processes
+    wire: Path  # the tap's log of its stdio
+
+    def connected(self, version: int) -> None:
+        until(lambda: status_row(NAME)["state"] == "connected", timeout=READY, what="claude connected")
+        row = status_row(NAME)
+        assert row["detail"].endswith(f"ACP {version}") and row["sessions"] == 1, row
+
+    def sent_as_the_schema_says(self) -> None:
+        """Every message acp-tray sent, on each of its connections, is valid in that connection's
+        protocol (the version its `initialize` offered: a connection answered with another ends)."""
+        connections: list[list[tuple[str, dict[str, Any]]]] = []
+        for side, message in exchanges(self.wire):
+            if side == "client" and message.get("method") == "initialize":
+                connections.append([])
+            connections[-1].append((side, message))
+        assert connections, "acp-tray sent nothing"
+        for connection in connections:
+            version = f"v{connection[0][1]['params']['protocolVersion']}"
+            sent = [m for side, m in connection if side == "client"]
+            received = [m for side, m in connection if side == "agent"]
+            assert not sent_problems(sent, received, version), sent_problems(sent, received, version)
+
+
+def environment(home: Path, api: FakeAnthropic, key: bool) -> dict[str, str]:
+    env = {
+        "ANTHROPIC_BASE_URL": api.url,
+        "HOME": str(home),
+        "TMPDIR": str(home),  # its subagents' output files: not in the machine's /tmp
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    if key:
+        env["ANTHROPIC_API_KEY"] = "fake"
+    if os.geteuid() == 0:
+        env["IS_SANDBOX"] = "1"  # Claude Code refuses root otherwise
+    return env
+
+
+@contextlib.contextmanager
+def claude(
+    tmp_path: Path, daemons: list[Daemon], protocol: int | None, refuse_credentials: bool = False, key: bool = True
+) -> Iterator[Claude]:
+    """Claude hosted by a daemon, talking to the stand-in; its processes killed at the end if left."""
+    with fake_anthropic(refuse_credentials) as api:
+        home = tmp_path / "home"
+        (home / ".claude").mkdir(parents=True)
+        settings = {"permissions": {"defaultMode": "default"}}  # ask before each tool
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        wire = tmp_path / "wire.jsonl"
+        command = [sys.executable, str(TAP), str(wire), *npm_package_bin(PACKAGE, "claude-agent-acp")]
+        extra = f"protocol = {protocol}\n" if protocol else ""
+        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, extra)
+        try:
+            yield Claude(api, daemon, tmp_path, wire)
+        finally:
+            for pid in tree_processes(str(tmp_path)):  # a failed run must not leave them behind
+                os.kill(pid, signal.SIGKILL)
+
+
+def finished() -> bool:
+    return any(title.startswith("Finished") for title in history_titles(NAME))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_plain_turn_finishes(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        prompt = cli("prompt", NAME, "hello", timeout=READY)
+        assert prompt.returncode == 0 and HELLO in prompt.stdout, prompt
+        until(finished, what='"Finished" presented')
+        assert "Traceback" not in prompt.stderr
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()

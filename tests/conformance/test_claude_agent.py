@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ def environment(home: Path, api: FakeAnthropic, key: bool) -> dict[str, str]:
         "TMPDIR": str(home),  # its subagents' output files: not in the machine's /tmp
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",  # a refused key ends the turn at once, not after minutes of retries
     }
     if key:
         env["ANTHROPIC_API_KEY"] = "fake"
@@ -120,5 +122,63 @@ def test_a_plain_turn_finishes(protocol: int | None, tmp_path: Path, daemons: li
         assert prompt.returncode == 0 and HELLO in prompt.stdout, prompt
         until(finished, what='"Finished" presented')
         assert "Traceback" not in prompt.stderr
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+def approval(prompt: str) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    """`prompt` sent (its `acp-tray prompt` left waiting), and the one approval it raises."""
+    waiting = cli_started("prompt", NAME, prompt)
+    (request,) = until(lambda: json.loads(cli("approvals", "--json").stdout), timeout=READY, what="the approval")
+    return waiting, request
+
+
+def ended(waiting: subprocess.Popen[str]) -> str:
+    """What a waiting `acp-tray prompt` printed, once it ended well."""
+    out, err = waiting.communicate(timeout=READY)
+    assert waiting.returncode == 0 and "Traceback" not in err, (out, err)
+    return out
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_bash_call_asks_for_approval_and_the_answer_reaches_the_model(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Approved, the command runs and the model reads its result; denied, it does not run and the
+    model reads that the person refused."""
+    mark = tmp_path / TOUCHED
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("please run bash")
+        assert request["title"] == f"touch {TOUCHED}", request
+        assert cli("approve", request["id"]).returncode == 0
+        assert "tool_result: (Bash completed with no output)" in ended(waiting)
+        assert mark.exists() and agent.api.tool_results() == ["(Bash completed with no output)"]
+
+        mark.unlink()
+        waiting, request = approval("run bash again")
+        assert cli("deny", request["id"]).returncode == 0
+        assert "tool_result: (error) User refused permission to run tool" in ended(waiting)
+        assert not mark.exists() and agent.api.tool_results()[-1] == "User refused permission to run tool"
+        assert json.loads(cli("approvals", "--json").stdout) == []
+        until(finished, what='"Finished" presented')
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_subagents_bash_call_asks_for_approval_too(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+    """Claude's subagent (its Agent tool) runs a Bash call of its own: the approval reaches the
+    person like its parent's would, and the child's result, then the subagent's, reach the model."""
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("use a subagent")
+        assert request["title"] == f"touch {TOUCHED}", request
+        assert cli("approve", request["id"]).returncode == 0
+        said = ended(waiting)
+        assert (tmp_path / TOUCHED).exists()
+        child, parent = agent.api.tool_results()
+        assert child == "(Bash completed with no output)" and f"tool_result: {child}" in parent, (child, parent)
+        assert f"tool_result: {parent}" in said
         quit_leaves_nothing(agent.daemon, str(agent.folder))
         agent.sent_as_the_schema_says()

@@ -167,7 +167,9 @@ def test_a_bash_call_asks_for_approval_and_the_answer_reaches_the_model(
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_a_subagents_bash_call_asks_for_approval_too(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_a_subagents_bash_call_asks_for_approval_too(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
     """Claude's subagent (its Agent tool) runs a Bash call of its own: the approval reaches the
     person like its parent's would, and the child's result, then the subagent's, reach the model."""
     with claude(tmp_path, daemons, protocol) as agent:

@@ -116,9 +116,8 @@ def reply_to(request: Request) -> list[Block]:
         return [_tool_use("AskUserQuestion", {"questions": [question]})]
     if "subagent" in prompt:
         tools = {t.get("name") for t in request.body.get("tools", [])}
-        name = "Agent" if "Agent" in tools or "Task" not in tools else "Task"
-        task = {"description": "Leave a mark", "prompt": "run bash", "subagent_type": "general-purpose", "run_in_background": False}
-        return [_tool_use(name, task)]
+        task = {"description": "Leave a mark", "prompt": "run bash", "subagent_type": "general-purpose"}
+        return [_tool_use("Task" if "Agent" not in tools else "Agent", {**task, "run_in_background": False})]
     return [{"type": "text", "text": HELLO}]
 
 
@@ -138,7 +137,8 @@ def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         if block["type"] == "text":
             start, delta = {**block, "text": ""}, {"type": "text_delta", "text": block["text"]}
         else:
-            start, delta = {**block, "input": {}}, {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            partial = json.dumps(block["input"])
+            start, delta = {**block, "input": {}}, {"type": "input_json_delta", "partial_json": partial}
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
@@ -150,7 +150,7 @@ def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 class _Handler(BaseHTTPRequestHandler):
     api: FakeAnthropic  # set on the subclass made for each server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: what was asked is kept in `requests`."""
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -197,7 +197,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    do_GET = do_POST = _serve
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
 
 
 @contextlib.contextmanager

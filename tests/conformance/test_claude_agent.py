@@ -91,13 +91,19 @@ def environment(home: Path, api: FakeAnthropic, key: bool) -> dict[str, str]:
 
 @contextlib.contextmanager
 def claude(
-    tmp_path: Path, daemons: list[Daemon], protocol: int | None, refuse_credentials: bool = False, key: bool = True
+    tmp_path: Path,
+    daemons: list[Daemon],
+    protocol: int | None,
+    refuse_credentials: bool = False,
+    key: bool = True,
+    hooks: dict[str, Any] | None = None,
 ) -> Iterator[Claude]:
-    """Claude hosted by a daemon, talking to the stand-in; its processes killed at the end if left."""
+    """Claude hosted by a daemon, talking to the stand-in (`hooks`: Claude Code's, in its settings);
+    its processes killed at the end if left."""
     with fake_anthropic(refuse_credentials) as api:
         home = tmp_path / "home"
         (home / ".claude").mkdir(parents=True)
-        settings = {"permissions": {"defaultMode": "default"}}  # ask before each tool
+        settings = {"permissions": {"defaultMode": "default"}, "hooks": hooks or {}}  # ask before each tool
         (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         wire = tmp_path / "wire.jsonl"
         command = [sys.executable, str(TAP), str(wire), *npm_package_bin(PACKAGE, "claude-agent-acp")]
@@ -264,5 +270,27 @@ def test_claudes_question_reaches_the_person_and_the_answer_reaches_the_model(
         assert cli("answer", question["id"], "question_0=Blue").returncode == 0
         assert f'"{QUESTION}"="Blue"' in ended(waiting)
         assert f'"{QUESTION}"="Blue"' in agent.api.tool_results()[-1]
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_notice_claude_sends_is_presented_as_its_own(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """A real notice, sent with no network: Claude Code's hook that adds a `systemMessage` to a
+    prompt is told to the person as a `notice` ("UserPromptSubmit says: ..."), presented once as
+    claude's, with the turn's answer and its "Finished" as usual."""
+    said = {"systemMessage": "Builds are frozen today"}
+    hook = {"type": "command", "command": f"echo '{json.dumps(said)}'"}
+    with claude(tmp_path, daemons, protocol, hooks={"UserPromptSubmit": [{"hooks": [hook]}]}) as agent:
+        agent.connected(protocol or 2)
+        prompt = cli("prompt", NAME, "hello", timeout=READY)
+        assert prompt.returncode == 0 and HELLO in prompt.stdout, prompt
+        notice = "UserPromptSubmit says: Builds are frozen today"
+        until(finished, what='"Finished" presented')
+        records = [r for r in history() if r["agent"] == NAME and r["source"] == "agent"]
+        assert [(r["severity"], r["title"]) for r in records] == [("info", notice)], records
+        assert notice not in prompt.stdout  # a notice, not text of the reply
         quit_leaves_nothing(agent.daemon, str(agent.folder))
         agent.sent_as_the_schema_says()

@@ -5,7 +5,8 @@
 What it implements: `POST /v1/messages` (Claude Code adds `?beta=true`), streamed as server-sent
 events (`message_start`, `content_block_start`/`_delta`/`_stop`, `message_delta`, `message_stop`)
 when the request asks `stream: true` and as one JSON message otherwise (Claude Code asks again
-without streaming when a stream fails); `POST /v1/messages/count_tokens` and `GET /v1/models`.
+without streaming when a stream fails); `POST /v1/messages/count_tokens`, `GET /v1/models` and
+`HEAD /api/hello`.
 Anything else is answered 404 in the API's error shape. Every request is kept (`requests`), so a
 test can see what reached "the model". With `refuse_credentials` set, every request is answered 401
 `authentication_error`, as the real API answers a bad key.
@@ -202,6 +203,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._serve()
+
+    def do_HEAD(self) -> None:
+        """Claude Code's check that the API is reachable (`HEAD /api/hello`, made only when its
+        nonessential traffic is not turned off): kept, and answered with no body."""
+        self.api.requests.append(Request(self.command, self.path, {}))
+        self.send_response(200 if self.path == "/api/hello" else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 @contextlib.contextmanager

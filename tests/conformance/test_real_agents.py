@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
-from tests.real_agents import npm_bin, sdk_example
+from tests.real_agents import npm_bin, npm_package_bin, sdk_example
 from tests.support.daemons import Daemon, cli, cli_env, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -54,7 +54,7 @@ def cases() -> list[Any]:
         pytest.param(
             lambda: Case(
                 "claude",
-                npm_bin("claude-agent-acp"),
+                npm_package_bin("@zed-industries/claude-agent-acp", "claude-agent-acp"),
                 1,
                 refusal="claude needs you to sign in: `acp-tray login claude`",
                 env=root,

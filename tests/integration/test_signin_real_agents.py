@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.real_agents import npm_bin, root
+from tests.real_agents import npm_bin, npm_package_bin, root
 from tests.support.config import history, write_agent_config
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.waiting import until
@@ -97,7 +97,7 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     home = tmp_path / "home"  # no credentials of anyone's
     home.mkdir()
     env = {"HOME": str(home), "IS_SANDBOX": "1"} if os.geteuid() == 0 else {"HOME": str(home)}
-    write_config("claude", npm_bin("claude-agent-acp"), tmp_path, env)
+    write_config("claude", npm_package_bin("@zed-industries/claude-agent-acp", "claude-agent-acp"), tmp_path, env)
     daemon = started(daemons)
     daemon.wait_for_line("claude  connected", timeout=60)
     waited = cli("prompt", "claude", "hello", timeout=180)

@@ -6,6 +6,7 @@ says how to install it, never a skip.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -34,6 +35,15 @@ def _need(path: Path) -> Path:
 def npm_bin(name: str) -> list[str]:
     """The command of an npm agent's launcher (codex-acp, claude-agent-acp, gemini, qwen, copilot, opencode)."""
     return [str(_need(root() / "npm" / "node_modules" / ".bin" / name))]
+
+
+def npm_package_bin(package: str, name: str) -> list[str]:
+    """The command of npm package `package`'s launcher `name`, by its path in the package: two
+    packages may name their launchers alike (the Zed and the ACP Claude adapters both install
+    `claude-agent-acp`), and node_modules/.bin then holds only one of them."""
+    folder = _need(root() / "npm" / "node_modules" / package)
+    launchers = json.loads((folder / "package.json").read_text(encoding="utf-8"))["bin"]
+    return [str(_need(folder / launchers[name]))]
 
 
 def sdk_example(name: str) -> list[str]:

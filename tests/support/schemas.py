@@ -24,3 +24,40 @@ def schema(version: str, unstable: bool = True) -> dict[str, Any]:
 def validator_for(version: str, ref: str, unstable: bool = True) -> jsonschema.protocols.Validator:
     document = schema(version, unstable)
     return jsonschema.Draft202012Validator({"$defs": document["$defs"], "$ref": f"#/$defs/{ref}"})
+
+
+@cache
+def _definition_of(version: str, unstable: bool) -> dict[tuple[str, str], str]:
+    """(who receives it, method) → the definition of its request or notification ("agent", ...) or of
+    its answer ("client-answer", ...), from the schema's own `x-side` and `x-method` marks."""
+    found = {}
+    for name, definition in schema(version, unstable)["$defs"].items():
+        if "x-method" in definition:
+            side = definition["x-side"] + ("-answer" if name.endswith("Response") else "")
+            found[(side, definition["x-method"])] = name
+    return found
+
+
+def sent_problems(
+    sent: list[dict[str, Any]], received: list[dict[str, Any]], version: str, unstable: bool = False
+) -> list[str]:
+    """What is wrong, against `version`'s schema, in the JSON-RPC messages a client `sent` to an agent
+    (its requests and notifications, and its answers to the agent's requests, found in `received`)."""
+    asked = {m["id"]: m["method"] for m in received if "method" in m and "id" in m}
+    definitions = _definition_of(version, unstable)
+    problems = []
+    for message in sent:
+        if message.get("jsonrpc") != "2.0":
+            problems.append(f"not JSON-RPC 2.0: {message}")
+        if "method" in message:
+            ref = definitions.get(("agent", message["method"])) or definitions.get(("protocol", message["method"]))
+            value = message.get("params")
+        elif "error" in message:
+            ref, value = "Error", message["error"]
+        else:
+            ref, value = definitions.get(("client-answer", asked.get(message.get("id"), ""))), message.get("result")
+        if ref is None:
+            problems.append(f"not in the {version} schema: {message}")
+            continue
+        problems += [f"{ref}: {e.message} in {value}" for e in validator_for(version, ref, unstable).iter_errors(value)]
+    return problems

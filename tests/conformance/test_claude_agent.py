@@ -1,0 +1,296 @@
+"""The real Claude agent (@agentclientprotocol/claude-agent-acp 0.101.0, which runs Claude Code)
+hosted by acp-tray as a person runs it, with its model API stood in for on 127.0.0.1
+(tests/support/fake_anthropic.py), over the protocol it agrees by default (ACP 2) and over
+`protocol = 1`: a plain turn finishes; a Bash call asks for approval, and the answer given with
+`acp-tray approve` (or `deny`) reaches the model; a refused key is a sign-in, not a failed prompt.
+Every message acp-tray sends it is checked against that protocol's schema (a tap on its stdio,
+tests/support/wire_tap.py).
+
+Claude Code runs offline here with: ANTHROPIC_BASE_URL (the stand-in), ANTHROPIC_API_KEY (any
+value), a HOME of its own whose settings ask before each tool (`permissions.defaultMode =
+"default"`: its own default, "auto", lets a model-side classifier decide), IS_SANDBOX=1 as root,
+and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and DISABLE_TELEMETRY=1 so that it calls nothing
+but the model API.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
+from tests.real_agents import npm_package_bin
+from tests.support.config import history
+from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.fake_anthropic import CHOICES, HELLO, QUESTION, TOUCHED, FakeAnthropic, fake_anthropic
+from tests.support.repo import ROOT
+from tests.support.schemas import sent_problems
+from tests.support.waiting import until
+from tests.support.wire_tap import exchanges
+
+NAME = "claude"
+PACKAGE = "@agentclientprotocol/claude-agent-acp"
+TAP = ROOT / "tests" / "support" / "wire_tap.py"
+READY = 120  # seconds for Claude Code to start (its 300 MB binary, on a busy machine)
+PROTOCOLS = [pytest.param(None, id="default-acp2"), pytest.param(1, id="protocol-1")]
+
+
+@dataclass
+class Claude:
+    api: FakeAnthropic
+    daemon: Daemon
+    folder: Path  # its working directory, and the marker of its processes
+    wire: Path  # the tap's log of its stdio
+
+    def connected(self, version: int) -> None:
+        until(lambda: status_row(NAME)["state"] == "connected", timeout=READY, what="claude connected")
+        row = status_row(NAME)
+        assert row["detail"].endswith(f"ACP {version}") and row["sessions"] == 1, row
+
+    def sent_as_the_schema_says(self) -> None:
+        """Every message acp-tray sent, on each of its connections, is valid in that connection's
+        protocol (the version its `initialize` offered: a connection answered with another ends)."""
+        connections: list[list[tuple[str, dict[str, Any]]]] = []
+        for side, message in exchanges(self.wire):
+            if side == "client" and message.get("method") == "initialize":
+                connections.append([])
+            connections[-1].append((side, message))
+        assert connections, "acp-tray sent nothing"
+        for connection in connections:
+            version = f"v{connection[0][1]['params']['protocolVersion']}"
+            sent = [m for side, m in connection if side == "client"]
+            received = [m for side, m in connection if side == "agent"]
+            assert not sent_problems(sent, received, version), sent_problems(sent, received, version)
+
+
+def environment(home: Path, api: FakeAnthropic, key: bool) -> dict[str, str]:
+    env = {
+        "ANTHROPIC_BASE_URL": api.url,
+        "HOME": str(home),
+        "TMPDIR": str(home),  # its subagents' output files: not in the machine's /tmp
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",  # a refused key ends the turn at once, not after minutes of retries
+    }
+    if key:
+        env["ANTHROPIC_API_KEY"] = "fake"
+    if os.geteuid() == 0:
+        env["IS_SANDBOX"] = "1"  # Claude Code refuses root otherwise
+    return env
+
+
+@contextlib.contextmanager
+def claude(
+    tmp_path: Path,
+    daemons: list[Daemon],
+    protocol: int | None,
+    refuse_credentials: bool = False,
+    key: bool = True,
+    hooks: dict[str, Any] | None = None,
+) -> Iterator[Claude]:
+    """Claude hosted by a daemon, talking to the stand-in (`hooks`: Claude Code's, in its settings);
+    its processes killed at the end if left."""
+    with fake_anthropic(refuse_credentials) as api:
+        home = tmp_path / "home"
+        (home / ".claude").mkdir(parents=True)
+        settings = {"permissions": {"defaultMode": "default"}, "hooks": hooks or {}}  # ask before each tool
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        wire = tmp_path / "wire.jsonl"
+        command = [sys.executable, str(TAP), str(wire), *npm_package_bin(PACKAGE, "claude-agent-acp")]
+        extra = f"protocol = {protocol}\n" if protocol else ""
+        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, extra)
+        try:
+            yield Claude(api, daemon, tmp_path, wire)
+        finally:
+            for pid in tree_processes(str(tmp_path)):  # a failed run must not leave them behind
+                os.kill(pid, signal.SIGKILL)
+
+
+def finished() -> bool:
+    return any(title.startswith("Finished") for title in history_titles(NAME))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_plain_turn_finishes(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        prompt = cli("prompt", NAME, "hello", timeout=READY)
+        assert prompt.returncode == 0 and HELLO in prompt.stdout, prompt
+        until(finished, what='"Finished" presented')
+        assert "Traceback" not in prompt.stderr
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+def approval(prompt: str) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    """`prompt` sent (its `acp-tray prompt` left waiting), and the one approval it raises."""
+    waiting = cli_started("prompt", NAME, prompt)
+    (request,) = until(lambda: json.loads(cli("approvals", "--json").stdout), timeout=READY, what="the approval")
+    return waiting, request
+
+
+def ended(waiting: subprocess.Popen[str]) -> str:
+    """What a waiting `acp-tray prompt` printed, once it ended well."""
+    out, err = waiting.communicate(timeout=READY)
+    assert waiting.returncode == 0 and "Traceback" not in err, (out, err)
+    return out
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_bash_call_asks_for_approval_and_the_answer_reaches_the_model(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Approved, the command runs and the model reads its result; denied, it does not run and the
+    model reads that the person refused."""
+    mark = tmp_path / TOUCHED
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("please run bash")
+        assert request["title"] == f"touch {TOUCHED}", request
+        assert cli("approve", request["id"]).returncode == 0
+        assert "tool_result: (Bash completed with no output)" in ended(waiting)
+        assert mark.exists() and agent.api.tool_results() == ["(Bash completed with no output)"]
+
+        mark.unlink()
+        waiting, request = approval("run bash again")
+        assert cli("deny", request["id"]).returncode == 0
+        assert "tool_result: (error) User refused permission to run tool" in ended(waiting)
+        assert not mark.exists() and agent.api.tool_results()[-1] == "User refused permission to run tool"
+        assert json.loads(cli("approvals", "--json").stdout) == []
+        until(finished, what='"Finished" presented')
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_subagents_bash_call_asks_for_approval_too(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Claude's subagent (its Agent tool) runs a Bash call of its own: the approval reaches the
+    person like its parent's would, and the child's result, then the subagent's, reach the model."""
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("use a subagent")
+        assert request["title"] == f"touch {TOUCHED}", request
+        assert cli("approve", request["id"]).returncode == 0
+        said = ended(waiting)
+        assert (tmp_path / TOUCHED).exists()
+        child, parent = agent.api.tool_results()
+        assert child == "(Bash completed with no output)" and f"tool_result: {child}" in parent, (child, parent)
+        assert f"tool_result: {parent}" in said
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+V2_PENDING = "acp-tray over ACP 2 does not read this yet (being built on branch acp-v2)"
+
+
+def over(protocol: int | None, v2_pending: str) -> Any:
+    """The `protocol` parameter, marked as failing for now over ACP 2 (strict: it must fail)."""
+    marks = [pytest.mark.xfail(strict=True, reason=v2_pending)] if protocol is None else []
+    return pytest.param(protocol, id="default-acp2" if protocol is None else f"protocol-{protocol}", marks=marks)
+
+
+@pytest.mark.parametrize("protocol", [over(None, f"{V2_PENDING}: subject.toolCall"), over(1, "")])
+def test_an_approval_says_what_will_run_and_where(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+    """The person approves knowing the command, the file it touches and the kind of call, over
+    either protocol (ACP 2 sends them in `subject.toolCall`, ACP 1 in `toolCall`)."""
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("please run bash")
+        (notice,) = [r for r in history() if r["agent"] == NAME and r["title"] == "Needs approval"]
+        assert cli("deny", request["id"]).returncode == 0
+        ended(waiting)
+        said = str(notice["description"]).splitlines()
+        assert said[0] == f"{NAME} wants to: touch {TOUCHED}", said
+        assert f"Runs: touch {TOUCHED}" in said and "Kind: execute" in said, said
+        assert f"Touches: {tmp_path / TOUCHED}" in said, said
+
+
+@pytest.mark.parametrize("credential", ["refused", "missing"])
+@pytest.mark.parametrize("protocol", [over(None, f"{V2_PENDING}: an error stop meaning sign-in"), over(1, "")])
+def test_a_refused_or_missing_key_is_a_sign_in(
+    protocol: int | None, credential: str, tmp_path: Path, daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude starts and opens its session without a usable key; the first turn is refused
+    ("Authentication required"): the agent then needs a sign-in, shown once with Claude's own two
+    terminal logins, and the prompt says so, rather than a failed prompt of a connected agent."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # not the daemon's own, if the machine has one
+    refused = credential == "refused"
+    with claude(tmp_path, daemons, protocol, refuse_credentials=refused, key=refused) as agent:
+        agent.connected(protocol or 2)
+        prompt = cli("prompt", NAME, "hello", timeout=READY)
+        assert prompt.returncode == 1 and "Traceback" not in prompt.stderr, prompt
+        assert bool(agent.api.messages()) == refused  # a missing key is refused before any request
+        assert f"{NAME} needs you to sign in" in prompt.stderr, prompt.stderr
+        until(lambda: status_row(NAME)["state"] == "needs sign-in", what="needs sign-in")
+        row = status_row(NAME)
+        assert f"acp-tray login {NAME}" in row["detail"] and "{" not in row["detail"], row
+        assert {m["id"]: m["kind"] for m in row["sign_in_methods"]} == {
+            "claude-ai-login": "terminal",
+            "console-login": "terminal",
+        }
+        titles = history_titles(NAME)
+        assert titles.count(f"Sign in to {NAME}") == 1 and "Prompt failed" not in titles, titles
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+@pytest.mark.xfail(strict=True, reason="acp-tray does not offer elicitation yet (being built on branch elicit)")
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_claudes_question_reaches_the_person_and_the_answer_reaches_the_model(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Claude's AskUserQuestion, which it offers only to a client that can show a form: the
+    question waits in `acp-tray questions` with its choices, and `acp-tray answer` sends the choice
+    the model then reads."""
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting = cli_started("prompt", NAME, "ask me")
+
+        def waiting_questions() -> list[dict[str, Any]]:
+            listed = cli("questions", "--json")
+            return json.loads(listed.stdout) if listed.returncode == 0 else []
+
+        until(lambda: waiting_questions() or waiting.poll() is not None, timeout=READY, what="the question")
+        (question,) = waiting_questions()  # not a turn that ended without asking
+        assert question["agent"] == NAME and question["message"] == QUESTION, question
+        choices = {f["name"]: [c["value"] for c in f["choices"]] for f in question["fields"] if f["choices"]}
+        assert choices == {"question_0": list(CHOICES)}, question["fields"]
+        assert cli("answer", question["id"], "question_0=Blue").returncode == 0
+        assert f'"{QUESTION}"="Blue"' in ended(waiting)
+        assert f'"{QUESTION}"="Blue"' in agent.api.tool_results()[-1]
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_notice_claude_sends_is_presented_as_its_own(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """A real notice, sent with no network: Claude Code's hook that adds a `systemMessage` to a
+    prompt is told to the person as a `notice` ("UserPromptSubmit says: ..."), presented once as
+    claude's, with the turn's answer and its "Finished" as usual."""
+    said = {"systemMessage": "Builds are frozen today"}
+    hook = {"type": "command", "command": f"echo '{json.dumps(said)}'"}
+    with claude(tmp_path, daemons, protocol, hooks={"UserPromptSubmit": [{"hooks": [hook]}]}) as agent:
+        agent.connected(protocol or 2)
+        prompt = cli("prompt", NAME, "hello", timeout=READY)
+        assert prompt.returncode == 0 and HELLO in prompt.stdout, prompt
+        notice = "UserPromptSubmit says: Builds are frozen today"
+        until(finished, what='"Finished" presented')
+        records = [r for r in history() if r["agent"] == NAME and r["source"] == "agent"]
+        assert [(r["severity"], r["title"]) for r in records] == [("info", notice)], records
+        assert notice not in prompt.stdout  # a notice, not text of the reply
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()

@@ -23,12 +23,13 @@ SESSION_ID_MAX = 1000  # characters: acp-tray keeps an agent's session ids in a 
 
 def session_id_problem(session_id: str) -> str | None:
     """Why an agent's new session id cannot be used (acp-tray keeps it, shows it and sends it
-    back), or None: empty, too long, or not text (`text_rules.not_text`)."""
+    back), or None: empty, too long, a lone surrogate or a NUL (`text_rules.not_text`; other
+    control characters are cleaned where it is shown)."""
     if not session_id:
         return "is empty"
     if len(session_id) > SESSION_ID_MAX:
         return f"is longer than {SESSION_ID_MAX} characters"
-    return not_text(session_id)
+    return not_text(session_id, controls=False)
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:

@@ -11,23 +11,23 @@ import contextlib
 import json
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.sync.server import ServerConnection, serve
+from websockets.sync.server import ServerConnection
 
 from acp_tray.files import paths
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.remote_agents import served
 from tests.support.repo import ROOT
 
 pytestmark = pytest.mark.usefixtures("no_proxies")
 
-POISON = '"s-\\ud800-bad"'  # JSON text: a lone surrogate escape, which no UTF-8 file can hold
+SURROGATE = '"s-\\ud800-bad"'  # JSON text: a lone surrogate escape, which no UTF-8 file can hold
+NUL = '"s-\\u0000-bad"'
 
 
 def initialize_answer(version: int) -> dict[str, Any]:
@@ -36,9 +36,8 @@ def initialize_answer(version: int) -> dict[str, Any]:
     return {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
 
 
-@contextlib.contextmanager
-def poisoning_agent(version: int) -> Iterator[str]:
-    """A remote ACP agent (`version` 1 or 2) that answers `session/new` with the poisoned id; its ws:// URL."""
+def poisoning_agent(version: int, poison: str) -> contextlib.AbstractContextManager[str]:
+    """A remote ACP agent (`version` 1 or 2) that answers `session/new` with `poison` (JSON text); its ws:// URL."""
 
     def handle(ws: ServerConnection) -> None:
         for frame in ws:
@@ -48,18 +47,11 @@ def poisoning_agent(version: int) -> Iterator[str]:
             if message.get("method") == "initialize":
                 ws.send(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": initialize_answer(version)}))
             elif message.get("method") == "session/new":
-                ws.send(f'{{"jsonrpc":"2.0","id":{json.dumps(message["id"])},"result":{{"sessionId":{POISON}}}}}')
+                ws.send(f'{{"jsonrpc":"2.0","id":{json.dumps(message["id"])},"result":{{"sessionId":{poison}}}}}')
             else:
                 ws.send(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}}))
 
-    with serve(handle, "127.0.0.1", 0) as server:
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}"
-        finally:
-            server.shutdown()
-            thread.join(10)
+    return served(handle)
 
 
 def rows() -> dict[str, dict[str, Any]]:
@@ -68,9 +60,14 @@ def rows() -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in json.loads(listed.stdout)}
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_a_poisoned_session_id_fails_its_agent_alone(daemons: list[Daemon], tmp_path: Path, version: int) -> None:
-    with poisoning_agent(version) as url:
+@pytest.mark.parametrize(
+    ("version", "poison", "said"),
+    [(1, SURROGATE, "is not text: it holds a lone surrogate"), (2, NUL, "holds a NUL character")],
+)
+def test_a_poisoned_session_id_fails_its_agent_alone(
+    daemons: list[Daemon], tmp_path: Path, version: int, poison: str, said: str
+) -> None:
+    with poisoning_agent(version, poison) as url:
         write_config(
             f'[agents.far]\nurl = "{url}"\nprotocol = {version}\n\n',
             session_agent_table("near", env={"SESSION_AGENT_PROTOCOL": str(version)}, protocol=version),
@@ -79,7 +76,7 @@ def test_a_poisoned_session_id_fails_its_agent_alone(daemons: list[Daemon], tmp_
         daemon.wait_for_lines("  far  FAILED")
         far = rows()["far"]
         assert far["state"] == "failed", far
-        assert "sessionId" in far["detail"] and "not text" in far["detail"], far
+        assert f"Unusable session id: the agent answered session/new with a sessionId that {said}" in far["detail"]
         assert "internal error" not in far["detail"] and "UnicodeEncodeError" not in far["detail"]
 
         # every other agent goes on: a new session, an agent started again, a prompt in each

@@ -175,7 +175,9 @@ class SignInChoice:
     description: str
     doable: bool  # acp-tray can do it now (an env_var method: once its variables are set)
     needs: tuple[str, ...] = ()  # env_var: the variables it reads
-    command: tuple[str, ...] = ()  # terminal: the exact command it runs
+    command: tuple[str, ...] = ()  # terminal: the command as it runs (its program's full path); none for a remote agent
+    sets: tuple[tuple[str, str], ...] = ()  # terminal: the variables it sets, values for showing (secrets masked)
+    unusable: str = ""  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -18,7 +18,8 @@ every message it receives as a JSON line.
 
 For the hostile-text tests: AUTH_AGENT_OFFER=token,key,... offers only those methods;
 AUTH_AGENT_ID_SUFFIX is appended to every method id (and given to the terminal methods as one more
-argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets.
+argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets; AUTH_AGENT_TUI_JSON (a JSON object) replaces
+fields of the `tui` method as declared (e.g. {"args": ["--login", "\u0000"]}: what no program can be given).
 
 The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oauth,legacy-tui,...
 (whatever the client advertised):
@@ -54,6 +55,7 @@ LOG = os.environ.get("AUTH_AGENT_LOG")
 OFFER = os.environ.get("AUTH_AGENT_OFFER")
 SUFFIX = os.environ.get("AUTH_AGENT_ID_SUFFIX", "")
 TUI_PATH = os.environ.get("AUTH_AGENT_TUI_PATH")
+TUI_JSON: dict[str, Any] = json.loads(os.environ.get("AUTH_AGENT_TUI_JSON", "{}"))
 EXTRA = [m for m in os.environ.get("AUTH_AGENT_EXTRA", "").split(",") if m]
 OAUTH_PORT = int(os.environ.get("AUTH_AGENT_OAUTH_PORT", "0"))
 STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
@@ -95,7 +97,14 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
     offered = [token, refuse]
     if terminal:
         offered += [
-            {key: "tui", "name": "Sign in in a terminal", "type": "terminal", "args": ["--login", *extra], "env": env},
+            {
+                key: "tui",
+                "name": "Sign in in a terminal",
+                "type": "terminal",
+                "args": ["--login", *extra],
+                "env": env,
+                **TUI_JSON,
+            },
             {
                 key: "broken-tui",
                 "name": "Broken terminal sign-in",

@@ -45,6 +45,7 @@ from acp_tray.control.replies import (
     UnreadReply,
     WaitReply,
 )
+from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
@@ -143,6 +144,21 @@ class LoginFinishedArgs(Args):
     ok: bool = False  # it exited with 0: signed in
 
 
+def session_name_problem(name: str | None) -> str | None:
+    """Why `name` cannot name a session (it is kept in a file, sent to the agent's log lines, shown
+    and typed again), or None: it must be text, without control characters."""
+    problem = not_text(name) if name is not None else None
+    if problem is None:
+        return None
+    return f"the session name must be text without control characters: {ascii(name)[:60]} {problem}"
+
+
+def _check_session_name(name: str | None) -> None:
+    problem = session_name_problem(name)
+    if problem is not None:
+        raise ArgumentError(problem)
+
+
 @dataclass(frozen=True)
 class PromptArgs(Args):
     agent: str
@@ -150,6 +166,9 @@ class PromptArgs(Args):
     session: str | None = None  # its name (default: "default")
     cwd: str | None = None  # an absolute directory (default: the agent's)
     wait: bool = True  # stream the reply; false: queue it and answer at once
+
+    def __post_init__(self) -> None:
+        _check_session_name(self.session)
 
 
 @dataclass(frozen=True)
@@ -162,6 +181,7 @@ class CancelArgs(Args):  # one prompt (`job`, from its `queued` event), or a ses
     def __post_init__(self) -> None:
         if self.job is None and self.agent is None:
             raise ArgumentError("'agent' must be a non-empty string")
+        _check_session_name(self.session)
 
 
 @dataclass(frozen=True)

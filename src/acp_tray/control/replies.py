@@ -13,7 +13,9 @@ class SignInMethodRow(TypedDict):
     description: str | None
     vars: list[str]  # env_var: the environment variables it reads (their names)
     doable: NotRequired[bool]  # acp-tray can do it now
-    command: NotRequired[list[str]]  # terminal: the exact command it runs
+    command: NotRequired[list[str]]  # terminal: as it runs (its program by full path); none for a remote agent
+    sets: NotRequired[dict[str, str]]  # terminal: the variables it sets, values for showing (secrets masked)
+    unusable: NotRequired[str]  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
 class AgentRow(TypedDict):

@@ -22,10 +22,11 @@ from acp_tray.events import (
     SignInNeeded,
     TurnEnded,
 )
-from acp_tray.prefs.names import pasteable, shell_line
+from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice
 
 DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
@@ -165,8 +166,12 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
             line += f" — `{secret}`, then `{login}`"
         elif m.kind not in DOABLE_KINDS and not m.doable:
             line += f" [{m.kind}]"
-        if m.command:
-            line += f" — runs `{shell_line(m.command)}`"
+        if m.unusable:
+            line += f" — cannot be used: {m.unusable}"
+        elif m.command:  # as it runs: the program found by its full path, and the variables it sets
+            line += f" — runs `{shell_line(m.command)}`{shown_sets(dict(m.sets))}"
+        elif m.kind == TERMINAL:  # a remote agent's: its command is not acp-tray's to run
+            line += " — sign in where the agent runs"
         lines.append(line)
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))

@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 from acp_tray.agents.approvals import Approvals
+from acp_tray.agents.questions import Questions
 from acp_tray.app.actions import NotificationActions
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.events import Event, NoticeReceived
@@ -50,7 +51,14 @@ async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_histo
     publisher: Any = Publisher()
     reported: list[Event] = []
     actions = NotificationActions(
-        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
+        Approvals(lambda event: None),
+        fleet,
+        recent,
+        publisher,
+        Lifetime(),
+        questions=Questions(lambda event: None),
+        report=reported.append,
+        opener=opened,
     )
     for group in (1, 2, 3, 99):
         actions.on_notification(group, "clicked")
@@ -77,7 +85,14 @@ async def test_a_notice_that_left_the_recent_list_still_opens_at_its_history_ent
     publisher: Any = Publisher()
     reported: list[Event] = []
     actions = NotificationActions(
-        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
+        Approvals(lambda event: None),
+        fleet,
+        recent,
+        publisher,
+        Lifetime(),
+        questions=Questions(lambda event: None),
+        report=reported.append,
+        opener=opened,
     )
     actions.on_notification(1, "clicked")
     await asyncio.sleep(0)
@@ -95,7 +110,14 @@ async def test_a_window_that_cannot_open_is_said_to_the_person_whatever_the_rout
     fleet: Any = None
     publisher: Any = Publisher()
     actions = NotificationActions(
-        Approvals(lambda event: None), fleet, Recent(), publisher, Lifetime(), report=reported.append, opener=failing
+        Approvals(lambda event: None),
+        fleet,
+        Recent(),
+        publisher,
+        Lifetime(),
+        questions=Questions(lambda event: None),
+        report=reported.append,
+        opener=failing,
     )
     actions.open_window("diagnostics")
     for _ in range(3):

@@ -129,7 +129,7 @@ def test_a_url_question_and_what_may_be_opened(version: str) -> None:
 
 
 def test_a_question_acp_tray_cannot_show_is_said_not_guessed() -> None:
-    with pytest.raises(UnaskableError, match="mode '_acme.wizard'"):
+    with pytest.raises(UnaskableError, match=r"mode '_acme\.wizard'"):
         parse_question({"sessionId": "s", "mode": "_acme.wizard", "message": "?"})
     odd = {"type": "object", "properties": {"when": {"type": "_acme.time"}}, "required": ["when"]}
     with pytest.raises(UnaskableError, match="cannot show"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from urllib.parse import urlsplit
 
@@ -87,7 +87,7 @@ def _integer(field: FormField, value: object) -> int:
     try:
         number = int(value.strip()) if isinstance(value, str) else value
     except ValueError:
-        raise AnswerError(f"{field.label}: {value[:80]!r} is not a whole number") from None
+        raise AnswerError(f"{field.label}: {str(value)[:80]!r} is not a whole number") from None
     _bounded(field, number)
     return number
 
@@ -98,7 +98,7 @@ def _number(field: FormField, value: object) -> float:
     try:
         number = float(value.strip()) if isinstance(value, str) else float(value)
     except ValueError:
-        raise AnswerError(f"{field.label}: {value[:80]!r} is not a number") from None
+        raise AnswerError(f"{field.label}: {str(value)[:80]!r} is not a number") from None
     if not math.isfinite(number):
         raise AnswerError(f"{field.label}: give a finite number")
     _bounded(field, number)
@@ -131,7 +131,13 @@ def _array(field: FormField, value: object) -> list[str]:
     return chosen
 
 
-_TYPED = {"string": _string, "integer": _integer, "number": _number, "boolean": _boolean, "array": _array}
+_TYPED: dict[str, Callable[[FormField, object], Value]] = {
+    "string": _string,
+    "integer": _integer,
+    "number": _number,
+    "boolean": _boolean,
+    "array": _array,
+}
 
 
 def _empty(value: object) -> bool:

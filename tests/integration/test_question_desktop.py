@@ -6,13 +6,10 @@ pops up when DND ends; a page question's "Open" opens it (only when pressed) and
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
@@ -23,14 +20,6 @@ from tests.support.repo import ROOT
 from tests.support.waiting import until
 
 AGENT = ROOT / "tests" / "interop" / "question_agent.mjs"
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def displayed(env: dict[str, str]) -> int:

@@ -8,7 +8,6 @@ acp-tray sends validates against the matching schema, and no answer reaches the 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +24,6 @@ from tests.support.waiting import until
 AGENT = ROOT / "tests" / "interop" / "question_agent.mjs"
 SECRET_NAME = "Zanzibar-7"  # a value answered: it must reach the agent and nothing else
 DEVICE_CODE = "SECRET-DEVICE-CODE"  # in the page's address: shown only when asked for
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def agent_log(path: Path) -> list[dict[str, Any]]:

@@ -4,10 +4,11 @@ Pure: no I/O; tolerant of agent input (what cannot be shown is said, never guess
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from acp_tray.loopback import is_loopback
 
 MESSAGE_KEPT = 2000  # characters of a question's message kept
 FIELDS_KEPT = 50
@@ -220,15 +221,6 @@ def url_host(url: str) -> str:
         return ""
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def openable(url: str) -> str | None:
     """Why acp-tray will not open `url` (None: it may, when the person clicks Open): only
     https://, and http:// on this machine's loopback."""
@@ -241,6 +233,6 @@ def openable(url: str) -> str | None:
         return f"it is not a web address ({parts.scheme or 'no'} scheme; only https:// is opened)"
     if not host:
         return "the address names no host"
-    if parts.scheme == "http" and not _loopback(host):
+    if parts.scheme == "http" and not is_loopback(host):
         return "it is plain http:// to another machine (only https:// is opened)"
     return None

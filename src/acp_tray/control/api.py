@@ -181,7 +181,8 @@ class DenyArgs(Args):
 class AnswerArgs(Args):
     id: str  # the question's ("q1")
     values: dict[str, str | list[str]] = field(default_factory=dict)  # accept: field name → value as typed
-    action: Literal["accept", "decline", "cancel"] = "accept"
+    # open: a page question accepted and its page opened on the daemon's desktop (as its notification's Open)
+    action: Literal["accept", "decline", "cancel", "open"] = "accept"
 
     def __post_init__(self) -> None:
         if self.values and self.action != "accept":

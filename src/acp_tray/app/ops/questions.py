@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from acp_tray.agents.questions import PendingQuestion, QuestionError, Questions
 from acp_tray.control.api import AnswerArgs, ErrorCode, OpError
 from acp_tray.control.replies import AnsweredReply, FieldRow, QuestionDetail, QuestionRow
+from acp_tray.presentation.actions import QuestionAnswer
 from acp_tray.protocol.elicitation import FormField, openable, url_host
 from acp_tray.protocol.form_answer import typed_hint
 
@@ -56,8 +57,21 @@ class QuestionOps:
             if args.action == "cancel":
                 questions.cancel(args.id)
                 return {"id": args.id, "outcome": "cancelled", "url": ""}
+            if args.action == "open":
+                self._open(pending)
+                return {"id": args.id, "outcome": "answered", "url": ""}
             questions.answer(args.id, args.values)
         except QuestionError as exc:
             code = ErrorCode.NOT_FOUND if str(exc).startswith("no pending question") else ErrorCode.BAD_REQUEST
             raise OpError(str(exc), code) from None
         return {"id": args.id, "outcome": "answered", "url": pending.question.url}
+
+    def _open(self, pending: PendingQuestion) -> None:
+        """As the notification's Open: only a page question, only a page acp-tray opens."""
+        question = pending.question
+        if question.mode != "url":
+            raise OpError(f"question {pending.question_id} is a form: it has no page to open", ErrorCode.BAD_REQUEST)
+        why_not = openable(question.url)
+        if why_not is not None:
+            raise OpError(f"acp-tray will not open that page: {why_not}", ErrorCode.BAD_REQUEST)
+        self._daemon.core.notifications.answer(QuestionAnswer(pending.question_id, "open"))

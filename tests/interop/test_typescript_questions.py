@@ -8,6 +8,9 @@ acp-tray sends validates against the matching schema, and no answer reaches the 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import agent_table
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, cli, cli_started, start
+from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
 from tests.support.repo import ROOT
 from tests.support.schemas import validator_for
 from tests.support.waiting import until
@@ -182,3 +185,35 @@ def test_a_page_question_shows_its_host_and_closes_when_the_agent_completes_it(
     record = next(r for r in history() if r["title"] == "Question cancelled")
     assert "what the page was for is done" in record["description"]
     valid_answers(log, 2)
+
+
+def test_on_a_terminal_answer_asks_field_by_field(node: str, daemons: list[Daemon], tmp_path: Path) -> None:
+    log = tmp_path / "asker.log"
+    start_asker(daemons, node, log, 2)
+    prompt = cli_started("prompt", "asker", "form")
+    question = one_question()
+    primary, secondary = os.openpty()
+    answering = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "answer", question["id"]],
+        stdin=secondary, stdout=secondary, stderr=secondary, env=cli_env(), cwd=ROOT,
+    )  # fmt: skip
+    os.close(secondary)
+    said = b""
+    # each field's label, what it takes and its default; blank keeps the default
+    for label, typed in (
+        (b"Colour (required) \xe2\x80\x94 one of: red (Red), blue (Blue): ", b"blue"),
+        (b"Name (required) \xe2\x80\x94 text: ", b"Ada"),
+        (b"Size \xe2\x80\x94 a whole number from 1 to 10 [3]: ", b""),
+        (b"Ratio \xe2\x80\x94 a number from 0 to 1: ", b""),
+        (b"Rounded corners \xe2\x80\x94 yes or no [no]: ", b"y"),
+        (b"Tags \xe2\x80\x94 one or more of: primary, wide, quiet: ", b"quiet"),
+    ):
+        while label not in said:
+            said += os.read(primary, 4096)
+        said = said.split(label, 1)[1]
+        os.write(primary, typed + b"\n")
+    assert answering.wait(30) == 0
+    os.close(primary)
+    out, _ = prompt.communicate(timeout=30)
+    content = {"colour": "blue", "name": "Ada", "size": 3, "rounded": True, "tags": ["quiet"]}
+    assert out == f"answer: accept {json.dumps(content, separators=(',', ':'))}\n"

@@ -20,6 +20,7 @@ from acp_tray.control.replies import (
     AddedReply,
     AgentRow,
     AgentSignIn,
+    AnsweredReply,
     ApprovalRow,
     ApprovedReply,
     CancelReply,
@@ -35,6 +36,7 @@ from acp_tray.control.replies import (
     PromptQueued,
     PushTargetRow,
     PushTestReply,
+    QuestionDetail,
     QuitReply,
     RemovedReply,
     SessionRow,
@@ -56,7 +58,7 @@ class ErrorCode(StrEnum):
 
     BAD_REQUEST = "bad_request"  # not a request, or an argument missing or of the wrong type
     UNKNOWN_OP = "unknown_op"  # no op of that name
-    NOT_FOUND = "not_found"  # no such agent, or no such approval request
+    NOT_FOUND = "not_found"  # no such agent, approval request or question
     NOT_RUNNING = "not_running"  # the agent is stopped, or did not connect in time
     NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
     SIGN_IN = "sign_in"  # signing in or out did not work
@@ -196,6 +198,18 @@ class DenyArgs(Args):
 
 
 @dataclass(frozen=True)
+class AnswerArgs(Args):
+    id: str  # the question's ("q1")
+    values: dict[str, str | list[str]] = field(default_factory=dict)  # accept: field name → value as typed
+    # open: a page question accepted and its page opened on the daemon's desktop (as its notification's Open)
+    action: Literal["accept", "decline", "cancel", "open"] = "accept"
+
+    def __post_init__(self) -> None:
+        if self.values and self.action != "accept":
+            raise ArgumentError("a question is answered with values, or declined or cancelled: not both")
+
+
+@dataclass(frozen=True)
 class DndArgs(Args):
     mode: Literal["off", "on", "for", "until"]  # on: until switched off
     value: str | None = None  # for: a duration ("30m", "1h", "tomorrow"); until: a time ("14:00", "tomorrow")
@@ -285,6 +299,10 @@ PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "se
 CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
 APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
+QUESTIONS: Op[Args, list[QuestionDetail]] = Op("questions", Args, "questions waiting for the person (a form or a page)")
+ANSWER: Op[AnswerArgs, AnsweredReply] = Op(
+    "answer", AnswerArgs, "answer a question (values checked against its form), decline it or cancel it"
+)
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
 PREFS_GET: Op[Args, PrefsFormReply] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
 PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply] = Op(
@@ -320,5 +338,5 @@ OPS: tuple[Op[Any, Any], ...] = (
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
     LOGIN_CANCEL,
-    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE,
+    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE, QUESTIONS, ANSWER,
 )  # fmt: skip

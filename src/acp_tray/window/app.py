@@ -22,6 +22,7 @@ from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
 from acp_tray.window.prefs_page import PrefsPage
 from acp_tray.window.push_page import PushPage
+from acp_tray.window.questions import question_routes
 from acp_tray.window.sessions_page import session_routes
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
@@ -75,6 +76,7 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             *PrefsPage(feed, views).routes(),
             *PushPage(views).routes(),
             *session_routes(feed, views, shutdown),
+            *question_routes(feed, views),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )

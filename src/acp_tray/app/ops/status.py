@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
+from acp_tray.app.ops.questions import question_rows
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
@@ -44,6 +45,7 @@ class StatusOps:
             "unread": snapshot.unread,
             "agents": self._agents(),
             "approvals": self._approvals(),
+            "questions": question_rows(self._daemon.questions),
         }
 
     async def agents(self) -> list[AgentRow]:

@@ -46,11 +46,12 @@ class Window:
     port: int
     pid: int
     secret: str  # from the record
+    page: str = "overview"  # the page it was opened on
 
     @property
     def url(self) -> str:
-        """A new one-shot address that opens the window's overview (as `acp-tray ui` makes one)."""
-        return Running(self.pid, self.port, self.secret).url()
+        """A new one-shot address that opens the window on its page (as `acp-tray ui` makes one)."""
+        return Running(self.pid, self.port, self.secret).url(self.page)
 
     @functools.cached_property
     def session(self) -> Session:
@@ -91,7 +92,7 @@ def open_window(page: str = "overview", env: dict[str, str] | None = None) -> Wi
     url = shown.stdout.strip().splitlines()[-1]
     assert parse_qs(urlsplit(url).query)["key"]
     record = json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))
-    return Window(url, int(urlsplit(url).port or 0), int(record["pid"]), str(record["secret"]))
+    return Window(url, int(urlsplit(url).port or 0), int(record["pid"]), str(record["secret"]), page)
 
 
 def redirected(opened: str) -> str:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import stat
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from acp_tray.control.endpoint import runtime_dir
+from acp_tray.window.keys import OPEN_FOR, opening_key
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, alive, cli, cli_env, start
@@ -140,3 +142,13 @@ def test_the_window_ends_when_the_daemon_stops_and_when_no_page_is_open(daemons:
         until(lambda: not alive(idle.pid), timeout=15, what="the window's end when no page is open")
     finally:
         end(idle.pid)
+
+
+def test_a_key_older_than_a_minute_opens_nothing(daemons: list[Daemon], tmp_path: Path) -> None:
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    with window_process() as window:
+        old = opening_key(window.secret, window.port, now=time.time() - OPEN_FOR - 1)
+        expired = window.request("GET", f"/open?key={old}", cookie=False)
+        assert expired.status == 403 and "Set-Cookie" not in expired.headers
+        assert "used already or has expired" in expired.body

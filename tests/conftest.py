@@ -23,6 +23,7 @@ pytest_plugins = [  # fixtures shared by test modules of several folders
     "tests.support.daemons",  # whole_groups
     "tests.support.dunst_menu",  # dmenu
     "tests.support.interop_node",  # node
+    "tests.support.other_user",  # other_user, shared_runtime, procs
     "tests.support.registry_server",  # server
     "tests.support.trays",  # tray_host
 ]

@@ -51,7 +51,7 @@ async def _icon(request: Request) -> Response:
     return FileResponse(icon_path(64), media_type="image/png")
 
 
-def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
+def build_app(*, port: int, secret: str, feed: Feed, shutdown: anyio.Event) -> App:
     views = templates()
     pages, actions, sign_ins = Pages(feed, views, shutdown), Actions(views), SignIns(feed, views)
     app = Starlette(
@@ -80,4 +80,4 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )
-    return Guard(app, port=port, key=key)
+    return Guard(app, port=port, secret=secret)

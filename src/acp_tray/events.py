@@ -109,6 +109,7 @@ class PermissionAsked:
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
+    description: str = ""  # why the agent asks (v2), in its words
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -15,6 +15,7 @@ from acp_tray.agents.approvals import Approvals
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
@@ -87,7 +88,10 @@ class TrayPublisher:
             quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
-            approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            approvals=tuple(
+                ApprovalRow(p.approval_id, p.agent, p.title, p.options, tuple(approval_details(p.scope, p.description)))
+                for p in self._approvals.pending()
+            ),
             morning=dnd.morning,
             quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
             at=self._router.clock.now(),

@@ -16,6 +16,7 @@ from datetime import datetime
 from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, SignInNeeded, TurnEnded
 from acp_tray.logs.redact import redact
 from acp_tray.prefs.model import Preferences, PushKind, SeverityClass
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import dnd_state
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
@@ -61,7 +62,8 @@ def message_of(presentation: Presentation, event: Event) -> PushMessage:
     it waits; a turn says its stop reason."""
     description = presentation.description or ""
     if isinstance(event, PermissionAsked):
-        description = f"It wants: {event.title}\n{ANSWER_AT_THE_DESK.format(id=event.approval_id)}"
+        details = "".join(f"{line}\n" for line in approval_details(event.touches, event.description))
+        description = f"It wants: {event.title}\n{details}{ANSWER_AT_THE_DESK.format(id=event.approval_id)}"
     elif isinstance(event, TurnEnded):
         reason = f"Failed: {event.error}" if event.error is not None else f"Stop reason: {event.stop_reason}"
         description = reason if not description or event.error is not None else f"{reason}\n{description}"

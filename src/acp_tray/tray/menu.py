@@ -87,7 +87,8 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
             Entry(option_label(option.name, option.kind), ApprovalAnswer(row.approval_id, option.option_id).encode())
             for option in row.options[:MAX_OPTIONS]
         )
-        rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
+        about = tuple(Entry(plain_line(detail, MENU_TEXT_LIMIT)) for detail in row.details)
+        rows.append(Entry(approval_label(row), children=about + (options or (Entry("No options offered"),))))
     hidden = len(snapshot.approvals) - MAX_APPROVALS
     if hidden > 0:
         rows.append(Entry(f"… and {hidden} more"))

@@ -10,7 +10,7 @@ REQUEST_SHOWN = 240  # characters of a request's description, paths or command
 
 
 def approval_details(scope: ToolCallScope, description: str = "") -> list[str]:
-    """"Why: …", "Runs: …", "Touches: …", "Kind: …": each line only when the agent said it."""
+    """ "Why: …", "Runs: …", "Touches: …", "Kind: …": each line only when the agent said it."""
     lines = []
     if description.strip():
         lines.append(f"Why: {plain_line(description, REQUEST_SHOWN)}")

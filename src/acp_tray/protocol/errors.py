@@ -88,7 +88,7 @@ def _codex_words(data: dict[str, Any]) -> str | None:
 
 
 def _name_words(name: str) -> str:
-    """"UsageLimitExceeded", "usage_limit_exceeded" -> "usage limit exceeded"."""
+    """ "UsageLimitExceeded", "usage_limit_exceeded" -> "usage limit exceeded"."""
     return " ".join(_CAMEL.sub(" ", name).replace("_", " ").split()).lower()
 
 

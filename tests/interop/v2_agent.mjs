@@ -39,6 +39,9 @@
 //                        with the interop agent"): until `auth/login`, the turn ends at once
 //                        in state_update idle, stopReason "error", error -32000
 //                        "Authentication required" (as claude-agent-acp does over ACP 2)
+//                        With V2_AGENT_FAIL set to a JSON-RPC error object (JSON): the prompt
+//                        is refused with that error when V2_AGENT_FAIL_AS=reject, else the turn
+//                        ends at once in state_update idle, stopReason "error", with that error
 //   auth/login        -> {} (signed in from then on)
 //   session/cancel    -> the running turn ends idle with stopReason "cancelled"
 //   session/resume    -> only sessions of this process; otherwise -32002 (session not found)
@@ -67,6 +70,8 @@ const NOTICES = [
 ];
 
 const NEEDS_AUTH = process.env.V2_AGENT_AUTH === "1";
+const FAILURE = process.env.V2_AGENT_FAIL ? JSON.parse(process.env.V2_AGENT_FAIL) : null;
+const REJECT = process.env.V2_AGENT_FAIL_AS === "reject";
 const AUTH_METHODS = [{ type: "agent", methodId: "interop-login", name: "Log in with the interop agent" }];
 let signedIn = false;
 const sessions = new Map(); // session id -> its cwd
@@ -86,15 +91,11 @@ async function sendNotices(client, sessionId) {
 
 async function runTurn(client, sessionId, userMessageId, prompt) {
   cancelled.delete(sessionId);
-  if (NEEDS_AUTH && !signedIn) {
+  const failure = NEEDS_AUTH && !signedIn ? { code: -32000, message: "Authentication required" } : FAILURE;
+  if (failure) {
     await update(client, sessionId, { sessionUpdate: "state_update", state: "running" });
-    await update(client, sessionId, {
-      sessionUpdate: "state_update",
-      state: "idle",
-      stopReason: "error",
-      error: { code: -32000, message: "Authentication required" },
-    });
-    log("turn ended", { sessionId, stopReason: "error", auth: true });
+    await update(client, sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "error", error: failure });
+    log("turn ended", { sessionId, stopReason: "error", error: failure });
     return;
   }
   const replyId = randomUUID();
@@ -185,6 +186,9 @@ const app = acp
     return { sessionId };
   })
   .onRequest(acp.methods.agent.session.prompt, ({ params, client }) => {
+    if (FAILURE && REJECT) {
+      throw new acp.RequestError(FAILURE.code, FAILURE.message, FAILURE.data);
+    }
     const messageId = randomUUID();
     log("session/prompt", { sessionId: params.sessionId, messageId });
     setImmediate(() =>

@@ -18,7 +18,7 @@ from typing import Any
 from acp.exceptions import RequestError
 
 from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError
-from acp_tray.agents.turns import Requester
+from acp_tray.agents.turns import Requester, error_text
 from acp_tray.protocol.initialize import new_session_params
 from acp_tray.protocol.session import AgentCapabilities, load_session_params, resume_session_params
 
@@ -76,7 +76,7 @@ async def session_for(
             except RequestError as exc:
                 if exc.code == AUTH_REQUIRED:
                     raise  # a sign-in, not a session that is gone: asked again after it
-                log.info("could not %s session %s: %s", method, stored, exc)
+                log.info("could not %s session %s: %s", method, stored, error_text(exc))
                 continue
             return stored, done
         how = "replaced"

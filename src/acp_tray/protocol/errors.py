@@ -29,13 +29,14 @@ CODE_WORDS = {
 }
 _TEXT_KEYS = ("message", "details", "detail", "reason", "error", "description")
 _CODEX_INFO = ("codex_error_info", "codexErrorInfo")
+_MEANINGLESS = {"[object Object]", "undefined", "null", "None"}  # what a JavaScript or Python object said as text
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _JSON_START = re.compile(r"[{\[]")
 
 
 def error_words(code: object, message: object, data: object) -> str:
     """One line: the message (or the code's meaning), what the data adds, the code."""
-    said = _text_words(message, DEPTH) if isinstance(message, str) else None
+    said = _text_words(message, DEPTH) if isinstance(message, str) and message not in _MEANINGLESS else None
     if not said:
         said = CODE_WORDS.get(code, "the agent reported an error") if isinstance(code, int) else None
         said = said or "the agent reported an error"

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
-from tests.real_agents import npm_bin, sdk_example
+from tests.real_agents import npm_bin, npm_package_bin, sdk_example
 from tests.support.daemons import Daemon, cli, cli_env, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -48,7 +48,9 @@ def cases() -> list[Any]:
             lambda: Case("sdk-echo", sdk_example("echo_agent.py"), 1, reply="", echoes=True), id="sdk-echo_agent.py"
         ),
         pytest.param(
-            lambda: Case("codex", npm_bin("codex-acp"), None, refusal="Authentication required"),
+            lambda: Case(
+                "codex", npm_package_bin("@zed-industries/codex-acp"), None, refusal="Authentication required"
+            ),
             id="codex-acp",
         ),
         pytest.param(

@@ -6,6 +6,7 @@ says how to install it, never a skip.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -34,6 +35,16 @@ def _need(path: Path) -> Path:
 def npm_bin(name: str) -> list[str]:
     """The command of an npm agent's launcher (codex-acp, claude-agent-acp, gemini, qwen, copilot, opencode)."""
     return [str(_need(root() / "npm" / "node_modules" / ".bin" / name))]
+
+
+def npm_package_bin(package: str) -> list[str]:
+    """The command of an npm package's own launcher (its package.json `bin`), for packages whose
+    launchers share a name (`codex-acp` is both @zed-industries/codex-acp's and
+    @agentclientprotocol/codex-acp's): run by node, as its `#!/usr/bin/env node` would."""
+    directory = _need(root() / "npm" / "node_modules" / package)
+    bins = json.loads((directory / "package.json").read_text(encoding="utf-8"))["bin"]
+    launcher = bins if isinstance(bins, str) else next(iter(bins.values()))
+    return ["node", str(_need(directory / launcher))]
 
 
 def sdk_example(name: str) -> list[str]:

@@ -6,11 +6,8 @@ private bus) the notice does not pop up again: it is in the history, marked repl
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
@@ -21,14 +18,6 @@ from tests.support.waiting import until
 INTEROP = ROOT / "tests" / "interop"
 REPLAY_AGENT = INTEROP / "replay_agent.mjs"
 TITLE = "Deprecated setting"
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def started(desktop: Any, daemons: list[Daemon]) -> Daemon:

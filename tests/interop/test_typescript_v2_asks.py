@@ -12,11 +12,8 @@ person's commands.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
@@ -26,14 +23,6 @@ from tests.support.waiting import until
 
 INTEROP = ROOT / "tests" / "interop"
 V2_AGENT = INTEROP / "v2_agent.mjs"
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def on_dunst(desktop: Any, daemons: list[Daemon], table: str) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
@@ -54,14 +53,6 @@ PAYLOADS = {
     ),
     "no-message": ({"code": -32602, "message": {"text": "bad"}}, "invalid parameters (code -32602)"),
 }
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 @pytest.mark.parametrize("how", ["idle", "reject"])

@@ -67,16 +67,23 @@ def publish_npm_package(
 # item 3: the registry cannot run a command through npx ---------------------------------------
 
 
+NOT_A_PACKAGE = ("npx package '--", "is not an npm package name")
+NOT_A_PROGRAM = ("npx cmd '", "is not a program name")
+
+
 @pytest.mark.parametrize(
-    "distribution",
+    ("distribution", "said"),
     [
-        {"package": "--call=touch {marker}"},  # the package is an npx option
-        {"package": "--yes", "args": ["--call=touch {marker}"]},  # the package makes the args npx options
+        ({"package": "--call=touch {marker}"}, NOT_A_PACKAGE),  # the package is an npx option
+        ({"package": "--yes", "args": ["--call=touch {marker}"]}, NOT_A_PACKAGE),  # the args become npx options
+        ({"package": "suite-tools", "cmd": "--call=touch {marker}"}, NOT_A_PROGRAM),  # the program is an option
+        ({"package": "suite-tools", "cmd": "-c"}, NOT_A_PROGRAM),
+        ({"package": "suite-tools", "cmd": "../../bin/sh"}, NOT_A_PROGRAM),  # a path, not the package's program
     ],
-    ids=["package", "args"],
+    ids=["package", "args", "cmd", "cmd-short-option", "cmd-path"],
 )
-def test_a_registry_package_that_is_an_npx_option_never_runs(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, distribution: dict[str, Any]
+def test_a_registry_package_or_cmd_that_is_an_npx_option_never_runs(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, distribution: dict[str, Any], said: tuple[str, str]
 ) -> None:
     marker = tmp_path / "ran"
     npx = json.loads(json.dumps(distribution).replace("{marker}", str(marker)))
@@ -87,8 +94,8 @@ def test_a_registry_package_that_is_an_npx_option_never_runs(
     assert not marker.exists(), "npx ran the registry's command"
     assert config.read_text() == before  # nothing saved
     assert result.returncode == 1, result
-    assert "the registry's entry for agent hostile: npx package '--" in result.stderr
-    assert "is not an npm package name" in result.stderr and "Traceback" not in result.stderr
+    assert f"the registry's entry for agent hostile: {said[0]}" in result.stderr
+    assert said[1] in result.stderr and "Traceback" not in result.stderr
     assert tree(paths.data_dir()) == []
 
 
@@ -132,23 +139,6 @@ def test_a_package_entrys_cmd_is_the_program_npx_runs(
     assert seen.read_text().splitlines() == ["--acp"]
     command = ["npx", "-y", "--package", "suite-tools@2.0.0", "--", "suite-acp", "--acp"]
     assert f"command = {json.dumps(command)}" in config.read_text()
-
-
-@pytest.mark.parametrize("cmd", ["--call=touch {marker}", "../../bin/sh", "-c"])
-def test_a_package_cmd_that_is_an_option_or_a_path_never_runs(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, cmd: str
-) -> None:
-    marker = tmp_path / "ran"
-    npx = {"package": "suite-tools", "cmd": cmd.replace("{marker}", str(marker))}
-    config = write_config(registry=server.publish(entry("hostile", "1.0.0", {"npx": npx})))
-    before = config.read_text()
-    start(daemons, own_group=True, env=npm_env(server, tmp_path))
-    result = cli("agents", "add", "hostile")
-    assert not marker.exists(), "npx ran the registry's command"
-    assert config.read_text() == before  # nothing saved
-    assert result.returncode == 1, result
-    assert "the registry's entry for agent hostile: npx cmd '" in result.stderr
-    assert "is not a program name" in result.stderr and "Traceback" not in result.stderr
 
 
 # item 9: fields that become paths, checked before anything is downloaded ---------------------

@@ -41,6 +41,7 @@ class NoticeReceived:
     commands: str = ""  # the description's last line: how to answer by command, left out where there are buttons
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
+    replayed: bool = False  # sent inside a v1 `session/load`: history replayed, not live (never presented)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -110,6 +111,7 @@ class PermissionAsked:
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
+    description: str = ""  # why the agent asks (v2), in its words
 
 
 @dataclass(frozen=True, slots=True, eq=False)

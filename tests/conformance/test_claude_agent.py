@@ -107,8 +107,7 @@ def claude(
         (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         wire = tmp_path / "wire.jsonl"
         command = [sys.executable, str(TAP), str(wire), *npm_package_bin(PACKAGE, "claude-agent-acp")]
-        extra = f"protocol = {protocol}\n" if protocol else ""
-        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, extra)
+        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, protocol or "auto")
         try:
             yield Claude(api, daemon, tmp_path, wire)
         finally:

@@ -48,7 +48,9 @@ def cases() -> list[Any]:
             lambda: Case("sdk-echo", sdk_example("echo_agent.py"), 1, reply="", echoes=True), id="sdk-echo_agent.py"
         ),
         pytest.param(
-            lambda: Case("codex", npm_bin("codex-acp"), None, refusal="Authentication required"),
+            lambda: Case(
+                "codex", npm_package_bin("@zed-industries/codex-acp"), None, refusal="Authentication required"
+            ),
             id="codex-acp",
         ),
         pytest.param(

@@ -15,14 +15,11 @@ person's commands (`acp-tray prompt|approvals|approve|status`) drive them:
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
@@ -43,14 +40,6 @@ V2_NOTICES = [
     ("_acme.custom", "V2 extension"),
 ]
 ROUTER_NOTICES = [("info", "Router info"), ("warning", "Router warning"), ("_router.custom", "Router extension")]
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 # helpers ------------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ class AgentHost:
             env=spec.env,
             on_signed_in=self._signed_in,
         )
+        self._loading: set[str] = set()  # sessions whose `session/load` is under way: their updates are replays
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
         self.peer = AgentPeer(
             name, sink, self.sessions, self._approvals, self._questions, lambda: self.policy, self._request_id
@@ -128,6 +129,7 @@ class AgentHost:
             version=lambda: self.version,
             on_cancel=self._on_session_cancel,
             on_v1_reply=self._answered_as_v1,
+            loading=self._loading,
         )
         self._agent_run = self._run_of(spec, max_line_bytes, secrets, run_mark)
 
@@ -210,7 +212,7 @@ class AgentHost:
         self, transport: WatchedTransport, let_go: LetGo | None
     ) -> AsyncIterator[Connection | HandshakeFailure]:
         """The SDK connection over `transport`, handshake done (or why it failed)."""
-        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self.peer)
+        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self.peer, loading=self._loading)
         connection = Connection(self._handler, transport)
         self._connection = connection
         self._transport = transport

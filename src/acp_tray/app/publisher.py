@@ -16,6 +16,7 @@ from acp_tray.agents.questions import Questions
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.question_notice import question_actions
 from acp_tray.presentation.recent import Recent
@@ -96,7 +97,10 @@ class TrayPublisher:
             quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
-            approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            approvals=tuple(
+                ApprovalRow(p.approval_id, p.agent, p.title, p.options, tuple(approval_details(p.scope, p.description)))
+                for p in self._approvals.pending()
+            ),
             questions=tuple(
                 QuestionRow(q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question))
                 for q in self._questions.pending()

@@ -43,6 +43,7 @@ class ApprovalRow(TypedDict):
     session_id: str
     title: str
     options: list[OptionRow]
+    details: list[str]  # why, what it runs, touches, its kind: "Runs: make clean", ...
 
 
 class ChoiceRow(TypedDict):

@@ -26,6 +26,7 @@ from acp_tray.events import (
 )
 from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
+from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.question_notice import question_notice
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
@@ -92,20 +93,11 @@ def own_notice(event: Event) -> OwnNotice | None:
     return None
 
 
-REQUEST_SHOWN = 240  # characters of a request's title, paths or command: the commands after them fit in the body
-
-
 def _approval(event: PermissionAsked) -> OwnNotice:
     """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
     it is cancelled; the commands that answer it last, for the surfaces without buttons."""
     lines = [f"{event.agent} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
-    touches = event.touches
-    if touches.command:
-        lines.append(f"Runs: {plain_line(touches.command, REQUEST_SHOWN)}")
-    if touches.paths:
-        lines.append(f"Touches: {plain_line(', '.join(touches.paths), REQUEST_SHOWN)}")
-    if touches.kind:
-        lines.append(f"Kind: {plain_line(touches.kind, NAME_LIMIT)}")
+    lines += approval_details(event.touches, event.description)
     lines.append(f"No answer in {span_words(event.timeout)}: cancelled.")
     commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
     notice = Notice("warning", "Needs approval", "\n".join([*lines, commands]))

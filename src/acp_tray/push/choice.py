@@ -16,6 +16,7 @@ from datetime import datetime
 from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, QuestionAsked, SignInNeeded, TurnEnded
 from acp_tray.logs.redact import redact
 from acp_tray.prefs.model import Preferences, PushKind, SeverityClass
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import dnd_state
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
@@ -62,7 +63,9 @@ def message_of(presentation: Presentation, event: Event) -> PushMessage:
     stop reason."""
     description = presentation.description or ""
     if isinstance(event, PermissionAsked):
-        description = f"It wants: {event.title}\n{ANSWER_AT_THE_DESK.format(command='approve', id=event.approval_id)}"
+        details = "".join(f"{line}\n" for line in approval_details(event.touches, event.description))
+        desk = ANSWER_AT_THE_DESK.format(command="approve", id=event.approval_id)
+        description = f"It wants: {event.title}\n{details}{desk}"
     elif isinstance(event, QuestionAsked):
         desk = ANSWER_AT_THE_DESK.format(command="answer", id=event.question_id)
         description = f"It asks: {event.question.message}\n{desk}"

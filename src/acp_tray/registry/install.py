@@ -1,7 +1,9 @@
 """From a registry entry to the command that runs the agent.
 
-`npx`/`uvx` entries become a pinned command (`npx -y -- PKG@VERSION ARGS…`, `uvx -- PKG@VERSION ARGS…`:
-after `--` neither the package nor its arguments can be options of npx or uvx themselves);
+`npx`/`uvx` entries become a pinned command (`npx -y -- PKG@VERSION ARGS…`, `uvx -- PKG@VERSION ARGS…`;
+with a `cmd`, the program the package installs: `npx -y --package PKG@VERSION -- CMD ARGS…`,
+`uvx --from PKG==VERSION -- CMD ARGS…`): after `--` neither the package nor its arguments can be
+options of npx or uvx themselves, and the package and the program are checked names;
 `binary` entries are downloaded for this platform, unpacked into `ROOT/ID/VERSION/` and run from
 there. What was installed is remembered in `ROOT/ID/install.json` (for `agents upgrade`).
 Preference when an entry offers several: a binary for this platform, then npx, then uvx.
@@ -22,7 +24,7 @@ from pathlib import Path
 from acp_tray.files.atomic import write_atomically
 from acp_tray.files.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
-from acp_tray.registry.fields import cmd_parts, pinned
+from acp_tray.registry.fields import cmd_parts, pinned, pinned_from
 from acp_tray.registry.index import BinaryTarget, Entry, Package, RegistryError
 from acp_tray.registry.transfer import Progress, TransferError, fetch
 
@@ -63,8 +65,13 @@ def _runner(kind: str, package: Package, version: str) -> Installed | None:
     if shutil.which(kind) is None:
         return None
     options = ["-y"] if kind == "npx" else []  # npx: install without asking (there is no one to ask)
-    command = [kind, *options, "--", pinned(kind, package.package, version), *package.args]
-    return Installed("", version, kind, command, dict(package.env))
+    if package.cmd is None:
+        run = [*options, "--", pinned(kind, package.package, version)]
+    elif kind == "npx":
+        run = [*options, "--package", pinned(kind, package.package, version), "--", package.cmd]
+    else:
+        run = ["--from", pinned_from(package.package, version), "--", package.cmd]
+    return Installed("", version, kind, [kind, *run, *package.args], dict(package.env))
 
 
 def agent_dir(root: Path, agent_id: str) -> Path:

@@ -93,7 +93,8 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
             Entry(option_label(option.name, option.kind), ApprovalAnswer(row.approval_id, option.option_id).encode())
             for option in row.options[:MAX_OPTIONS]
         )
-        rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
+        about = tuple(Entry(plain_line(detail, MENU_TEXT_LIMIT)) for detail in row.details)
+        rows.append(Entry(approval_label(row), children=about + (options or (Entry("No options offered"),))))
     for question in snapshot.questions[: max(0, MAX_APPROVALS - len(rows))]:
         answers = tuple(Entry(label, action) for action, label in question.actions[:MAX_OPTIONS])
         rows.append(Entry(question_label(question), children=answers))

@@ -30,6 +30,7 @@ class ApprovalRow:
     agent: str
     title: str
     options: tuple[PermissionOption, ...]
+    details: tuple[str, ...] = ()  # "Runs: …", "Touches: …", "Kind: …"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ SUPPRESSED_WORDS = {
     "coalesced": "a repeat, counted on the first",
     "muted": "agent muted",
     "short_turn": "a short turn: listed, no pop-up",
+    "replayed": "replayed history: not a new notice",
 }
 DND_CHOICES = (
     ("off", "", "Off"),
@@ -71,6 +72,7 @@ class ApprovalView:
     agent: str
     title: str
     options: list[OptionView]
+    details: list[str]  # "Runs: …", "Touches: …", "Kind: …"
 
 
 def agent_view(row: replies.AgentRow) -> AgentView:
@@ -95,7 +97,7 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
     ]
-    return ApprovalView(row["id"], row["agent"], row["title"], options)
+    return ApprovalView(row["id"], row["agent"], row["title"], options, list(row.get("details", [])))
 
 
 def overview(state: replies.WatchState) -> dict[str, Any]:

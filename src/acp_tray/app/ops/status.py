@@ -14,6 +14,7 @@ from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
@@ -138,6 +139,7 @@ class StatusOps:
                     }
                     for o in p.options[:MAX_OPTIONS]
                 ],
+                "details": approval_details(p.scope, p.description),
             }
             for p in self._daemon.approvals.pending()
         ]

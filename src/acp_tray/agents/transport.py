@@ -142,10 +142,17 @@ class LineTransport:
         self._on_text = on_text
         self._max_line_bytes = max_line_bytes
         self._tasks = TaskSupervisor(source="acp_tray.LineTransport")
+        self._writer = writer
         self._sender = MessageSender(writer, self._tasks)
 
     async def send(self, message: dict[str, Any]) -> None:
         await self._sender.send(message)
+
+    async def type_line(self, text: str) -> None:
+        """One line of text to the agent's input, as typed on a terminal (what an agent reading its
+        sign-in code there waits for); written whole, so it never splits a message."""
+        self._writer.write(text.encode("utf-8") + b"\n")
+        await self._writer.drain()
 
     async def close(self) -> None:
         await self._sender.close()
@@ -227,6 +234,13 @@ class WatchedTransport:
         if message.get("method") == "session/request_permission" and "id" in message:
             self._ids[id(message.get("params"))] = message["id"]
         return message
+
+    async def type_line(self, text: str) -> None:
+        """A line of text to a local agent's input (ConnectionError: this agent has no such input)."""
+        typist = getattr(self._inner, "type_line", None)
+        if typist is None:
+            raise ConnectionError("a remote agent has no input to type into")
+        await typist(text)
 
     def request_id(self, params: object) -> object:
         """The id of the permission request whose params these are (taken once)."""

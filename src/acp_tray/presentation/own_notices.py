@@ -20,6 +20,7 @@ from acp_tray.events import (
     PermissionSettled,
     SessionAttached,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
 )
 from acp_tray.prefs.names import pasteable, shell_line
@@ -55,6 +56,12 @@ class OwnNotice:
     finished: bool = False  # a turn's "Finished": no pop-up for a short turn ([turns] notify_after)
     commands: str = ""  # the description's last line, left out where the notification has buttons
     attention: Attention = ""
+    topic: str = ""  # a later notice of the same topic takes this one back
+
+
+def sign_in_topic(agent: str) -> str:
+    """The topic of what is said about a sign-in to `agent` under way: each says what is so now."""
+    return f"sign-in:{agent}"
 
 
 def _seconds(value: float) -> str:
@@ -82,6 +89,8 @@ def own_notice(event: Event) -> OwnNotice | None:
         return _said(event.agent, "", "error", event.title, event.detail)
     if isinstance(event, SignInNeeded):
         return _sign_in(event)
+    if isinstance(event, SignInOutput) and event.links:
+        return _sign_in_page(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
@@ -172,3 +181,15 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
     actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
     return OwnNotice(agent, "", notice, actions)
+
+
+def _sign_in_page(event: SignInOutput) -> OwnNotice:
+    """The address the agent gave to sign in (its latest), first: the rest of a bounded body may go."""
+    link = event.links[-1]
+    lines = [f"Open this page to finish signing in to {event.agent}:", link.url]
+    if event.reads_code:
+        lines.append("Then enter the code it gives you where you started the sign-in (acp-tray login asks for it).")
+    if link.text:
+        lines.append(f"{event.agent} said: {link.text}")
+    notice = Notice("info", "Sign-in page", "\n".join(lines))
+    return OwnNotice(event.agent, "", notice, attention="answer", topic=sign_in_topic(event.agent))

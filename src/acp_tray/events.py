@@ -194,6 +194,7 @@ class SignInLink:
 
     text: str  # its other words on that line
     url: str
+    on_stdout: bool = False  # written on stdout (its terminal, to it): it reads the answer there too
 
 
 @dataclass(frozen=True, slots=True, eq=False)

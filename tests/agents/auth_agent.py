@@ -36,7 +36,8 @@ The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oau
               stderr an address for this machine, one that must not become a link (plain http
               elsewhere) and a `javascript:` one. It reads the next line on stdin that is not
               JSON-RPC as the code, echoes it as readline does, and signs in when it is URL_CODE
-              (else -32000 "Failed to authenticate with user code.").
+              (else -32000 "Failed to authenticate with user code.", after a stderr line naming
+              the token endpoint that failed); its answer comes after `ESC[?1049l` on one line.
 AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSAL_DATA (JSON) its
 `data`; AUTH_AGENT_OFFER= (empty) offers no method at all.
 """
@@ -329,9 +330,13 @@ class Agent:
     def code(self, code: str) -> None:
         """The person's code, read as a terminal program reads it (and echoed, as readline does)."""
         request_id, self.code_for = self.code_for, None
-        with SENDING:
-            sys.stdout.write(code + "\r\n")
+        with SENDING:  # and, as gemini, it leaves its alternate screen on the line of its answer
+            sys.stdout.write(code + "\r\n\x1b[?1049l")
         if code != URL_CODE:
+            sys.stderr.write(
+                "Failed to authenticate with authorization code:request to https://oauth2.example.com/token failed\n"
+            )
+            sys.stderr.flush()
             send({"id": request_id, "error": {"code": -32000, "message": "Failed to authenticate with user code."}})
             return
         TOKEN.write_text("signed in with a code\n", encoding="utf-8")

@@ -58,6 +58,8 @@ def test_login_shows_the_address_the_agent_wrote_and_types_the_code_it_asks_for(
     assert "locked asks you to open this page to sign in" in out
     assert f"\n{SIGN_IN_PAGE}\n" in out and f"\n{LOOPBACK_PAGE}\n" in out  # whole, each on a line of its own
     assert "evil.example.com" not in out and "javascript:" not in out  # plain http elsewhere: not offered
+    assert "oauth2.example.com" not in wrong.stdout  # the address a failure names is no page to open
+    assert wrong.stdout.count("Paste the code") == 1  # asked once: its stderr line is not its terminal
     assert "sent the code to locked" in out and "locked: signed in with" in out
     assert "Traceback" not in signed.stderr + wrong.stderr
     notices = [r for r in history() if r.get("title") == "Sign-in page"]

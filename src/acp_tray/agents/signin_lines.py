@@ -29,6 +29,8 @@ MAX_TEXT = 300  # characters of the line around it
 MAX_LINES = 4  # the latest ones: an agent that retries prints its address again
 MAX_CODE = 2048  # characters of a code the person types
 _URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
+# a line that tells of a failure names the address that failed (gemini: "request to https://… failed"), not a page
+_FAILURE = re.compile(r"(?i)\b(?:fail(?:ed|ure)?|error|ENOTFOUND|ECONNREFUSED|ETIMEDOUT)\b")
 _TRAILING = ".,;:!?)]}'\""
 
 
@@ -77,21 +79,25 @@ class SignInLines:
     def __init__(self, on_change: Callable[[], None] = lambda: None) -> None:
         self._on_change = on_change
         self.lines: tuple[SignInLink, ...] = ()
-        self.reads_code = False  # it wrote its sign-in on stdout: it reads the answer from stdin
         self.active = False
         self.changed = asyncio.Event()  # set at each new line; the waiter clears it
 
     def start(self) -> None:
         """A sign-in the agent does itself begins: its lines are kept from now on."""
-        self.active, self.lines, self.reads_code = True, (), False
+        self.active, self.lines = True, ()
         self.changed.clear()
 
     def stop(self) -> None:
         """It ended (either way): what it said is no longer so."""
         had = bool(self.lines)
-        self.active, self.lines, self.reads_code = False, (), False
+        self.active, self.lines = False, ()
         if had:
             self._on_change()
+
+    @property
+    def reads_code(self) -> bool:
+        """It wrote its sign-in on stdout: it reads the answer from stdin, as on a terminal."""
+        return any(line.on_stdout for line in self.lines)
 
     def typed(self, code: str) -> None:
         """The person's code is on its way to the agent: kept out of every log and surface from now
@@ -104,14 +110,13 @@ class SignInLines:
             return
         text = plain(raw[: MAX_URL + MAX_TEXT].decode("utf-8", "replace")).strip()
         url = found_url(text)
-        if url is None:
+        if url is None or _FAILURE.search(text):
             return
         words = redact(" ".join(text.replace(url, " ").split()))
         url = redact(url)
         if any(line.url == url for line in self.lines):
             return
         words = words if len(words) <= MAX_TEXT else words[:MAX_TEXT] + "…"
-        self.lines = (*self.lines, SignInLink(words, url))[-MAX_LINES:]
-        self.reads_code = self.reads_code or stdout
+        self.lines = (*self.lines, SignInLink(words, url, stdout))[-MAX_LINES:]
         self.changed.set()
         self._on_change()

@@ -238,7 +238,7 @@ class SignInSaid(TypedDict):  # `login`: the agent wrote an address to open (its
     event: Literal["sign-in-link"]
     text: str
     url: str
-    reads_code: bool  # it reads a code on its input: `login.code` types it there
+    reads_code: bool  # written on its terminal: it reads a code on its input there (`login.code` types it)
 
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change

@@ -136,7 +136,7 @@ class _Said:
             if line.url not in self._sent:
                 self._sent.add(line.url)
                 said: SignInSaid = {"event": "sign-in-link", "text": line.text, "url": line.url,
-                                    "reads_code": self._lines.reads_code}  # fmt: skip
+                                    "reads_code": line.on_stdout}  # fmt: skip
                 with contextlib.suppress(ConnectionError):
                     self._emit(said)
 

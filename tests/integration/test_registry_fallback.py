@@ -6,6 +6,7 @@ and the real npm package the tests pin (codex-acp, run by npx from its cache).""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,12 +34,18 @@ def _both(server: RegistryServer) -> tuple[dict[str, Any], str]:
     return entry("kilo", version, distribution, name="Kilo"), version
 
 
-def test_a_binary_that_cannot_be_downloaded_falls_back_to_npx_and_says_so(
-    server: RegistryServer, daemons: list[Daemon]
-) -> None:
+def _served(server: RegistryServer, daemons: list[Daemon]) -> tuple[Path, str]:
+    """The registry serves `kilo`, a daemon runs: the preferences file, and the npm package's version."""
     document, version = _both(server)
     config = write_config(registry=server.publish(document))
     start(daemons, own_group=True)
+    return config, version
+
+
+def test_a_binary_that_cannot_be_downloaded_falls_back_to_npx_and_says_so(
+    server: RegistryServer, daemons: list[Daemon]
+) -> None:
+    config, version = _served(server, daemons)
     added = cli("agents", "add", "kilo", timeout=600)
     assert added.returncode == 0, added.stderr
     assert "its binary could not be downloaded" in added.stderr and "not found: the server answered 404" in added.stderr
@@ -51,9 +58,7 @@ def test_a_binary_that_cannot_be_downloaded_falls_back_to_npx_and_says_so(
 def test_via_chooses_the_distribution_and_says_plainly_what_the_entry_offers(
     server: RegistryServer, daemons: list[Daemon]
 ) -> None:
-    document, version = _both(server)
-    config = write_config(registry=server.publish(document))
-    start(daemons, own_group=True)
+    config, version = _served(server, daemons)
     binary = cli("agents", "add", "kilo", "--via", "binary")  # the person's choice: no fallback
     assert binary.returncode == 1 and "not found: the server answered 404" in binary.stderr, binary.stderr
     assert "instead" not in binary.stderr and "[agents.kilo]" not in config.read_text()

@@ -49,6 +49,7 @@ from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_te
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, EventSink, SignInOutput
 from acp_tray.prefs.launch import fetches_on_start
+from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import AgentCapabilities, agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
@@ -328,7 +329,9 @@ class AgentHost:
         """The code the person got from the agent's sign-in page, to the agent that asked for it on
         its terminal (its stdin): only while its sign-in waits and it wrote that sign-in on stdout."""
         if self.signin.pending is None or not self.signin_lines.active:
-            raise SignInError(f"no sign-in to {self.name} is under way; start one with `acp-tray login {self.name}`")
+            raise SignInError(
+                f"no sign-in to {self.name} is under way; start one with `{pasteable('login', self.name)}`"
+            )
         if not self.signin_lines.reads_code:
             raise SignInError(f"{self.name} is not asking for a code; finish signing in where it sent you")
         problem = code_problem(code)

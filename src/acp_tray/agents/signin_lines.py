@@ -14,15 +14,14 @@ says so, and the code the person types is written to the agent's stdin as one li
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import re
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from acp_tray.agents.stderr import plain
 from acp_tray.control.replies import SIGN_IN_URL_LIMIT
 from acp_tray.events import SignInLink
 from acp_tray.logs.redact import redact, remember_secrets
+from acp_tray.registry.urls import URLRefusedError, check_url
 
 MAX_URL = SIGN_IN_URL_LIMIT
 MAX_TEXT = 300  # characters of the line around it
@@ -35,22 +34,13 @@ _TRAILING = ".,;:!?)]}'\""
 
 
 def openable(url: str) -> bool:
-    """Whether `url` may be offered as a link: https anywhere, http only on this machine's loopback."""
+    """Whether `url` may be offered as a link: https anywhere, http only on this machine's loopback
+    (the rule of what acp-tray itself fetches)."""
     try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
+        check_url(url)
+    except URLRefusedError:
         return False
-    if parts.scheme.lower() == "https":
-        return bool(host)
-    if parts.scheme.lower() != "http":
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return True
 
 
 def found_url(line: str) -> str | None:

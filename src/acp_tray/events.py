@@ -222,6 +222,26 @@ class SignInNeeded:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True)
+class SignInLink:
+    """An address the agent wrote while its own sign-in waits (cleaned: `agents/signin_lines.py`)."""
+
+    text: str  # its other words on that line
+    url: str
+    on_stdout: bool = False  # written on stdout (its terminal, to it): it reads the answer there too
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignInOutput:
+    """What the agent says about the sign-in under way: its lines with an address (all of them so
+    far; none: the sign-in ended), and whether it reads a code on its input (`acp-tray login` asks)."""
+
+    agent: str
+    links: tuple[SignInLink, ...]
+    reads_code: bool
+    time: datetime = dataclasses.field(default_factory=now)
+
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -237,6 +257,7 @@ Event = (
     | SessionAttached
     | AgentUnusable
     | SignInNeeded
+    | SignInOutput
 )
 
 EventSink = Callable[[Event], None]

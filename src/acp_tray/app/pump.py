@@ -28,9 +28,10 @@ from acp_tray.events import (
     QueueChanged,
     SessionAttached,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
 )
-from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.own_notices import own_notice, sign_in_topic
 from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
@@ -107,6 +108,12 @@ class EventPump:
             self._publisher.changed(Changed.AGENTS)
         elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
             return  # once per agent until it is signed in, across restarts too
+        elif isinstance(event, SignInOutput):
+            self._publisher.changed(Changed.AGENTS)  # the window shows the address with the agent
+            if not event.links:  # the sign-in ended: what it said to open is no longer so
+                self._take_back_topic(sign_in_topic(event.agent), None)
+                return
+            self._hosting_event(event)
         elif isinstance(event, QueueChanged):
             self._turn_lengths.queue_changed(event)
             self._publisher.changed(Changed.SESSIONS)
@@ -141,6 +148,7 @@ class EventPump:
             actions=own.actions,
             commands=own.commands,
             attention=own.attention,
+            topic=own.topic,
         )
         decision, shown = self._route(notice, event, lasted if own.finished else None)
         if isinstance(event, _ASKED) and shown is not None:

@@ -197,6 +197,12 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     add.add_argument("name")
     add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
+    add.add_argument(
+        "--via",
+        choices=("binary", "npx", "uvx"),
+        help="an agent from the ACP Registry: run it as its binary, its npx or its uvx package (default: a binary "
+        "for this platform, else npx, else uvx; a binary that cannot be downloaded falls back to npx or uvx)",
+    )
     add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
     search = actions.add_parser("search", help="agents in the ACP Registry: [WORDS...]", parents=[common])
     search.add_argument("words", nargs="*")

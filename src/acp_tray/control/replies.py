@@ -29,6 +29,8 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
+    reads_code: NotRequired[bool]  # that sign-in reads a code on its input (`login.code`)
 
 
 class OptionRow(TypedDict):
@@ -274,6 +276,21 @@ class QueuedEvent(TypedDict):  # a prompt's, when it is queued
 class SignInWaiting(TypedDict):  # `login`: an agent's own sign-in takes long (it may wait for a browser)
     event: Literal["waiting"]
     text: str
+
+
+SIGN_IN_URL_LIMIT = 4096  # characters of an address an agent gives to sign in (OAuth's are under 1 000)
+
+
+class SignInLinkRow(TypedDict):
+    text: str  # the agent's other words on the line (plain text, bounded)
+    url: str  # https, or http on loopback
+
+
+class SignInSaid(TypedDict):  # `login`: the agent wrote an address to open (its sign-in page) while it waits
+    event: Literal["sign-in-link"]
+    text: str
+    url: str
+    reads_code: bool  # written on its terminal: it reads a code on its input there (`login.code` types it)
 
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change

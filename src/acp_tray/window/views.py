@@ -4,10 +4,11 @@ choices, history rows, diagnostics. Pure functions of the daemon's replies: the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
@@ -57,6 +58,8 @@ class AgentView:
     queued: int
     running: bool
     sign_in: list[SignInChoice]
+    sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
+    reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,8 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         queued=row["queued"],
         running=state in RUNNING_STATES,
         sign_in=sign_in_choices(row),
+        sign_in_links=[link for link in row.get("sign_in_links", []) if openable(link["url"])],
+        reads_code=row.get("reads_code", False),
     )
 
 

@@ -107,6 +107,7 @@ class StatusOps:
             status = daemon.agent_states.get(name)
             host = daemon.hosts.get(name)
             sessions = list(host.sessions.values()) if host is not None else []
+            said = host.signin_lines if host is not None else None
             rows.append(
                 {
                     "name": name,
@@ -119,6 +120,8 @@ class StatusOps:
                     "queued": sum(s.queued for s in sessions) + self._waiting.of(name),
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
+                    "sign_in_links": [{"text": line.text, "url": line.url} for line in said.lines] if said else [],
+                    "reads_code": bool(said and said.reads_code),
                 }
             )
         return rows

@@ -208,3 +208,62 @@ def _cmdlines() -> Iterator[str]:
             yield cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
+
+
+def test_a_press_made_while_the_stream_is_down_answers_once_it_is_back(
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+) -> None:
+    configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")])
+    env = cli_env(**keyring_env)
+    daemon = run(env)
+    daemons.append(daemon)
+    add("phone", f"ntfy://127.0.0.1:{ntfy.port}/{TOPIC}", env)
+    (tmp_path / "go").touch()
+    (ask,) = until(lambda: asks(ntfy), 30, "the approval's push with its buttons")
+    topic = reply_topic(ask)
+    until(lambda: ntfy.streams_open(topic) == 1, 30, "the daemon following the reply topic")
+    ntfy.refusing = True  # the server goes away: it ends the stream and refuses new ones for a while
+    ntfy.end_streams()
+    until(lambda: ntfy.streams_open(topic) >= 3, 30, "the daemon trying again (and refused)")
+    assert Phone().press(ask, "Reject") == 200  # while the daemon is not following
+    ntfy.refusing = False
+    until(lambda: answers_sent(tmp_path) == ["no"], 60, "the press answered once the stream is back")
+    until(lambda: said(ntfy) == ["Rejected"], 30, "the phone told")
+    log = "\n".join(_log())
+    assert "the server ended the stream; following them again in 1 s" in log
+    assert "the server answered 503" in log and "following them again in 2 s" in log  # backing off
+    assert pending() == [] and daemon.stop() == 0
+
+
+def test_a_press_after_the_expiry_or_from_before_a_restart_answers_nothing_and_says_why(
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+) -> None:
+    configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")], timeout=3)
+    env = cli_env(**keyring_env)
+    daemon = run(env)
+    daemons.append(daemon)
+    add("phone", f"ntfy://127.0.0.1:{ntfy.port}/{TOPIC}", env)
+    (tmp_path / "go").touch()
+    (first,) = until(lambda: asks(ntfy), 30, "the approval's push with its buttons")
+    until(lambda: answers_sent(tmp_path) == ["cancelled"], 30, "the request cancelled at its expiry")
+    assert Phone().press(first, "Allow once") == 200
+    until(lambda: said(ntfy), 30, "the phone told it came too late")
+    assert said(ntfy) == ["Expired: nobody answered in time, so it was cancelled"]
+    assert answers_sent(tmp_path) == ["cancelled"]
+    assert daemon.stop() == 0
+
+    # restarted: the agent asks again, and request "1" is a new one; the old button answers nothing
+    configure(tmp_path, [permission("Run rm -rf build")])
+    (tmp_path / "agent.log").unlink()
+    daemon = run(env)
+    daemons.append(daemon)
+    (_, second) = until(lambda: asks(ntfy)[1:] and asks(ntfy), 30, "the new request's push")
+    assert pending() == ["1"] and first["actions"][0]["body"] != second["actions"][0]["body"]
+    until(lambda: ntfy.streams_open(reply_topic(second)) >= 2, 30, "the new daemon following the reply topic")
+    assert Phone().press(first, "Allow once") == 200
+    until(lambda: len(said(ntfy)) == 2, 30, "the old press told")
+    assert said(ntfy)[1].startswith("Expired") and pending() == ["1"] and answers_sent(tmp_path) == []
+    assert Phone().press(second, "Allow once") == 200
+    until(lambda: answers_sent(tmp_path) == ["yes"], 30, "the new press answered")
+    assert reply_topic(second) == reply_topic(first)  # kept in the keyring, as the key is
+    assert daemon.stop() == 0

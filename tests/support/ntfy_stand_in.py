@@ -144,19 +144,19 @@ class _Handler(BaseHTTPRequestHandler):
         service = self.server.service
         generation = service.generation
         sent = {m["id"] for m in service.after(topic, "0")} - {m["id"] for m in service.after(topic, since)}
-        self._chunk({"id": "open", "time": int(time.time()), "event": "open", "topic": topic})
-        while service.generation == generation:
-            for message in service.after(topic, "all"):
-                if message["id"] not in sent:
-                    sent.add(message["id"])
-                    self._chunk(message)
-            with service.changed:
-                if service.generation == generation:
-                    service.changed.wait(0.5)
-        with contextlib.suppress(OSError):
+        self.close_connection = True
+        with contextlib.suppress(OSError):  # the daemon went away
+            self._chunk({"id": "open", "time": int(time.time()), "event": "open", "topic": topic})
+            while service.generation == generation:
+                for message in service.after(topic, "all"):
+                    if message["id"] not in sent:
+                        sent.add(message["id"])
+                        self._chunk(message)
+                with service.changed:
+                    if service.generation == generation:
+                        service.changed.wait(0.5)
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-        self.close_connection = True
 
     def _chunk(self, payload: dict[str, Any]) -> None:
         line = (json.dumps(payload) + "\n").encode()

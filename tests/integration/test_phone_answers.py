@@ -267,3 +267,46 @@ def test_a_press_after_the_expiry_or_from_before_a_restart_answers_nothing_and_s
     until(lambda: answers_sent(tmp_path) == ["yes"], 30, "the new press answered")
     assert reply_topic(second) == reply_topic(first)  # kept in the keyring, as the key is
     assert daemon.stop() == 0
+
+
+def test_off_by_default_nothing_is_made_or_followed_and_push_test_answer_says_when_the_press_came(
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+) -> None:
+    config = configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")])
+    config.write_text(config.read_text(encoding="utf-8").replace("answers = true", ""), encoding="utf-8")
+    env = cli_env(**keyring_env)
+    daemons.append(run(env))
+    add("phone", f"ntfy://127.0.0.1:{ntfy.port}/{TOPIC}", env)
+    add("hook", f"json://127.0.0.1:{ntfy.port}/hook-Tq7secret", env)
+    (tmp_path / "go").touch()
+    (ask,) = until(lambda: ntfy.on(TOPIC), 30, "the approval's push")
+    assert "actions" not in ask and "It waits for your answer at the desk" in ask["message"]
+    listed = cli("push", "list", env=env).stdout
+    assert "phone  ntfy  can be answered from the phone ([push] answers = true)" in listed
+    assert "hook  json  one-way (answered at the desk)" in listed
+    refused = cli("push", "test", "phone", "--answer", env=env)
+    assert refused.returncode != 0 and "set [push] answers = true" in refused.stderr
+    assert [r for r in ntfy.requests if r.method == "GET"] == []  # nothing followed
+    assert _keyring(env, "push-answers/key") == "None"  # no key made
+
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("[push]\n", "[push]\nanswers = true\n"), encoding="utf-8"
+    )
+    until(lambda: "answered from the phone" in cli("push", "list", env=env).stdout, 30, "the preference applied")
+    one_way = cli("push", "test", "hook", "--answer", env=env)
+    assert one_way.returncode != 0 and "hook is one-way" in one_way.stderr
+    test = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "push", "test", "phone", "--answer"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    (trial,) = until(lambda: [m for m in ntfy.on(TOPIC) if m.get("actions")], 30, "the test approval")
+    assert trial["title"] == "acp-tray: test approval" and [a["label"] for a in trial["actions"]] == [
+        "Allow once",
+        "Reject",
+    ]
+    assert Phone().press(trial, "Reject") == 200
+    output, errors = test.communicate(timeout=60)
+    assert test.returncode == 0, errors
+    assert "phone: your press of \u201cReject\u201d arrived" in output
+    until(lambda: said(ntfy)[-1:] == ["Your press arrived"], 30, "the phone told")
+    assert pending() == ["1"] and answers_sent(tmp_path) == []  # the test answered nothing

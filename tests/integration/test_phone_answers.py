@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
+from tests.integration.test_push_delivery import _cmdlines, add
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
 from tests.support.daemons import Daemon, cli, cli_env, rss_kib
@@ -67,14 +68,6 @@ def run(env: dict[str, str]) -> Daemon:
     return daemon
 
 
-def add(name: str, url: str, env: dict[str, str]) -> None:
-    added = subprocess.run(
-        [sys.executable, "-m", "acp_tray", "push", "add", name],
-        input=url + "\n", capture_output=True, text=True, env=env, timeout=60,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-
-
 def answers_sent(tmp_path: Path) -> list[str]:
     """The options the agent received, in order ("cancelled" for a cancelled request)."""
     log = tmp_path / "agent.log"
@@ -101,16 +94,24 @@ def reply_topic(message: dict[str, Any]) -> str:
     return str(message["actions"][0]["url"]).rsplit("/", 1)[1]
 
 
-def test_a_press_answers_once_and_nothing_else_on_the_topic_answers(
-    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
-) -> None:
-    configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build"), permission("Push to main")])
-    env = cli_env(**keyring_env)
+def asked(
+    tmp_path: Path, ntfy: NtfyStandIn, env: dict[str, str], daemons: list[Daemon]
+) -> tuple[Daemon, dict[str, Any]]:
+    """The daemon started, target "phone" added, the agent let go: its first approval's push."""
     daemon = run(env)
     daemons.append(daemon)
     add("phone", f"ntfy://127.0.0.1:{ntfy.port}/{TOPIC}", env)
     (tmp_path / "go").touch()
     (ask,) = until(lambda: asks(ntfy), 30, "the approval's push with its buttons")
+    return daemon, ask
+
+
+def test_a_press_answers_once_and_nothing_else_on_the_topic_answers(
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+) -> None:
+    configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build"), permission("Push to main")])
+    env = cli_env(**keyring_env)
+    daemon, ask = asked(tmp_path, ntfy, env, daemons)
     assert ask["title"] == "bot: Needs approval"
     assert ask["message"].startswith("It wants: Run rm -rf build\nAnswer with a button below, or at the desk")
     assert [a["label"] for a in ask["actions"]] == ["Allow once", "Reject"]  # "Always": not unless allowed
@@ -202,24 +203,12 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _cmdlines() -> Iterator[str]:
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            yield cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-
-
 def test_a_press_made_while_the_stream_is_down_answers_once_it_is_back(
     tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
 ) -> None:
     configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")])
     env = cli_env(**keyring_env)
-    daemon = run(env)
-    daemons.append(daemon)
-    add("phone", f"ntfy://127.0.0.1:{ntfy.port}/{TOPIC}", env)
-    (tmp_path / "go").touch()
-    (ask,) = until(lambda: asks(ntfy), 30, "the approval's push with its buttons")
+    daemon, ask = asked(tmp_path, ntfy, env, daemons)
     topic = reply_topic(ask)
     until(lambda: ntfy.streams_open(topic) == 1, 30, "the daemon following the reply topic")
     ntfy.refusing = True  # the server goes away: it ends the stream and refuses new ones for a while

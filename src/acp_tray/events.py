@@ -148,7 +148,7 @@ class QuestionSettled:
     session_id: str
     question_id: str
     outcome: QuestionOutcome
-    by: str  # "person" | "phone:TARGET" | "timeout" | "agent" (withdrew) | "complete" (done elsewhere) | "cancel" | "disconnect"
+    by: str  # "person", "phone:TARGET", "timeout", "agent" (withdrew), "complete", "cancel", "disconnect"
     time: datetime = dataclasses.field(default_factory=now)
 
 

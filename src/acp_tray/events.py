@@ -122,7 +122,7 @@ class PermissionSettled:
     session_id: str
     approval_id: str
     outcome: str
-    by: str  # "person" | "policy" | "timeout" | "cancel" | "disconnect"
+    by: str  # "person" | "phone:TARGET" (a push's button) | "policy" | "timeout" | "cancel" | "disconnect"
     time: datetime = dataclasses.field(default_factory=now)
 
 
@@ -150,7 +150,7 @@ class QuestionSettled:
     session_id: str
     question_id: str
     outcome: QuestionOutcome
-    by: str  # "person" | "timeout" | "agent" (withdrew it) | "complete" (done elsewhere) | "cancel" | "disconnect"
+    by: str  # "person", "phone:TARGET", "timeout", "agent" (withdrew), "complete", "cancel", "disconnect"
     time: datetime = dataclasses.field(default_factory=now)
 
 

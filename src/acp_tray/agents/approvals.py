@@ -136,8 +136,9 @@ class Approvals:
                     pending.timer.cancel()
                 self._emit(PermissionSettled(agent, request.session_id, approval_id, "cancelled", "disconnect"))
 
-    def approve(self, approval_id: str, choice: str | None = None) -> PermissionOption:
-        """Approve with `choice` (an option id or kind); without one, the agent's only allow option."""
+    def approve(self, approval_id: str, choice: str | None = None, *, by: str = "person") -> PermissionOption:
+        """Approve with `choice` (an option id or kind); without one, the agent's only allow option.
+        `by`: who answered ("person" at the desk, "phone:TARGET" from a push's button)."""
         pending = self._get(approval_id)
         if choice is None:
             allow = [o for o in pending.options if o.kind in ALLOW_KINDS]
@@ -152,7 +153,7 @@ class Approvals:
                 listing = self._listing(pending)
                 raise ApprovalError(f"request {approval_id} has no option {choice!r}; choose from {listing}")
             option = found[0]
-        self._settle(approval_id, selected(option.option_id), "person")
+        self._settle(approval_id, selected(option.option_id), by)
         return option
 
     def deny(self, approval_id: str) -> PermissionOption | None:

@@ -166,7 +166,9 @@ def core(
     notifications = NotificationActions(
         approvals, fleet, recent, publisher, life, questions=questions, report=queue.put_nowait
     )
-    pusher = Pusher(push, lambda: router.prefs, clock, queue.put_nowait, life.in_background)
+    pusher = Pusher(
+        push, lambda: router.prefs, clock, queue.put_nowait, life.in_background, answer=notifications.from_phone
+    )
     return Core(queue, life, router, recent, approvals, questions, fleet, publisher, reloader, notifications, pusher)
 
 

@@ -31,11 +31,12 @@ from acp_tray.events import (
     SignInOutput,
     TurnEnded,
 )
-from acp_tray.presentation.own_notices import own_notice, sign_in_topic
+from acp_tray.presentation.own_notices import answered_from_phone, own_notice, sign_in_topic
 from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
+from acp_tray.protocol.notice import Notice
 from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
 from acp_tray.timer import OneTimer
@@ -126,9 +127,11 @@ class EventPump:
         """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
         if isinstance(event, _SETTLED):
             self._withdraw_approval(_asked_id(event))
-        if isinstance(event, QuestionSettled) and event.by != "timeout":  # a timeout is told (own notice)
-            ended = NoticeReceived(event.agent, event.session_id, question_ended(event), source=ACP_TRAY)
-            self._record(ended, None, [])  # in the history, not presented
+            if self._pusher is not None:
+                self._pusher.settled(_asked_id(event), event.by)
+            ended = _ended(event)
+            if ended is not None:  # in the history, not presented
+                self._record(NoticeReceived(event.agent, event.session_id, ended, source=ACP_TRAY), None, [])
         if isinstance(event, SignInNeeded):
             self._told_sign_in.add(event.agent)
         if isinstance(event, _SESSION_EVENTS):
@@ -237,6 +240,16 @@ class EventPump:
         for presentation in self._router.summaries():
             self.present(presentation)
         self._schedule_summaries()
+
+
+def _ended(event: PermissionSettled | QuestionSettled) -> Notice | None:
+    """How a question ended (but by a timeout, which is told), or an approval answered from the
+    phone: for the history."""
+    if isinstance(event, QuestionSettled) and event.by != "timeout":
+        return question_ended(event)
+    if isinstance(event, PermissionSettled) and event.by.startswith("phone:"):
+        return answered_from_phone(event)
+    return None
 
 
 def _asked_id(event: PermissionAsked | PermissionSettled | QuestionAsked | QuestionSettled) -> str:

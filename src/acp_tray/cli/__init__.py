@@ -250,7 +250,14 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         ("test", "push one message to it; says whether the service accepted it"),
         ("remove", "forget it (its URL is deleted from the OS keyring)"),
     ):
-        push_actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+        push_verb = push_actions.add_parser(verb, help=text, parents=[common])
+        push_verb.add_argument("name")
+    push_verb = push_actions.choices["test"]
+    push_verb.add_argument(
+        "--answer",
+        action="store_true",
+        help="an approval with buttons (ntfy): says when your press on the phone arrived",
+    )
 
     prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("prompt"))
     prompt.add_argument("agent")

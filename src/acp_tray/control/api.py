@@ -237,6 +237,15 @@ class PushNameArgs(Args):
 
 
 @dataclass(frozen=True)
+class PushTestArgs(Args):
+    name: str
+    answer: bool = False  # a test approval with buttons; the reply says when a press arrived
+
+
+ANSWER_TEST_WAIT = 300.0  # seconds `push test NAME --answer` waits for the press
+
+
+@dataclass(frozen=True)
 class PushAddArgs(Args):
     name: str
     url: str  # its Apprise URL (ntfy://…, json://…): a secret, kept in the OS keyring, never shown or logged
@@ -328,8 +337,8 @@ PUSH_LIST: Op[Args, list[PushTargetRow]] = Op("push.list", Args, "the push targe
 PUSH_ADD: Op[PushAddArgs, PushTargetRow] = Op(
     "push.add", PushAddArgs, "keep a push target's Apprise URL in the OS keyring (replacing one of that name)"
 )
-PUSH_TEST: Op[PushNameArgs, PushTestReply] = Op(
-    "push.test", PushNameArgs, "push one message to a target: whether its service accepted it"
+PUSH_TEST: Op[PushTestArgs, PushTestReply] = Op(
+    "push.test", PushTestArgs, "push one message to a target: whether its service accepted it (and a press arrived)"
 )
 PUSH_REMOVE: Op[PushNameArgs, NameReply] = Op("push.remove", PushNameArgs, "forget a push target (and its URL)")
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")

@@ -247,12 +247,14 @@ class PushTargetRow(TypedDict):  # a push target, never its URL
     name: str
     service: str  # the Apprise URL's scheme: "ntfy", "json", "tgram", "pover", ...
     chosen: bool  # pushed to: `[push] targets` lists it, or lists none
+    answers: Literal["on", "off", "one-way"]  # answered from the phone: on, off ([push] answers), never
 
 
 class PushTestReply(TypedDict):  # `push.test`: one message sent
     name: str
     accepted: bool  # the service accepted it
     detail: str  # in words
+    pressed: str | None  # `--answer`: the button pressed on the phone (None: none in time, or no buttons)
 
 
 class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it

@@ -226,6 +226,8 @@ class PushPrefs(_Strict):
     targets: list[str] = Field(default_factory=list)  # empty: every target added
     burst: int = Field(default=3, ge=1, le=1000)
     per: float = Field(default=60.0, gt=0, le=24 * 3600)
+    answers: bool = False  # ntfy targets: approvals and simple questions answered from the push's buttons
+    answers_always: bool = False  # with `answers`: an "Always allow" button too
 
 
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]

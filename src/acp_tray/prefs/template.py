@@ -103,6 +103,10 @@ sound = "message-new-instant"
 #   targets:    the targets to push to, e.g. ["phone"] ([] = every target added)
 #   burst, per: at most `burst` pushes per agent to each target every `per` seconds; then one
 #               summary ("12 more notices from NAME")
+#   answers:    true: an ntfy target's approval pushes carry "Allow once" and "Reject" buttons (a
+#               question's, a button per choice) that answer from the phone; other services stay
+#               one-way. Anyone who can read the topic can press them: use a protected topic.
+#   answers_always: true: an "Always allow" button too
 # Do not disturb and quiet hours hold pushes too, except for the kinds in [dnd] allow.
 [push]
 when = "away"
@@ -111,6 +115,8 @@ kinds = ["error", "approvals", "turns", "agents"]
 targets = []
 burst = 3
 per = 60
+answers = false
+answers_always = false
 
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
 # (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;

@@ -29,7 +29,7 @@ from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.question_notice import question_notice
+from acp_tray.presentation.question_notice import answered_by, question_notice
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
@@ -106,6 +106,12 @@ def _said_of(event: Event) -> OwnNotice | None:
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
     return None
+
+
+def answered_from_phone(event: PermissionSettled) -> Notice:
+    """An approval answered with a push's button, for the history only (the desk shows it settled)."""
+    text = f"Request {event.approval_id} was answered '{event.outcome}' {answered_by(event.by)}."
+    return Notice("info", "Answered from the phone", text)
 
 
 def _approval(event: PermissionAsked) -> OwnNotice:

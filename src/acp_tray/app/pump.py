@@ -16,8 +16,10 @@ from collections.abc import Callable
 from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
+from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
     AgentStatus,
+    CompactionChanged,
     Event,
     NoticeMalformed,
     NoticeReceived,
@@ -27,8 +29,11 @@ from acp_tray.events import (
     QuestionSettled,
     QueueChanged,
     SessionAttached,
+    SessionFact,
+    SessionTitled,
     SignInNeeded,
     TurnEnded,
+    UsageReported,
 )
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.question_notice import question_ended
@@ -45,6 +50,7 @@ StatusSink = Callable[[AgentStatus], None]
 _SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
 _ASKED = (PermissionAsked, QuestionAsked)  # a person is needed: shown, held by DND, withdrawn when settled
 _SETTLED = (PermissionSettled, QuestionSettled)
+_FACTS = (UsageReported, SessionTitled, CompactionChanged)  # what a session is doing: state, not notices
 
 
 class EventPump:
@@ -59,6 +65,7 @@ class EventPump:
         publisher: TrayPublisher,
         status: StatusSink,
         pusher: Pusher | None = None,
+        usage: UsageKeeper | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -76,6 +83,7 @@ class EventPump:
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
+        self._usage = usage
         self._held: deque[tuple[NoticeReceived, Decision | None, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
@@ -95,7 +103,9 @@ class EventPump:
         self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, NoticeReceived):
+        if isinstance(event, _FACTS):
+            self._fact(event)
+        elif isinstance(event, NoticeReceived):
             self._route(event)
         elif isinstance(event, NoticeMalformed):
             self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
@@ -109,6 +119,8 @@ class EventPump:
             return  # once per agent until it is signed in, across restarts too
         elif isinstance(event, QueueChanged):
             self._turn_lengths.queue_changed(event)
+            if self._usage is not None:
+                self._usage.take(event)
             self._publisher.changed(Changed.SESSIONS)
             return  # nothing the tray shows changed
         elif not self._hosting_event(event):
@@ -124,6 +136,8 @@ class EventPump:
             self._record(ended, None, [])  # in the history, not presented
         if isinstance(event, SignInNeeded):
             self._told_sign_in.add(event.agent)
+        if isinstance(event, SessionAttached) and self._usage is not None:
+            self._usage.take(event)
         if isinstance(event, _SESSION_EVENTS):
             self._publisher.changed(Changed.SESSIONS)
         asked_or_settled = isinstance(event, _ASKED + _SETTLED)
@@ -148,6 +162,19 @@ class EventPump:
             if decision.suppressed == "dnd":
                 self._held_by_dnd[_asked_id(event)] = shown
         return True
+
+    def _fact(self, event: SessionFact) -> None:
+        """A session's usage, title or compaction: state for the tray, the window and `status`
+        (cheap: no history record), and a rate limit's notice when one is due."""
+        if self._usage is None:
+            return
+        changed, notice = self._usage.take(event)
+        if notice is not None:
+            own = NoticeReceived(event.agent, event.session_id, notice, source=ACP_TRAY, topic=f"limit:{event.agent}")
+            self._route(own)
+        if changed:
+            self._publisher.changed(Changed.USAGE)
+            self._publisher.publish()
 
     def _route(
         self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None

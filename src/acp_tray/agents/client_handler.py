@@ -1,9 +1,9 @@
 """The client side of ACP: how acp-tray answers what an agent sends it.
 
-`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`). The SDK runs every incoming notification as its own
-task; tasks start in creation order, so the event is handed to the sink *before any await*
-and notices keep their arrival order. Reply text goes to the session's waiting prompt.
-Permission requests go to the approvals (the person or the agent's policy decides), questions
+`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`).
+The SDK runs every incoming notification as its own task; tasks start in creation order, so the
+event is handed to the sink *before any await* and notices keep their arrival order. Reply text
+goes to the session's waiting prompt. Permission requests go to the approvals (the person or the agent's policy decides), questions
 (elicitation) to the person. Anything else gets method-not-found.
 """
 

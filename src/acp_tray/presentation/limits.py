@@ -28,7 +28,7 @@ def limit_words(limit: RateLimit) -> str:
 
 
 def reset_words(limit: RateLimit, now: datetime) -> str:
-    """"resets at 14:20" (today), "resets Tue 14:20" (another day), "" (not said)."""
+    """ "resets at 14:20" (today), "resets Tue 14:20" (another day), "" (not said)."""
     if limit.resets_at is None:
         return ""
     zone: tzinfo | None = now.tzinfo
@@ -40,7 +40,7 @@ def reset_words(limit: RateLimit, now: datetime) -> str:
 
 
 def used_words(limit: RateLimit) -> str:
-    """"90 % of the five-hour limit used", or "near the five-hour limit" without a figure."""
+    """ "90 % of the five-hour limit used", or "near the five-hour limit" without a figure."""
     if limit.utilization is None:
         return f"near {limit_words(limit)}"
     return f"{round(limit.utilization * 100)} % of {limit_words(limit)} used"
@@ -55,7 +55,7 @@ def _join(*parts: str) -> str:
 
 
 def limit_line(limit: RateLimit, now: datetime) -> str:
-    """"90 % of the five-hour limit used; resets at 14:20", "the five-hour limit reached; ..."."""
+    """ "90 % of the five-hour limit used; resets at 14:20", "the five-hour limit reached; ..."."""
     said = f"{limit_words(limit)} reached" if refused(limit) else used_words(limit)
     return _join(said, reset_words(limit, now))
 

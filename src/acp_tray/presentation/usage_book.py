@@ -40,14 +40,14 @@ class SessionFigures:
 
 
 def money(amount: float, currency: str) -> str:
-    """"0.027 USD", "1.25 EUR", "12 credits": the amount as sent, rounded for reading."""
+    """ "0.027 USD", "1.25 EUR", "12 credits": the amount as sent, rounded for reading."""
     digits = 2 if amount >= 1 else 4
     text = f"{amount:.{digits}f}".rstrip("0").rstrip(".") or "0"
     return f"{text} {currency}"
 
 
 def context_words(used: int, size: int) -> str:
-    """"1,230 of 1,000,000 tokens (0 %)"."""
+    """ "1,230 of 1,000,000 tokens (0 %)"."""
     share = f" ({round(100 * used / size)} %)" if size else ""
     return f"{used:,} of {size:,} tokens{share}"
 

@@ -15,7 +15,7 @@ LINE_LIMIT = 80
 
 
 def session_words(figures: SessionFigures) -> str:
-    """"say hello · compacting the conversation… · 1,230 of 1,000,000 tokens (0 %) · turn 0.027 USD"."""
+    """ "say hello · compacting the conversation… · 1,230 of 1,000,000 tokens (0 %) · turn 0.027 USD"."""
     parts = [plain_line(figures.title, 40)] if figures.title else []
     if figures.compacting:
         parts.append(COMPACTING_WORDS)
@@ -27,7 +27,7 @@ def session_words(figures: SessionFigures) -> str:
 
 
 def spent_words(spent: dict[str, float]) -> str:
-    """"0.027 USD + 3 credits" ("" when nothing was spent)."""
+    """ "0.027 USD + 3 credits" ("" when nothing was spent)."""
     return " + ".join(money(amount, plain_line(currency, 16)) for currency, amount in sorted(spent.items()))
 
 

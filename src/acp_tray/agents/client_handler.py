@@ -3,8 +3,8 @@
 `session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`).
 The SDK runs every incoming notification as its own task; tasks start in creation order, so the
 event is handed to the sink *before any await* and notices keep their arrival order. Reply text
-goes to the session's waiting prompt. Permission requests go to the approvals (the person or the agent's policy decides), questions
-(elicitation) to the person. Anything else gets method-not-found.
+goes to the session's waiting prompt. Permission requests go to the approvals (the person or the
+agent's policy decides), questions (elicitation) to the person. Anything else gets method-not-found.
 """
 
 from __future__ import annotations

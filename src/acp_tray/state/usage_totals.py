@@ -35,4 +35,5 @@ def load_totals(path: Path | None, today: date) -> Totals:
 
 
 def save_totals(path: Path, today: date, totals: Totals) -> None:
-    write_table(path, KEY, {today.isoformat(): totals})
+    rounded = {agent: {c: round(a, 9) for c, a in spent.items()} for agent, spent in totals.items()}
+    write_table(path, KEY, {today.isoformat(): rounded})

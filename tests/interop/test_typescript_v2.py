@@ -209,7 +209,10 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     (sent,) = events(second, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 1 and "info" not in sent["params"]
     (handed,) = events(second, "router handed initialize")
-    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {"notices": {}, "compaction": {}}
+    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {
+        "notices": {},
+        "compaction": {},
+    }
     (v1_second,) = events(second, "v1 initialize")
     assert v1_second["notices"] is True
     assert v1_second["parsedClientCapabilities"]["session"] == {"notices": {}, "compaction": {}}

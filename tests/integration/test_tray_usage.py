@@ -4,8 +4,6 @@ turn of the SDK 2.4.0 usage agent (tests/interop/usage_agent.mjs) that cost 0.02
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.integration.test_tray_tooltip import read_back
@@ -18,9 +16,7 @@ from tests.support.waiting import until
 USAGE_AGENT = ROOT / "tests" / "interop" / "usage_agent.mjs"
 
 
-def test_the_tooltip_says_what_today_cost(tray_host: dict[str, str], request: pytest.FixtureRequest) -> None:
-    node = shutil.which("node")
-    assert node is not None and (ROOT / "tests" / "interop" / "node_modules").is_dir(), "make test installs node"
+def test_the_tooltip_says_what_today_cost(node: str, tray_host: dict[str, str], request: pytest.FixtureRequest) -> None:
     host = request.node.callspec.params["tray_host"]
     write_config(agent_table("meter", [node, str(USAGE_AGENT), "--version=2"]), notifier="auto")
     daemon = Daemon("run", env=tray_host)

@@ -7,14 +7,11 @@ phone's width (nothing wider than the screen)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
-
-import pytest
 
 from tests.support.agents import agent_table
 from tests.support.browser import PageFor, Screenshot
@@ -25,14 +22,6 @@ from tests.support.window import window_process
 
 USAGE_AGENT = ROOT / "tests" / "interop" / "usage_agent.mjs"
 LIVE = 10_000  # ms: what the agent said shows in the open page without a reload
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def text_of(page: Any, selector: str) -> str:

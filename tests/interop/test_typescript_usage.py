@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -27,14 +26,6 @@ from tests.support.repo import ROOT
 from tests.support.waiting import until
 
 USAGE_AGENT = ROOT / "tests" / "interop" / "usage_agent.mjs"
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 class Watcher:

@@ -3,7 +3,7 @@ book, the rate-limit warnings)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from acp_tray.events import QueueChanged, SessionAttached, UsageReported
 from acp_tray.presentation.limits import LimitWatch
@@ -11,7 +11,7 @@ from acp_tray.presentation.usage_book import UsageBook
 from acp_tray.protocol.usage import RateLimit, rate_limit, usage
 
 TODAY = date(2026, 12, 4)
-NOW = datetime(2026, 12, 4, 13, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 4, 13, 0, tzinfo=UTC)
 
 
 def report(amount: float | None, session: str = "s1", currency: str = "USD") -> UsageReported:

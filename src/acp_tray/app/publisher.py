@@ -75,6 +75,8 @@ class TrayPublisher:
         self._dnd_timer = OneTimer()
         self._day_timer = OneTimer()
         self._publish_timer: asyncio.TimerHandle | None = None
+        self._usage_timer = OneTimer()
+        self._usage_due = False
         self._last_publish = float("-inf")
 
     def snapshot(self) -> TraySnapshot:
@@ -170,6 +172,7 @@ class TrayPublisher:
         self.dnd_may_have_changed()
 
     def close(self) -> None:
+        self._usage_timer.cancel()
         self._dnd_timer.cancel()
         self._day_timer.cancel()
         if self._publish_timer is not None:
@@ -201,6 +204,20 @@ class TrayPublisher:
                 listener(change)
             except Exception:
                 log.exception("a change listener failed")
+
+    def usage_changed(self) -> None:
+        """Usage changed (a session's figures, a title, a rate limit): the listeners are told at most
+        once per PUBLISH_EVERY, and the tray is given a snapshot as throttled as ever, so that a
+        flood of usage reports (one per model call, per agent) costs a few updates a second."""
+        self.publish()
+        if not self._listeners or self._usage_due:
+            return
+        self._usage_due = True
+        self._usage_timer.set(PUBLISH_EVERY, self._tell_usage)
+
+    def _tell_usage(self) -> None:
+        self._usage_due = False
+        self.changed(Changed.USAGE)
 
     def dnd_may_have_changed(self) -> None:
         """The preferences were applied, or a timed DND came to its end: tell the listeners if DND

@@ -173,8 +173,7 @@ class EventPump:
             own = NoticeReceived(event.agent, event.session_id, notice, source=ACP_TRAY, topic=f"limit:{event.agent}")
             self._route(own)
         if changed:
-            self._publisher.changed(Changed.USAGE)
-            self._publisher.publish()
+            self._publisher.usage_changed()
 
     def _route(
         self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None

@@ -90,3 +90,28 @@ def test_a_refusal_for_a_limit_is_an_error_with_the_reset_time() -> None:
     refused = LimitWatch().notice("claude", limit(1.0, "rejected"), 80, NOW)
     assert refused is not None and refused.severity == "error"
     assert refused.title == "Refused: the five-hour limit reached; resets at 14:20"
+
+
+def test_the_tray_names_each_session_and_says_what_today_cost() -> None:
+    from acp_tray.events import AgentState, SessionTitled
+    from acp_tray.presentation.usage_words import agent_notes, spent_words
+    from acp_tray.tray.menu import menu_of
+    from acp_tray.tray.snapshot import AgentRow, TraySnapshot, tooltip_of
+
+    book = UsageBook(TODAY)
+    book.note(SessionTitled("claude", "s1", "say hello"), TODAY)
+    book.note(turn(True), TODAY)
+    book.note(report(0.027), TODAY)
+    book.limits["claude"] = {"five_hour": limit(0.9)}
+    notes = agent_notes(book, "claude", ["s1"], NOW)
+    assert notes == (
+        "say hello · 10 of 100 tokens (10 %) · turn 0.027 USD",
+        "today 0.027 USD",
+        "90 % of the five-hour limit used; resets at 14:20",
+    )
+    snapshot = TraySnapshot(
+        agents=(AgentRow("claude", AgentState.CONNECTED, notes=notes),), today=spent_words(book.all_today(TODAY))
+    )
+    assert tooltip_of(snapshot).endswith("1/1 agent connected · today 0.027 USD")
+    (agents,) = [entry for entry in menu_of(snapshot) if entry.label == "Agents"]
+    assert [entry.label for entry in agents.children[0].children[:3]] == list(notes)

@@ -16,6 +16,8 @@ from acp_tray.protocol.elicitation import Question as Question  # a domain value
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 from acp_tray.protocol.session import ToolCallScope as ToolCallScope
+from acp_tray.protocol.usage import Compaction as Compaction  # domain values too
+from acp_tray.protocol.usage import Usage as Usage
 
 
 def now() -> datetime:
@@ -242,6 +244,38 @@ class SignInOutput:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class UsageReported:
+    """A session's context window and cost as the agent reports them (and a vendor's rate limit)."""
+
+    agent: str
+    session_id: str
+    usage: Usage
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SessionTitled:
+    """The agent named its session (`title`), or cleared the name (None)."""
+
+    agent: str
+    session_id: str
+    title: str | None
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CompactionChanged:
+    """The agent is compacting a session's conversation, or finished doing so."""
+
+    agent: str
+    session_id: str
+    compaction: Compaction
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+SessionFact = UsageReported | SessionTitled | CompactionChanged
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -258,6 +292,9 @@ Event = (
     | AgentUnusable
     | SignInNeeded
     | SignInOutput
+    | UsageReported
+    | SessionTitled
+    | CompactionChanged
 )
 
 EventSink = Callable[[Event], None]

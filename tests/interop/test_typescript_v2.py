@@ -180,7 +180,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     (sent,) = events(first, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 2
     assert sent["params"]["clientCapabilities"] == {
-        "session": {"notices": {}},
+        "session": {"notices": {}, "compaction": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
     }
@@ -198,10 +198,13 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     (sent,) = events(second, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 1 and "info" not in sent["params"]
     (handed,) = events(second, "router handed initialize")
-    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {"notices": {}}
+    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {
+        "notices": {},
+        "compaction": {},
+    }
     (v1_second,) = events(second, "v1 initialize")
     assert v1_second["notices"] is True
-    assert v1_second["parsedClientCapabilities"]["session"] == {"notices": {}}
+    assert v1_second["parsedClientCapabilities"]["session"] == {"notices": {}, "compaction": {}}
     assert [e["count"] for e in events(second, "sent notices")] == [3]
 
     row = status_row("router")

@@ -1,9 +1,10 @@
 """The client side of ACP: how acp-tray answers what an agent sends it.
 
-`session/update` becomes domain events. The SDK runs every incoming notification as its own
-task; tasks start in creation order, so the event is handed to the sink *before any await*
-and notices keep their arrival order. A notice of a session whose `session/load` is under way
-is the agent replaying its history: marked `replayed` (recorded, never presented). Reply text
+`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`).
+The SDK runs every incoming notification as its own task; tasks start in creation order, so the
+event is handed to the sink *before any await* and notices keep their arrival order. A notice of a
+session whose `session/load` is under way is the agent replaying its history: marked `replayed`
+(recorded, never presented). Reply text
 goes to the session's waiting prompt. Permission requests go to the approvals (the person or the
 agent's policy decides), questions (elicitation) to the person. Anything else gets method-not-found.
 """
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.session_facts import fact_of
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
 from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text
 from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
@@ -97,6 +99,9 @@ class ClientHandler:
             self._on_malformed(update)
         else:
             self.other_updates += 1
+            fact = fact_of(self._agent, update)
+            if fact is not None:
+                self._sink(fact)
             route = _ROUTES[self.version].get(update.kind)
             if route is not None and self._peer is not None:
                 route(self._peer, update)

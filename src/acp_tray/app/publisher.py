@@ -21,6 +21,8 @@ from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.question_notice import question_actions
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
+from acp_tray.presentation.usage_book import UsageBook
+from acp_tray.presentation.usage_words import agent_notes, spent_words
 from acp_tray.timer import OneTimer
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, QuestionRow, TraySnapshot
 
@@ -39,6 +41,7 @@ class Changed(StrEnum):
     DND = "dnd"
     UNREAD = "unread"  # the Recent list (its unread count)
     HISTORY = "history"  # a new history record: `record` holds it
+    USAGE = "usage"  # a session's usage, cost, title or compaction, or a rate limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class TrayPublisher:
         questions: Questions,
         fleet: Fleet,
         publishers: Sequence[Publisher],
+        usage: UsageBook | None = None,
     ) -> None:
         self._router = router
         self._recent = recent
@@ -66,16 +70,20 @@ class TrayPublisher:
         self._questions = questions
         self._fleet = fleet
         self._publishers = tuple(publishers)
+        self._usage = usage
         self._listeners: list[Listener] = []
         self._dnd: DndState | None = None  # as last told to the listeners
         self._dnd_timer = OneTimer()
         self._day_timer = OneTimer()
         self._publish_timer: asyncio.TimerHandle | None = None
+        self._usage_timer = OneTimer()
+        self._usage_due = False
         self._last_publish = float("-inf")
 
     def snapshot(self) -> TraySnapshot:
         rows = []
         fleet = self._fleet
+        now = self._router.clock.now()
         for name in self._router.prefs.agents:
             status = fleet.states.get(name)
             icon = fleet.icons.get(name)
@@ -85,10 +93,11 @@ class TrayPublisher:
                 sign_in = tuple(
                     (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
                 )
+            notes = self._notes(name, now)
             rows.append(
-                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in)
+                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in, notes=notes)
                 if status
-                else AgentRow(name, AgentState.STOPPED, icon=icon)
+                else AgentRow(name, AgentState.STOPPED, icon=icon, notes=notes)
             )
         dnd = self._router.prefs.dnd
         return TraySnapshot(
@@ -105,10 +114,17 @@ class TrayPublisher:
                 QuestionRow(q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question))
                 for q in self._questions.pending()
             ),
+            today=spent_words(self._usage.all_today(now.date())) if self._usage is not None else "",
             morning=dnd.morning,
             quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
-            at=self._router.clock.now(),
+            at=now,
         )
+
+    def _notes(self, agent: str, now: datetime) -> tuple[str, ...]:
+        host = self._fleet.hosts.get(agent)
+        if self._usage is None or host is None:
+            return ()
+        return agent_notes(self._usage, agent, (s.session_id for s in host.sessions.values()), now)
 
     def publish(self) -> None:
         """Hand the tray a snapshot now, or (within PUBLISH_EVERY of the last) once at the end of
@@ -160,6 +176,7 @@ class TrayPublisher:
         self.dnd_may_have_changed()
 
     def close(self) -> None:
+        self._usage_timer.cancel()
         self._dnd_timer.cancel()
         self._day_timer.cancel()
         if self._publish_timer is not None:
@@ -191,6 +208,20 @@ class TrayPublisher:
                 listener(change)
             except Exception:
                 log.exception("a change listener failed")
+
+    def usage_changed(self) -> None:
+        """Usage changed (a session's figures, a title, a rate limit): the listeners are told at most
+        once per PUBLISH_EVERY, and the tray is given a snapshot as throttled as ever, so that a
+        flood of usage reports (one per model call, per agent) costs a few updates a second."""
+        self.publish()
+        if not self._listeners or self._usage_due:
+            return
+        self._usage_due = True
+        self._usage_timer.set(PUBLISH_EVERY, self._tell_usage)
+
+    def _tell_usage(self) -> None:
+        self._usage_due = False
+        self.changed(Changed.USAGE)
 
     def dnd_may_have_changed(self) -> None:
         """The preferences were applied, or a timed DND came to its end: tell the listeners if DND

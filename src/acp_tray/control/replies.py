@@ -18,6 +18,29 @@ class SignInMethodRow(TypedDict):
     unusable: NotRequired[str]  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
+class CostRow(TypedDict):
+    amount: float  # as the agent counts it
+    currency: str  # as the agent sent it ("USD", "credits")
+    text: str  # "0.027 USD"
+
+
+class LimitRow(TypedDict):  # a rate limit as the agent last reported it
+    kind: str  # the agent's name for it ("five_hour")
+    name: str  # in words ("the five-hour limit")
+    status: str  # allowed | allowed_warning | rejected | ...
+    used: int | None  # percent used, when reported
+    resets_at: str | None  # ISO 8601, when reported
+    text: str  # "90 % of the five-hour limit used; resets at 14:20"
+
+
+class UsageRow(TypedDict):  # a session's usage as the agent last reported it
+    used: int  # tokens in its context window
+    size: int  # the window's size in tokens
+    text: str  # "1,230 of 1,000,000 tokens (0 %)"
+    cost: CostRow | None  # the session's so far, where the agent reports one
+    turn: CostRow | None  # the running (or last) turn's
+
+
 class AgentRow(TypedDict):
     name: str
     kind: Literal["local", "remote"]
@@ -29,6 +52,8 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    today: list[CostRow]  # what it cost today, per currency (none: it reports no cost)
+    limits: list[LimitRow]  # its rate limits as last reported
     sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
     reads_code: NotRequired[bool]  # that sign-in reads a code on its input (`login.code`)
 
@@ -107,9 +132,16 @@ class StatusReply(TypedDict):
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
     questions: list[QuestionRow]
+    today: list[CostRow]  # what today cost across agents, per currency
 
 
-class SessionRow(TypedDict):
+class SessionFacts(TypedDict):  # what the agent said of a session (as it last said it)
+    title: str | None  # the agent's title for it ("say hello")
+    compacting: bool  # the agent is compacting its conversation
+    usage: UsageRow | None  # none reported yet
+
+
+class SessionRow(SessionFacts):
     agent: str
     name: str
     cwd: str
@@ -303,6 +335,7 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     approvals: list[ApprovalRow]
     questions: list[QuestionRow]
     sessions: list[SessionRow]
+    today: list[CostRow]
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 
 

@@ -91,6 +91,11 @@ notify_after = 20
 [approvals]
 sound = "message-new-instant"
 
+# Usage and rate limits. When an agent reports that `warn_at` percent of one of its rate limits
+# is used (claude's five-hour limit...), acp-tray warns once until that limit resets.
+[usage]
+warn_at = 80
+
 # Push: what matters reaches your phone (or chat, or mail) while you are away from the desk,
 # through Apprise (ntfy, Pushover, Gotify, Telegram, Signal, Matrix, Slack, e-mail, webhooks...).
 # Add a target with `acp-tray push add NAME` (its URL, e.g. ntfy://ntfy.sh/TOPIC, is read without

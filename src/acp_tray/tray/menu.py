@@ -145,7 +145,9 @@ def _agents(snapshot: TraySnapshot) -> Entry:
         sign_in = tuple(
             Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
         )
+        notes = tuple(Entry(note) for note in row.notes)
         actions = (
+            *((*notes, SEPARATOR) if notes else ()),
             *((Entry("Sign in", children=sign_in), SEPARATOR) if sign_in else ()),
             Entry("Restart", AgentAction("restart", row.name).encode()),
             Entry("Stop", AgentAction("stop", row.name).encode() if running else None),

@@ -20,6 +20,7 @@ class AgentRow:
     detail: str = ""
     icon: str | None = None  # its SVG file (agents from the ACP Registry)
     sign_in: tuple[tuple[str, str], ...] = ()  # while it needs a sign-in: (action id, method name)
+    notes: tuple[str, ...] = ()  # its sessions' titles and usage, its cost today, its rate limits
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class TraySnapshot:
     missed_during_dnd: int = 0
     approvals: tuple[ApprovalRow, ...] = ()  # oldest first
     questions: tuple[QuestionRow, ...] = ()  # oldest first
+    today: str = ""  # what today cost across agents ("0.027 USD"; "": nothing reported)
     morning: time = DndPrefs().morning  # when "Until tomorrow" ends
     quiet_hours: tuple[time, time] = (QuietHours().start, QuietHours().end)  # the schedule's start and end
     # when this was taken (how old a Recent item is); like `DndState.at`, not part of what it shows
@@ -86,6 +88,8 @@ def tooltip_of(snapshot: TraySnapshot) -> str:
     parts.append(
         f"{snapshot.connected}/{total} agents connected" if total != 1 else f"{snapshot.connected}/1 agent connected"
     )
+    if snapshot.today:
+        parts.append(f"today {snapshot.today}")
     if snapshot.dnd.active:
         parts.append(f"DND until {snapshot.dnd.until:%H:%M}" if snapshot.dnd.until else "DND on")
     return "acp-tray · " + " · ".join(parts)

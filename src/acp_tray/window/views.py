@@ -58,6 +58,7 @@ class AgentView:
     queued: int
     running: bool
     sign_in: list[SignInChoice]
+    usage: list[str]  # its cost today and its rate limits, in words
     sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
     reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
 
@@ -94,7 +95,14 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         sign_in=sign_in_choices(row),
         sign_in_links=[link for link in row.get("sign_in_links", []) if openable(link["url"])],
         reads_code=row.get("reads_code", False),
+        usage=usage_words(row),
     )
+
+
+def usage_words(row: replies.AgentRow) -> list[str]:
+    """ "today 0.027 USD", "90 % of the five-hour limit used; resets at 14:20"."""
+    today = " + ".join(cost["text"] for cost in row.get("today", []))
+    return ([f"today {today}"] if today else []) + [limit["text"] for limit in row.get("limits", [])]
 
 
 def approval_view(row: replies.ApprovalRow) -> ApprovalView:
@@ -112,6 +120,7 @@ def overview(state: replies.WatchState) -> dict[str, Any]:
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "questions": state.get("questions", []),
         "sessions": state.get("sessions", []),
+        "today": state.get("today", []),
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),
         "dnd_choices": DND_CHOICES,

@@ -10,8 +10,17 @@ from typing import TYPE_CHECKING
 
 from acp_tray import __version__
 from acp_tray.app.ops.questions import question_rows
+from acp_tray.app.ops.usage_rows import cost_rows, limit_rows, title_of, usage_row
 from acp_tray.app.ops.waiting import WaitingPrompts
-from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
+from acp_tray.control.replies import (
+    AgentRow,
+    ApprovalRow,
+    QuitReply,
+    SessionFacts,
+    SessionRow,
+    SignInMethodRow,
+    StatusReply,
+)
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
 from acp_tray.presentation.approval_details import approval_details
@@ -47,6 +56,7 @@ class StatusOps:
             "agents": self._agents(),
             "approvals": self._approvals(),
             "questions": question_rows(self._daemon.questions),
+            "today": cost_rows(daemon.usage.book.all_today(daemon.usage.day())),
         }
 
     async def agents(self) -> list[AgentRow]:
@@ -67,6 +77,7 @@ class StatusOps:
                 "state": "detached",
                 "queued": 0,
                 "turns": 0,
+                **self._facts(key.agent, daemon.session_store.get(key)),
             }
         for host in daemon.hosts.values():
             for key, session in host.sessions.items():
@@ -78,6 +89,7 @@ class StatusOps:
                     "state": "running" if session.current is not None else "idle",
                     "queued": session.queued,
                     "turns": session.turns,
+                    **self._facts(key.agent, session.session_id),
                 }
         self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
@@ -90,11 +102,20 @@ class StatusOps:
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
-                 "state": "waiting", "queued": 0, "turns": 0},
+                 "state": "waiting", "queued": 0, "turns": 0, "title": None, "compacting": False, "usage": None},
             )  # fmt: skip
             if row["state"] == "detached":
                 row["state"] = "waiting"
             row["queued"] += 1
+
+    def _facts(self, agent: str, session_id: str | None) -> SessionFacts:
+        """A session's title, compaction and usage as its agent last reported them."""
+        figures = self._daemon.usage.book.figures(agent, session_id)
+        return {
+            "title": title_of(figures),
+            "compacting": figures is not None and figures.compacting,
+            "usage": usage_row(figures),
+        }
 
     async def quit(self) -> QuitReply:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
@@ -103,6 +124,7 @@ class StatusOps:
     def _agents(self) -> list[AgentRow]:
         daemon = self._daemon
         rows: list[AgentRow] = []
+        usage, now = daemon.usage, daemon.router.clock.now()
         for name, config in daemon.prefs.agents.items():
             status = daemon.agent_states.get(name)
             host = daemon.hosts.get(name)
@@ -122,6 +144,8 @@ class StatusOps:
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
                     "sign_in_links": [{"text": line.text, "url": line.url} for line in said.lines] if said else [],
                     "reads_code": bool(said and said.reads_code),
+                    "today": cost_rows(usage.book.agent_today(name, now.date())),
+                    "limits": limit_rows(usage.book, name, now),
                 }
             )
         return rows

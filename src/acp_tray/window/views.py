@@ -10,8 +10,9 @@ from typing import Any
 
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
-from acp_tray.events import RUNNING_STATES
+from acp_tray.events import RUNNING_STATES, now
 from acp_tray.presentation.options import option_label
+from acp_tray.presentation.when import dated_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
@@ -126,14 +127,14 @@ class HistoryRow:
     why: str
 
 
-def history_row(record: dict[str, Any]) -> HistoryRow | None:
-    """One history record as a row; None for a line that is not a record."""
+def history_row(record: dict[str, Any], seen: datetime) -> HistoryRow | None:
+    """One history record as a row (its time said as seen at `seen`); None for a line that is not a record."""
     if not isinstance(record, dict):
         return None
     at = str(record.get("time") or record.get("at") or "")
     try:
         when = datetime.fromisoformat(at)
-        time, day = when.strftime("%H:%M:%S"), when.strftime("%Y-%m-%d")
+        time, day = dated_label(when, seen), when.strftime("%Y-%m-%d %H:%M:%S")
     except ValueError:
         time, day = at, ""
     severity = str(record.get("severity") or "")
@@ -154,7 +155,7 @@ def history_row(record: dict[str, Any]) -> HistoryRow | None:
 
 def matches(record: dict[str, Any], agent: str, severity: str, text: str) -> bool:
     """The history page's filters, for a record that arrives live."""
-    row = history_row(record)
+    row = history_row(record, now())
     if row is None:
         return False
     if agent and row.agent != agent:

@@ -17,6 +17,7 @@ from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.events import (
+    AgentCrashed,
     AgentStatus,
     Event,
     NoticeMalformed,
@@ -89,6 +90,9 @@ class EventPump:
         self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, AgentCrashed):
+            self._fleet.troubles.crashed(event)  # why, on the agents' pages too
+            self._publisher.changed(Changed.AGENTS)
         if isinstance(event, NoticeReceived):
             self._route(event)
         elif isinstance(event, NoticeMalformed):

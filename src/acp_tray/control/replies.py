@@ -18,6 +18,13 @@ class SignInMethodRow(TypedDict):
     unusable: NotRequired[str]  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
+class ProblemRow(TypedDict):  # an agent's last problem
+    what: str  # what went wrong, in the daemon's words ("exited with code 1")
+    stderr: list[str]  # the last lines it wrote on stderr then (redacted)
+    time: str  # when, ISO 8601 with its offset
+    crashes: int  # a crash: how many in a row (each within minutes of the last); 0 for another problem
+
+
 class AgentRow(TypedDict):
     name: str
     kind: Literal["local", "remote"]
@@ -29,6 +36,7 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    problem: ProblemRow | None  # its last problem (kept after it runs again), or None
 
 
 class OptionRow(TypedDict):

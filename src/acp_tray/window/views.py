@@ -25,6 +25,7 @@ STATE_WORDS = {
     "stopped": "Stopped",
     "needs sign-in": "Needs sign-in",
 }
+TROUBLED = ("failed", "refused", "exited")  # states whose reason is the agent's last problem
 STATE_TONE = {"connected": "ok", "starting": "busy", "needs sign-in": "warn", "stopped": "off"}
 SEVERITY_CLASSES = ("error", "warning", "info", "other")
 ROUTE_WORDS = {"both": "pop-up and tray", "notify": "pop-up", "tray": "tray", "none": "history only"}
@@ -45,6 +46,14 @@ DND_CHOICES = (
 
 
 @dataclass(frozen=True)
+class ProblemView:
+    what: str
+    stderr: list[str]
+    when: str  # "16:42", "Yesterday 16:42", "3 Dec 16:42"
+    time: str  # ISO 8601, for <time datetime>
+
+
+@dataclass(frozen=True)
 class AgentView:
     name: str
     state: str
@@ -57,6 +66,8 @@ class AgentView:
     queued: int
     running: bool
     sign_in: list[SignInChoice]
+    problem: ProblemView | None
+    troubled: bool  # its last problem is why it is not running now: shown opened
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,17 @@ class ApprovalView:
     options: list[OptionView]
 
 
-def agent_view(row: replies.AgentRow) -> AgentView:
+def problem_view(row: replies.ProblemRow | None, seen: datetime) -> ProblemView | None:
+    if row is None:
+        return None
+    try:
+        when = dated_label(datetime.fromisoformat(row["time"]), seen)
+    except ValueError:
+        when = row["time"]
+    return ProblemView(row["what"], row["stderr"], when, row["time"])
+
+
+def agent_view(row: replies.AgentRow, seen: datetime) -> AgentView:
     state = row["state"]
     return AgentView(
         name=row["name"],
@@ -88,6 +109,8 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         queued=row["queued"],
         running=state in RUNNING_STATES,
         sign_in=sign_in_choices(row),
+        problem=problem_view(row.get("problem"), seen),
+        troubled=state in TROUBLED,
     )
 
 
@@ -101,8 +124,9 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
 
 def overview(state: replies.WatchState) -> dict[str, Any]:
     """Everything the overview shows, from the latest `watch` state."""
+    seen = now()
     return {
-        "agents": [agent_view(row) for row in state.get("agents", [])],
+        "agents": [agent_view(row, seen) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "sessions": state.get("sessions", []),
         "dnd": state.get("dnd", ""),

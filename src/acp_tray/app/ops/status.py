@@ -10,14 +10,23 @@ from typing import TYPE_CHECKING
 
 from acp_tray import __version__
 from acp_tray.app.ops.waiting import WaitingPrompts
-from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
+from acp_tray.control.replies import (
+    AgentRow,
+    ApprovalRow,
+    ProblemRow,
+    QuitReply,
+    SessionRow,
+    SignInMethodRow,
+    StatusReply,
+)
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
-from acp_tray.presentation.text import bounded
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, bounded
 
 if TYPE_CHECKING:
     from acp_tray.agents.signin import SignIn
     from acp_tray.app.daemon import Daemon
+    from acp_tray.app.troubles import Trouble
     from acp_tray.protocol.auth import AuthMethod
 
 # an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
@@ -116,6 +125,7 @@ class StatusOps:
                     "queued": sum(s.queued for s in sessions) + self._waiting.of(name),
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
+                    "problem": problem_row(daemon.troubles.of(name)),
                 }
             )
         return rows
@@ -139,6 +149,18 @@ class StatusOps:
             }
             for p in self._daemon.approvals.pending()
         ]
+
+
+def problem_row(trouble: Trouble | None) -> ProblemRow | None:
+    """An agent's last problem, bounded whatever it wrote."""
+    if trouble is None:
+        return None
+    return {
+        "what": bounded(trouble.what, DESCRIPTION_LIMIT),
+        "stderr": [bounded(line, DESCRIPTION_LIMIT) for line in trouble.stderr],
+        "time": trouble.time.isoformat(timespec="seconds"),
+        "crashes": trouble.crashes,
+    }
 
 
 def sign_in_rows(signin: SignIn | None) -> list[SignInMethodRow]:

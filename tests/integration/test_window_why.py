@@ -5,13 +5,18 @@ their fix (it said "All good" during a crash loop); axe-core finds nothing serio
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.support.agents import agent_table, auth_agent_table
 from tests.support.axe import violations
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon
+from tests.support.daemons import Daemon, cli
 from tests.support.window import headless_daemon, window_process
 
 GIVE_UP = 40_000  # ms: five crashes with the real backoff (1 + 2 + 4 + 8 s between them)
@@ -58,4 +63,79 @@ def test_a_crash_loops_reason_is_on_the_agents_page_the_overview_and_diagnostics
             assert "locked waits for you to sign in." in locked.inner_text()
             assert "Fix: Sign in from its entry on the Agents page." in locked.inner_text()
             assert violations(page) == []
+            assert not watched.problems, watched.problems
+
+
+LIVE = 15_000  # ms: an agent's start
+DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n'
+
+
+def configured() -> dict[str, Any]:
+    return {row["name"]: row for row in json.loads(cli("agents", "list", "--json").stdout)}
+
+
+def add_agent(page: Any, name: str, command: str) -> None:
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_label("Command, with its arguments").fill(command)
+    page.locator("#custom-agent").get_by_role("button", name="Add agent").click()
+
+
+def test_the_readmes_own_example_is_added_from_the_form_and_connects(
+    daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch, page_for: PageFor
+) -> None:
+    """The form compared the command typed (`acp-tray demo-agent`) with the one the daemon runs
+    (this installation's Python): it waited 5 minutes for a connected agent, then removed it."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")  # where acp-tray is
+    headless_daemon(daemons)
+    with window_process("agents") as window:
+        watched = page_for("light")
+        page = watched.page
+        page.goto(window.url)
+        add_agent(page, "example", "acp-tray demo-agent")
+        page.get_by_text("example added and connected").wait_for(timeout=LIVE)
+        assert configured()["example"]["state"] == "connected"
+        assert configured()["example"]["command"] == ["acp-tray", "demo-agent"]
+        assert not watched.problems, watched.problems
+
+
+def test_an_agent_that_does_not_connect_is_kept_stopped_with_its_reason_then_changed_until_it_works(
+    daemons: list[Daemon], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page_for: PageFor, screenshot: Screenshot
+) -> None:
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    agent = home / "bin" / "my-agent"
+    agent.write_text(f"#!/bin/sh\nexec {sys.executable} -m acp_tray demo-agent\n", encoding="utf-8")
+    agent.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    headless_daemon(daemons, DEMO)
+    with window_process("agents") as window:
+        for scheme in ("light", "dark"):
+            watched = page_for(scheme)
+            page = watched.page
+            page.goto(window.url)
+            name = f"kitty-{scheme}"
+            add_agent(page, name, "cat")
+            kept = page.locator("#custom-agent [role=alert]")
+            kept.get_by_text(f"{name} did not connect: 'cat' ran, but it does not speak ACP").wait_for(timeout=LIVE)
+            assert "It is kept, stopped" in kept.inner_text()
+            assert configured()[name]["state"] in ("failed", "stopped")  # kept, not running, not removed
+            row = page.locator(f'#agents [data-agent="{name}"]')
+            row.locator("details.problem[open]").wait_for(timeout=LIVE)
+            assert "does not speak ACP" in row.locator("details.problem summary").inner_text()
+            assert violations(page) == []
+            screenshot(watched, f"agents-kept-{scheme}")
+
+            managed = page.locator(f'[data-manage="{name}"]')
+            managed.get_by_text("Change its command…").click()
+            assert managed.get_by_label(f"Command of {name}", exact=True).input_value() == "cat"
+            managed.get_by_label(f"Command of {name}", exact=True).fill("~/bin/my-agent --quiet")
+            managed.get_by_label(f"Working directory of {name}").fill("~")
+            managed.get_by_label(f"Environment of {name}").fill("MY_AGENT_MODE=calm")
+            assert violations(page) == []
+            managed.get_by_role("button", name=f"Save the command of {name}").click()
+            page.get_by_text(f"{name} changed; it starts again with its new settings.").wait_for(timeout=LIVE)
+            page.locator(f'#agents [data-agent="{name}"][data-state="connected"]').wait_for(timeout=LIVE)
+            now = configured()[name]
+            assert now["command"] == [str(agent), "--quiet"]  # `~` expanded
+            assert now["cwd"] == str(home) and now["env_names"] == ["MY_AGENT_MODE"]
             assert not watched.problems, watched.problems

@@ -53,7 +53,8 @@ def test_a_failed_start_takes_the_stderr_of_its_run_without_repeating_it_in_the_
 
 def row(name: str, state: str, problem: bool = True, crashes: int = 0) -> AgentRow:
     return {
-        "name": name, "kind": "local", "target": "bot", "state": state, "detail": "", "sessions": 0, "busy": 0,
+        "name": name, "kind": "local", "target": "bot", "command": ["bot"], "cwd": "", "env_names": [],
+        "state": state, "detail": "", "sessions": 0, "busy": 0,
         "queued": 0, "permission": "ask", "sign_in_methods": [],
         "problem": {"what": "exit code 3", "stderr": list(STDERR), "time": T.isoformat(), "crashes": crashes}
         if problem else None,

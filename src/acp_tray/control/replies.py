@@ -29,6 +29,9 @@ class AgentRow(TypedDict):
     name: str
     kind: Literal["local", "remote"]
     target: str  # its command, or its URL (without secrets)
+    command: list[str]  # a local agent's command as configured (empty for a remote one)
+    cwd: str  # where a local agent runs, as configured ("" for the home directory)
+    env_names: list[str]  # the names of the environment entries it is configured with (never their values)
     state: str  # events.AgentState's values
     detail: str
     sessions: int

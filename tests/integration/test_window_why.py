@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from acp_tray.files import paths
 from tests.support.agents import agent_table, auth_agent_table
 from tests.support.axe import violations
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, cli
+from tests.support.waiting import until
 from tests.support.window import headless_daemon, window_process
 
 GIVE_UP = 40_000  # ms: five crashes with the real backoff (1 + 2 + 4 + 8 s between them)
@@ -139,3 +141,36 @@ def test_an_agent_that_does_not_connect_is_kept_stopped_with_its_reason_then_cha
             assert now["command"] == [str(agent), "--quiet"]  # `~` expanded
             assert now["cwd"] == str(home) and now["env_names"] == ["MY_AGENT_MODE"]
             assert not watched.problems, watched.problems
+
+
+def test_the_prompt_goes_to_the_agents_last_session_ctrl_enter_sends_and_a_removed_agents_sessions_go(
+    daemons: list[Daemon], page_for: PageFor
+) -> None:
+    headless_daemon(daemons, DEMO, DEMO.replace("[agents.demo]", "[agents.helper]"))
+    until(lambda: {("demo", "default"), ("helper", "default")} <= set(listed()), what="the agents' sessions")
+    with window_process("sessions") as window:
+        for scheme in ("light", "dark"):
+            watched = page_for(scheme)
+            page = watched.page
+            page.goto(window.url)
+            session = page.get_by_label("Session", exact=True).locator("option:checked")
+            assert session.inner_text().startswith("default — ")  # its session, not "A new session…"
+            prompt = page.get_by_label("Prompt", exact=True)
+            prompt.fill(f"hello in {scheme}")
+            prompt.press("Control+Enter")
+            turn = page.locator("section.turn")
+            turn.locator(".reply", has_text=f"You said: 'hello in {scheme}'").wait_for(timeout=LIVE)
+            turn.locator('.turn-status[data-ended="Done"]').wait_for(timeout=LIVE)
+            assert violations(page) == []
+            assert not watched.problems, watched.problems
+        assert listed()[("demo", "default")]["turns"] == 2  # both went to its session
+
+        page.locator('[data-session="helper/default"]').wait_for()
+        assert cli("agents", "remove", "helper").returncode == 0
+        page.locator('[data-session="helper/default"]').wait_for(state="detached", timeout=LIVE)
+        assert ("helper", "default") not in listed()
+        assert '"helper"' not in paths.sessions_file().read_text(encoding="utf-8")  # forgotten, not only hidden
+
+
+def listed() -> dict[tuple[str, str], dict[str, Any]]:
+    return {(row["agent"], row["name"]): row for row in json.loads(cli("sessions", "--json").stdout)}

@@ -76,6 +76,7 @@ class SessionRow(TypedDict):
     state: Literal["detached", "running", "idle", "waiting"]  # waiting: prompts wait for it to open (a sign-in)
     queued: int
     turns: int
+    updated: str  # when its session id was last kept (ISO 8601, UTC; "" for one not kept yet)
 
 
 class AddedReply(TypedDict):

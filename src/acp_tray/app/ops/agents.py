@@ -5,10 +5,12 @@ preferences file, which the daemon applies."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_tray.agents.sessions import SessionStoreError
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import AddArgs, ErrorCode, NameArgs, OpError, ReplaceArgs, WaitArgs
@@ -25,6 +27,7 @@ from acp_tray.registry.install import agent_dir, uninstall
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
 
+log = logging.getLogger(__name__)
 WAIT_STEP = 0.1
 ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
 _ENDED = (AgentState.FAILED, AgentState.EXITED)
@@ -127,6 +130,10 @@ class AgentOps:
         self._change(lambda path: remove_agent(path, name))
         await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
         self._waiting.removed(name)
+        try:
+            self._daemon.session_store.forget(name)  # its sessions are gone with it
+        except SessionStoreError as exc:
+            log.warning("%s removed, but its sessions are still listed: %s", name, exc)
         root = paths.registry_agents_dir()
         files = agent_dir(root, name)
         try:

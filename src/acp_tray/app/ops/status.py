@@ -63,16 +63,20 @@ class StatusOps:
 
     async def sessions(self) -> list[SessionRow]:
         daemon = self._daemon
+        store = daemon.session_store
         rows: dict[tuple[str, str, str], SessionRow] = {}
-        for key in daemon.session_store.known():
+        for key in store.known():
+            if key.agent not in daemon.prefs.agents:
+                continue  # an agent no longer configured (its table deleted from the file): not offered
             rows[(key.agent, key.cwd, key.name)] = {
                 "agent": key.agent,
                 "name": key.name,
                 "cwd": key.cwd,
-                "session_id": daemon.session_store.get(key),
+                "session_id": store.get(key),
                 "state": "detached",
                 "queued": 0,
                 "turns": 0,
+                "updated": store.updated(key),
             }
         for host in daemon.hosts.values():
             for key, session in host.sessions.items():
@@ -84,6 +88,7 @@ class StatusOps:
                     "state": "running" if session.current is not None else "idle",
                     "queued": session.queued,
                     "turns": session.turns,
+                    "updated": store.updated(key),
                 }
         self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
@@ -96,7 +101,7 @@ class StatusOps:
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
-                 "state": "waiting", "queued": 0, "turns": 0},
+                 "state": "waiting", "queued": 0, "turns": 0, "updated": ""},
             )  # fmt: skip
             if row["state"] == "detached":
                 row["state"] = "waiting"

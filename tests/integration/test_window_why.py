@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -174,3 +174,56 @@ def test_the_prompt_goes_to_the_agents_last_session_ctrl_enter_sends_and_a_remov
 
 def listed() -> dict[tuple[str, str], dict[str, Any]]:
     return {(row["agent"], row["name"]): row for row in json.loads(cli("sessions", "--json").stdout)}
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element is inside the browser window now (not scrolled away)."""
+    return bool(
+        page.evaluate(
+            """(selector) => { const box = document.querySelector(selector).getBoundingClientRect();
+            return box.top >= 0 && box.bottom <= window.innerHeight; }""",
+            selector,
+        )
+    )
+
+
+def test_preferences_say_what_a_save_did_beside_save_and_land_on_the_first_wrong_field_in_the_pages_words(
+    daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+) -> None:
+    headless_daemon(daemons, '[dnd.quiet_hours]\nstart = "22:00"\nend = "07:30"\n')
+    with window_process("preferences") as window:
+        schemes: tuple[tuple[int, Literal["light", "dark"]], ...] = ((8, "light"), (9, "dark"))
+        for timeout, scheme in schemes:
+            watched = page_for(scheme, viewport={"width": 1000, "height": 700})
+            page = watched.page
+            page.goto(window.url)
+            start = page.get_by_label("From", exact=True)
+            assert start.input_value() == "22:00" and start.get_attribute("type") == "text"  # 24-hour, as the hints
+            assert page.get_by_label("To", exact=True).input_value() == "07:30"
+            assert violations(page) == []
+
+            page.get_by_role("navigation", name="Sections of the preferences").get_by_role(
+                "link", name="Advanced"
+            ).click()
+            assert in_view(page, "#prefs-advanced")  # jumped to
+            page.get_by_label("Seconds warning pop-ups stay (0: until you close them)").fill("-5")
+            page.get_by_label("At most this many pop-ups from one agent…").fill("0")
+            assert in_view(page, "#prefs-save")  # Save stays in view, far below the first sections
+            page.get_by_role("button", name="Save").click()
+            said = page.locator("#prefs-save .said.problem")
+            said.get_by_text("Nothing was saved: 2 values are not right").wait_for(timeout=LIVE)
+            assert in_view(page, "#prefs-save")  # the summary where the person is, beside Save
+            first = page.get_by_label("Seconds warning pop-ups stay (0: until you close them)")
+            assert first.evaluate("field => field === document.activeElement")  # the first wrong field, focused
+            assert in_view(page, "#f-severity-warning-timeout")
+            error = page.locator("#f-severity-warning-timeout-error").inner_text()
+            assert error == "Must be at least 0, not -5."  # the page's words: its label names the setting
+            assert violations(page) == []
+            screenshot(watched, f"preferences-wrong-{scheme}")
+
+            first.fill(str(timeout))  # a new value each time: "Saved.", not "Nothing to save"
+            page.get_by_label("At most this many pop-ups from one agent…").fill("5")
+            page.get_by_role("button", name="Save").click()
+            page.locator("#prefs-save .said", has_text="Saved.").wait_for(timeout=LIVE)
+            assert in_view(page, "#prefs-save")
+            assert not watched.problems, watched.problems

@@ -227,3 +227,41 @@ def test_preferences_say_what_a_save_did_beside_save_and_land_on_the_first_wrong
             page.locator("#prefs-save .said", has_text="Saved.").wait_for(timeout=LIVE)
             assert in_view(page, "#prefs-save")
             assert not watched.problems, watched.problems
+
+
+def test_an_agent_that_needs_a_key_is_added_with_its_secret_in_the_same_form(
+    daemons: list[Daemon],
+    tmp_path: Path,
+    keyring_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    page_for: PageFor,
+) -> None:
+    """Before, it was removed for not connecting before its Secrets part could be reached."""
+    value = "sk-form-91b2c3d4e5"
+    agent = tmp_path / "keyed-agent"
+    agent.write_text(
+        f'#!/bin/sh\n[ -n "$KEYED_API_KEY" ] || {{ echo "KEYED_API_KEY is not set" >&2; exit 2; }}\n'
+        f"exec {sys.executable} -m acp_tray demo-agent\n",
+        encoding="utf-8",
+    )
+    agent.chmod(0o755)
+    for key, setting in keyring_env.items():
+        monkeypatch.setenv(key, setting)  # the window stores it, the daemon reads it
+    headless_daemon(daemons)
+    with window_process("agents") as window:
+        watched = page_for("dark")
+        page = watched.page
+        page.goto(window.url)
+        page.get_by_label("Name", exact=True).fill("keyed")
+        page.get_by_label("Command, with its arguments").fill(str(agent))
+        page.get_by_label("Its name").fill("KEYED_API_KEY")
+        page.get_by_label("Its value").fill(value)
+        assert violations(page) == []
+        page.locator("#custom-agent").get_by_role("button", name="Add agent").click()
+        page.get_by_text("keyed added and connected").wait_for(timeout=LIVE)
+        assert configured()["keyed"]["state"] == "connected"
+        page.locator('[data-manage="keyed"] .secret-names', has_text="KEYED_API_KEY").wait_for(timeout=LIVE)
+        assert value not in page.content()
+        for file in (paths.config_file(), paths.secret_names_file()):
+            assert value not in file.read_text(encoding="utf-8"), file
+        assert not watched.problems, watched.problems

@@ -1,5 +1,6 @@
-"""The agents page's management part: adding an agent of one's own (checked field by field, then
-added, waited for, and kept stopped, with its reason, when it does not connect), and for each agent its upgrade
+"""The agents page's management part: adding an agent of one's own (checked field by field, its
+secret kept first, then added, waited for, and kept stopped, with its reason, when it does not
+connect), and for each agent its new command, working directory and environment, its upgrade
 (when the registry has a newer version), its removal (the confirmation says what is deleted and
 how much that frees, before) and its secrets by name (set or delete; a value is never sent back)."""
 
@@ -151,6 +152,9 @@ class AgentAdmin:
             await ask(api.AGENTS_ADD, args)
             state = await asyncio.to_thread(adding.wait_connected, args.name, args.command)
         except (CallFailedError, AddError) as exc:
+            if checked.secret is not None:  # not added: nothing of it is left in the keyring either
+                with contextlib.suppress(SecretError):
+                    await asyncio.to_thread(_secret_names().delete, args.name, checked.secret[0])
             field = "name" if "already configured" in str(exc) else "command" if args.command else "url"
             return self._form(request, checked.values, {field: str(exc)})
         if not state["connected"]:  # kept, stopped, with its reason: its command can be changed below

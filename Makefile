@@ -54,10 +54,13 @@ tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	bash .ci/system-deps
 	npm ci --prefix tests/interop --no-audit --no-fund
 
+tests/a11y/node_modules/.package-lock.json: tests/a11y/package-lock.json
+	npm ci --prefix tests/a11y --no-audit --no-fund
+
 run: $(VENV)/.installed
 	$(BIN)/acp-tray run
 
-test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json
+test: $(VENV)/.installed-test tests/interop/node_modules/.package-lock.json tests/a11y/node_modules/.package-lock.json
 	bash .ci/system-deps
 	bash .ci/real-agents >/dev/null
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=10 $(PYTEST_ARGS)
@@ -73,4 +76,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/dispatch.py
 
 clean:
-	rm -rf $(VENV) tests/interop/node_modules build dist src/*.egg-info
+	rm -rf $(VENV) tests/interop/node_modules tests/a11y/node_modules build dist src/*.egg-info

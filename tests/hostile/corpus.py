@@ -27,7 +27,7 @@ NOW = datetime(2026, 11, 29, 12, 0)
 # NAME_LIMIT 64, each with its ellipsis) and the fixed text each surface adds around them.
 COUNT = 12  # the repeat count the tests use: " ×12"
 SUMMARY = NAME_LIMIT + len(": ") + TITLE_LIMIT + len(f" ×{COUNT}")  # content.notification_of
-STAMP = len("12:00:00")
+STAMP = len("29 Nov 2025 12:00:00")  # acp-tray history: a record from another day says its date
 SEVERITY_LABEL = 24  # console.severity_label: plain_line(severity, 24)
 CONSOLE_LINE = STAMP + 2 + NAME_LIMIT + 2 + SEVERITY_LABEL + 1 + TITLE_LIMIT + len(" — ") + DESCRIPTION_LIMIT
 OPTION_LABEL = len("✔ ") + MENU_TEXT_LIMIT  # menu.option_label: a mark, then the name

@@ -25,6 +25,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -272,7 +273,7 @@ def test_history_lines_are_safe_and_bounded(entry: Hostile, tmp_path: Path) -> N
     assert len(records) == 2 and all(isinstance(r, dict) for r in records)
     for record in records:
         assert isinstance(record, dict)
-        line = history_line(record)
+        line = history_line(record, datetime.now().astimezone())
         assert_safe(line, "history line", limit=CONSOLE_LINE + 100)
         assert "\x1b" not in line
 

@@ -10,10 +10,12 @@ import re
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from acp_tray.files import paths
+from tests.support.axe import violations
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import Daemon, cli
 from tests.support.waiting import until
@@ -180,3 +182,45 @@ def test_new_history_entries_appear_live_and_mark_all_read_clears_the_count(
         page.locator("#unread", has_text="Nothing unread").wait_for(timeout=LIVE)
         assert '"unread": 0' in cli("status", "--json").stdout
         assert not watched.problems, watched.problems
+
+
+def dated_record(at: datetime, title: str) -> str:
+    record = json.loads(history_record(0, "bot", "info", title))
+    return json.dumps(record | {"time": at.isoformat(timespec="milliseconds")}) + "\n"
+
+
+def test_history_says_the_day_of_what_was_not_today_in_the_window_and_the_cli(
+    daemons: list[Daemon], page_for: PageFor
+) -> None:
+    today = datetime.now().astimezone()
+    yesterday = (today - timedelta(days=1)).replace(hour=16, minute=42, second=10)
+    older = (today - timedelta(days=3)).replace(hour=9, minute=5, second=0)
+    last_year = older.replace(year=today.year - 1)
+    write_history(
+        [dated_record(last_year, "last year"), dated_record(older, "older"), dated_record(yesterday, "yesterday"),
+         dated_record(today, "today")],
+        [],
+    )  # fmt: skip
+    headless_daemon(daemons)
+    shown = {
+        "today": f"{today:%H:%M}",
+        "yesterday": "Yesterday 16:42",
+        "older": f"{older.day} {older:%b} 09:05",
+        "last year": f"{last_year.day} {last_year:%b %Y} 09:05",
+    }
+    with window_process("history") as window:
+        for scheme in ("light", "dark"):
+            page = page_for(scheme).page
+            page.goto(window.url)
+            page.locator("tr.history-row").first.wait_for()
+            times = {
+                row.locator("strong").inner_text(): row.locator("time").inner_text()
+                for row in page.locator("tr.history-row").all()
+            }
+            assert times == shown
+            assert violations(page) == []
+    lines = cli("history").stdout.splitlines()
+    assert [line.split("  ")[0] for line in lines] == [
+        f"{last_year.day} {last_year:%b %Y} 09:05:00", f"{older.day} {older:%b} 09:05:00", "Yesterday 16:42:10",
+        f"{today:%H:%M:%S}",
+    ]  # fmt: skip

@@ -129,8 +129,10 @@ def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(
         end.evaluate("field => { field.type = 'text' }")  # as a browser without a time picker shows it
         end.fill("25:00")
         page.get_by_role("button", name="Save").click()
-        page.get_by_text("`burst` in [rate_limit] must be at least 1, not 0").wait_for(timeout=SHOWS)
-        page.get_by_text("`end` in [dnd.quiet_hours]: expected a time of day like \"22:00\", got '25:00'").wait_for()
+        page.locator("#f-rate_limit-burst-error", has_text="Must be at least 1, not 0.").wait_for(timeout=SHOWS)
+        page.locator("#f-dnd-quiet_hours-end-error").get_by_text(
+            "Expected a time of day like \"22:00\", got '25:00'."
+        ).wait_for()
         assert page.get_by_label("At most this many pop-ups from one agent…").get_attribute("aria-invalid") == "true"
         page.get_by_text("Nothing was saved: 2 values are not right").wait_for()
         assert config.read_bytes() == before
@@ -224,8 +226,8 @@ def test_sounds_and_the_shortest_turn_worth_a_popup_are_set_from_the_page(
         assert page.get_by_label("Sound of warning pop-ups (empty: silent)").input_value() == "dialog-warning"
         info_sound.fill("Dialog Information")
         page.get_by_role("button", name="Save").click()
-        page.get_by_text(
-            "`sound` in [severity.info]: expected a sound name from the freedesktop sound naming spec"
+        page.locator("#f-severity-info-sound-error").get_by_text(
+            "Expected a sound name from the freedesktop sound naming spec"
         ).wait_for(timeout=SHOWS)
         assert info_sound.get_attribute("aria-invalid") == "true"
         assert config.read_text(encoding="utf-8") == before

@@ -195,7 +195,7 @@ def test_the_push_choices_saved_from_the_page_change_the_file(
         assert section.locator('[data-push="desk-phone"]').get_by_text("one-way: answered at the desk").is_visible()
         section.get_by_label("At most this many pushes to one target…").fill("0")
         page.get_by_role("button", name="Save").click()
-        page.get_by_text("`burst` in [push] must be at least 1, not 0").wait_for(timeout=SHOWS)
+        page.locator("#f-push-burst-error", has_text="Must be at least 1, not 0.").wait_for(timeout=SHOWS)
         assert section.get_by_label("Push to desk-phone").is_checked()  # what was sent is still shown
         section.get_by_label("At most this many pushes to one target…").fill("2")
         page.get_by_role("button", name="Save").click()

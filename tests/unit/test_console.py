@@ -18,7 +18,7 @@ T = datetime(2026, 11, 29, 14, 5, 9, tzinfo=UTC)
 
 
 def line_for(severity: str, title: str, description: str | None = None, agent: str = "claude") -> str:
-    return notice_line(T, agent, severity, severity_kind(severity), title, description)
+    return notice_line(f"{T:%H:%M:%S}", agent, severity, severity_kind(severity), title, description)
 
 
 def presentation(title: str, *, notify: bool = True, count: int = 1) -> Presentation:

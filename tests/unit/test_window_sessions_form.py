@@ -16,6 +16,7 @@ from acp_tray.window.sessions_page import NEW, check, choice_value, form
 SESSION: replies.SessionRow = {
     "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,
     "title": None, "compacting": False, "usage": None,
+    "updated": "2026-12-04T10:00:00.000000+00:00",
 }  # fmt: skip
 
 
@@ -61,7 +62,19 @@ def test_the_chosen_agents_sessions_are_the_choices() -> None:
     assert chosen["chosen_agent"] == "demo"
     assert chosen["session_options"] == [(choice_value("review", "/srv/app"), "review — /srv/app")]
     assert chosen["chosen_session"] == choice_value("review", "/srv/app")
-    assert form(state, {})["chosen_agent"] == "demo" and form(state, {})["chosen_session"] == NEW
+    assert form(state, {})["chosen_agent"] == "demo"
+    assert form(state, {})["chosen_session"] == choice_value("review", "/srv/app")  # its last session, not "new"
+
+
+def test_the_prompt_goes_to_the_agents_last_session_by_default() -> None:
+    older: replies.SessionRow = {**SESSION, "name": "old", "state": "detached", "updated": "2026-12-04T11:00:00+00:00"}
+    newer: replies.SessionRow = {**SESSION, "name": "new", "state": "detached", "updated": "2026-12-04T12:00:00+00:00"}
+    state: replies.WatchState = {"agents": [{"name": "demo"}], "sessions": [older, newer]}  # type: ignore[typeddict-item]
+    assert form(state, {})["chosen_session"] == choice_value("new", "/srv/app")  # the one used last
+    state["sessions"] = [older, newer, SESSION]  # open now: before those kept from before
+    assert form(state, {})["chosen_session"] == choice_value("review", "/srv/app")
+    state["sessions"] = []
+    assert form(state, {})["chosen_session"] == NEW  # none yet: a new one
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,9 @@ def row(
     name: str = "bot", state: str = "needs sign-in", kind: Literal["local", "remote"] = "local"
 ) -> replies.AgentRow:
     return {
-        "name": name, "kind": kind, "target": "bot", "state": state, "detail": "", "sessions": 0, "busy": 0,
-        "queued": 0, "permission": "ask", "sign_in_methods": METHODS, "today": [], "limits": [],
+        "name": name, "kind": kind, "target": "bot", "command": ["bot"], "cwd": "", "env_names": [],
+        "state": state, "detail": "", "sessions": 0, "busy": 0,
+        "queued": 0, "permission": "ask", "sign_in_methods": METHODS, "problem": None, "today": [], "limits": [],
     }  # fmt: skip
 
 

@@ -66,6 +66,23 @@ class SessionStore:
             self._ids = before
             raise SessionStoreError(f"could not save the session list {self._path}: {exc}") from None
 
+    def updated(self, key: SessionKey) -> str:
+        """When `key`'s session id was last kept (ISO 8601, UTC), or "" when it is not kept."""
+        entry = self._ids.get(key)
+        return entry[1] if entry else ""
+
+    def forget(self, agent: str) -> None:
+        """The agent is removed: its sessions go (SessionStoreError when the list cannot be saved)."""
+        before = dict(self._ids)
+        self._ids = {key: entry for key, entry in self._ids.items() if key.agent != agent}
+        if self._ids == before:
+            return
+        try:
+            self._write()
+        except (OSError, ValueError) as exc:
+            self._ids = before
+            raise SessionStoreError(f"could not save the session list {self._path}: {exc}") from None
+
     def known(self, agent: str | None = None) -> list[SessionKey]:
         return sorted(k for k in self._ids if agent is None or k.agent == agent)
 

@@ -34,6 +34,16 @@ _TERMINAL = re.compile(
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row, in any script
 
 
+HINT_LEAD = "; last "  # what `hint()` ends a status detail with: "; last stderr: ..." or "; last output: ..."
+
+
+def without_hint(detail: str) -> str:
+    """A status detail without the stderr lines `hint()` added to it (where they are shown apart)."""
+    for what in ("stderr", "output"):
+        detail = detail.split(f"{HINT_LEAD}{what}: ", 1)[0]
+    return detail
+
+
 def plain(line: str) -> str:
     """`line` without terminal sequences or control characters."""
     return _TERMINAL.sub("", line)
@@ -70,7 +80,7 @@ class StderrTail:
         last = list(self._lines)[-HINT_LINES:]
         lines = [line.strip() for line, _ in last]
         what = "output" if any(stdout for _, stdout in last) else "stderr"
-        return f"; last {what}: {' | '.join(lines)}" if lines else ""
+        return f"{HINT_LEAD}{what}: {' | '.join(lines)}" if lines else ""
 
     def keep_stdout(self, raw: bytes) -> None:
         """A line the agent wrote on stdout that is not JSON-RPC: kept for the hint like a stderr

@@ -24,6 +24,7 @@ from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.publisher import Listener, TrayPublisher
 from acp_tray.app.pump import EventPump
 from acp_tray.app.reloader import PrefsReloader
+from acp_tray.app.troubles import Troubles
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import AgentStatus, Event
 from acp_tray.prefs.model import Preferences
@@ -132,6 +133,10 @@ class Daemon:
     @property
     def agent_states(self) -> dict[str, AgentStatus]:
         return self.core.fleet.states
+
+    @property
+    def troubles(self) -> Troubles:
+        return self.core.fleet.troubles
 
     @property
     def session_store(self) -> SessionStore:

@@ -18,6 +18,7 @@ from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.lifetime import Lifetime
+from acp_tray.app.troubles import Troubles
 from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon
@@ -79,6 +80,7 @@ class Fleet:
         self.store = hosting.sessions
         self.hosts: dict[str, AgentHost] = {}
         self.states: dict[str, AgentStatus] = {}  # the last status each agent reported
+        self.troubles = Troubles()  # each agent's last problem, with its stderr
         self.icons: dict[str, str] = {}  # agents from the ACP Registry: their SVG icon
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._lifecycle: dict[str, asyncio.Lock] = {}  # one start/stop/restart/remove of an agent at a time
@@ -91,6 +93,7 @@ class Fleet:
     def sync(self, prefs: Preferences) -> None:
         """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
         wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
+        self.troubles.forget(set(wanted))
         self.icons = {name: str(agent_icon(name)) for name in prefs.agents if agent_icon(name).is_file()}
         changed = [
             n
@@ -139,6 +142,8 @@ class Fleet:
         """Take an agent's new status; True when it went from needing a sign-in to connected."""
         previous = self.states.get(status.agent)
         self.states[status.agent] = status
+        host = self.hosts.get(status.agent)
+        self.troubles.status(status, host.stderr.tail() if host is not None else ())
         return (
             previous is not None and previous.state is AgentState.NEEDS_SIGNIN and status.state is AgentState.CONNECTED
         )

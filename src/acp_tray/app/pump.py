@@ -18,6 +18,7 @@ from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
+    AgentCrashed,
     AgentStatus,
     CompactionChanged,
     Event,
@@ -105,6 +106,9 @@ class EventPump:
         self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, AgentCrashed):
+            self._fleet.troubles.crashed(event)  # why, on the agents' pages too
+            self._publisher.changed(Changed.AGENTS)
         if isinstance(event, _FACTS):
             self._fact(event)
         elif isinstance(event, NoticeReceived):

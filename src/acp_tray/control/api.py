@@ -120,10 +120,12 @@ class AddArgs(Args):  # a local agent (`command`) or a remote one (`url`): one o
 
 
 @dataclass(frozen=True)
-class ReplaceArgs(Args):
+class ReplaceArgs(Args):  # a local agent's new command; its env entries given set, those in `unset` go
     name: str
     command: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None  # where it runs from now on (default: where it ran)
+    unset: list[str] | None = None  # env entries to remove
 
 
 @dataclass(frozen=True)
@@ -296,7 +298,9 @@ AGENTS_LIST: Op[Args, list[AgentRow]] = Op("agents.list", Args, "the configured 
 APPROVALS: Op[Args, list[ApprovalRow]] = Op("approvals", Args, "permission requests waiting for the person")
 SESSIONS: Op[Args, list[SessionRow]] = Op("sessions", Args, "named sessions: live and remembered")
 AGENTS_ADD: Op[AddArgs, AddedReply] = Op("agents.add", AddArgs, "add an agent to the preferences; it starts")
-AGENTS_REPLACE: Op[ReplaceArgs, NameReply] = Op("agents.replace", ReplaceArgs, "a new command for an agent")
+AGENTS_REPLACE: Op[ReplaceArgs, NameReply] = Op(
+    "agents.replace", ReplaceArgs, "a new command (working directory, environment) for an agent"
+)
 AGENTS_WAIT: Op[WaitArgs, WaitReply] = Op("agents.wait", WaitArgs, "wait until an agent has connected")
 AGENTS_REMOVE: Op[NameArgs, RemovedReply] = Op("agents.remove", NameArgs, "stop and remove an agent")
 AGENTS_RESTART: Op[NameArgs, NameReply] = Op("agents.restart", NameArgs, "restart an agent")

@@ -41,10 +41,20 @@ class UsageRow(TypedDict):  # a session's usage as the agent last reported it
     turn: CostRow | None  # the running (or last) turn's
 
 
+class ProblemRow(TypedDict):  # an agent's last problem
+    what: str  # what went wrong, in the daemon's words ("exited with code 1")
+    stderr: list[str]  # the last lines it wrote on stderr then (redacted)
+    time: str  # when, ISO 8601 with its offset
+    crashes: int  # a crash: how many in a row (each within minutes of the last); 0 for another problem
+
+
 class AgentRow(TypedDict):
     name: str
     kind: Literal["local", "remote"]
     target: str  # its command, or its URL (without secrets)
+    command: list[str]  # a local agent's command as configured (empty for a remote one)
+    cwd: str  # where a local agent runs, as configured ("" for the home directory)
+    env_names: list[str]  # the names of the environment entries it is configured with (never their values)
     state: str  # events.AgentState's values
     detail: str
     sessions: int
@@ -56,6 +66,7 @@ class AgentRow(TypedDict):
     limits: list[LimitRow]  # its rate limits as last reported
     sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
     reads_code: NotRequired[bool]  # that sign-in reads a code on its input (`login.code`)
+    problem: ProblemRow | None  # its last problem (kept after it runs again), or None
 
 
 class OptionRow(TypedDict):
@@ -149,6 +160,7 @@ class SessionRow(SessionFacts):
     state: Literal["detached", "running", "idle", "waiting"]  # waiting: prompts wait for it to open (a sign-in)
     queued: int
     turns: int
+    updated: str  # when its session id was last kept (ISO 8601, UTC; "" for one not kept yet)
 
 
 class AddedReply(TypedDict):

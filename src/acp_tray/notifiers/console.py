@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from datetime import datetime
 from typing import TextIO
 
 from acp_tray.events import AgentState, AgentStatus
@@ -52,7 +51,7 @@ def _paint(color: bool, style: str, text: str) -> str:
 
 
 def notice_line(
-    time: datetime,
+    stamp: str,
     agent: str,
     severity: str,
     kind: SeverityKind,
@@ -67,14 +66,15 @@ def notice_line(
     if detail:
         text += f" — {detail}"
     label = _paint(color, _STYLE[kind], f"{severity_label(severity, kind):<8}")
-    stamp = _paint(color, _DIM, time.strftime("%H:%M:%S"))
-    line = f"{stamp}  {plain_line(agent, NAME_LIMIT)}  {label} {text}"
+    line = f"{_paint(color, _DIM, stamp)}  {plain_line(agent, NAME_LIMIT)}  {label} {text}"
     return f"{line}  {_paint(color, _DIM, suffix)}" if suffix else line
 
 
 def presentation_line(p: Presentation, *, color: bool = False) -> str:
     suffix = f"×{p.count}" if p.count > 1 else ""
-    return notice_line(p.time, p.agent, p.severity, p.kind, p.title, p.description, suffix=suffix, color=color)
+    return notice_line(
+        f"{p.time:%H:%M:%S}", p.agent, p.severity, p.kind, p.title, p.description, suffix=suffix, color=color
+    )
 
 
 def status_line(event: AgentStatus, *, color: bool = False) -> str:

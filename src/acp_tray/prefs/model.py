@@ -167,14 +167,17 @@ class AgentConfig(_Strict):
 
     def launch(self) -> tuple[list[str], Path, dict[str, str]]:
         """How to start it: `acp-tray ...` runs this very installation, whatever PATH says."""
-        command = list(self.command or [])
-        if command[:1] == ["acp-tray"]:
-            if getattr(sys, "frozen", False):  # a one-file build: the binary is acp-tray itself
-                command = [sys.executable, *command[1:]]
-            else:
-                command = [sys.executable, "-m", "acp_tray", *command[1:]]
         cwd = self.cwd.expanduser() if self.cwd is not None else Path.home()
-        return command, cwd, dict(self.env)
+        return run_command(self.command or []), cwd, dict(self.env)
+
+
+def run_command(command: list[str]) -> list[str]:
+    """The command as it is run: `acp-tray ...` runs this very installation, whatever PATH says."""
+    if command[:1] != ["acp-tray"]:
+        return list(command)
+    if getattr(sys, "frozen", False):  # a one-file build: the binary is acp-tray itself
+        return [sys.executable, *command[1:]]
+    return [sys.executable, "-m", "acp_tray", *command[1:]]
 
 
 class QuietHours(_Strict):

@@ -11,7 +11,7 @@ A file that is not valid TOML is never rewritten: the change is refused with the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,9 +149,18 @@ def remove_agent(path: Path, name: str) -> Preferences:
     return update_file(path, change)
 
 
-def set_agent_command(path: Path, name: str, command: list[str], env: dict[str, str]) -> Preferences:
-    """Replace `[agents.NAME]`'s command and set the `env` entries given (`agents upgrade`); the
-    rest of its table (cwd, permission, routes, other env entries, comments) stays as it is."""
+def set_agent_command(
+    path: Path,
+    name: str,
+    command: list[str],
+    env: dict[str, str],
+    *,
+    cwd: str | None = None,
+    unset: Sequence[str] = (),
+) -> Preferences:
+    """Replace `[agents.NAME]`'s command (and `cwd`, when given), set the `env` entries given and
+    remove those in `unset` (`agents upgrade`, the window's "Change"); the rest of its table
+    (permission, routes, other env entries, comments) stays as it is."""
 
     def change(document: tomlkit.TOMLDocument) -> None:
         agents = _table(document, "agents")
@@ -159,9 +168,14 @@ def set_agent_command(path: Path, name: str, command: list[str], env: dict[str, 
             raise PreferencesError(f"no agent called {name!r} in {path}")
         table = _table(document, "agents", name)
         table["command"] = command
+        if cwd is not None:
+            table["cwd"] = cwd
         if env:
             if "env" not in table:
                 table["env"] = {}
             table["env"].update(env)
+        for var in unset:
+            if "env" in table and var in table["env"]:
+                del table["env"][var]
 
     return update_file(path, change)

@@ -1,5 +1,6 @@
-"""The agents page's management part: adding an agent of one's own (checked field by field, then
-added, waited for, and removed again when it does not connect), and for each agent its upgrade
+"""The agents page's management part: adding an agent of one's own (checked field by field, its
+secret kept first, then added, waited for, and kept stopped, with its reason, when it does not
+connect), and for each agent its new command, working directory and environment, its upgrade
 (when the registry has a newer version), its removal (the confirmation says what is deleted and
 how much that frees, before) and its secrets by name (set or delete; a value is never sent back)."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +34,6 @@ from acp_tray.window.feed import Feed
 from acp_tray.window.icon_images import IconImages
 from acp_tray.window.registry_pages import RegistryReader
 
-NOT_A_VARIABLE = "A secret's name is an environment variable name: letters, digits and _, not starting with a digit."
 CHANGED = {"HX-Trigger": "agents-changed"}  # the page's parts that list agents fetch themselves again
 LISTED = {"HX-Trigger": "agents-listed"}  # the answer is the new list: the registry's part catches up
 
@@ -41,6 +42,9 @@ LISTED = {"HX-Trigger": "agents-listed"}  # the answer is the new list: the regi
 class ManagedAgent:
     name: str
     target: str
+    command: str  # a local agent's, as a shell line to edit ("" for a remote agent)
+    cwd: str
+    env_names: list[str]
     version: str  # "" for an agent not added from the registry
     upgrade_to: str  # the registry's newer version, or ""
     icon: bool
@@ -114,6 +118,9 @@ class AgentAdmin:
                 ManagedAgent(
                     name=row["name"],
                     target=row["target"],
+                    command=shlex.join(row["command"]),
+                    cwd=row["cwd"],
+                    env_names=row["env_names"],
                     version=version,
                     upgrade_to=_newer(registry, installed.id, version) if installed is not None else "",
                     icon=paths.agent_icon(row["name"]).is_file(),
@@ -136,16 +143,25 @@ class AgentAdmin:
             return self._form(request, checked.values, checked.errors)
         args = checked.request
         what = args.command[0] if args.command is not None else str(args.url)
+        if checked.secret is not None:  # in the keyring before its first start
+            try:
+                await asyncio.to_thread(_secret_names().store, args.name, *checked.secret)
+            except SecretError as exc:
+                return self._form(request, checked.values, {"secret_var": str(exc)})
         try:
             await ask(api.AGENTS_ADD, args)
             state = await asyncio.to_thread(adding.wait_connected, args.name, args.command)
         except (CallFailedError, AddError) as exc:
+            if checked.secret is not None:  # not added: nothing of it is left in the keyring either
+                with contextlib.suppress(SecretError):
+                    await asyncio.to_thread(_secret_names().delete, args.name, checked.secret[0])
             field = "name" if "already configured" in str(exc) else "command" if args.command else "url"
             return self._form(request, checked.values, {field: str(exc)})
-        if not state["connected"]:
-            await _remove_quietly(args.name)  # nothing half-added is left
-            field = "command" if args.command is not None else "url"
-            return self._form(request, checked.values, {field: custom_agent.connect_problem(state, what)})
+        if not state["connected"]:  # kept, stopped, with its reason: its command can be changed below
+            with contextlib.suppress(CallFailedError):  # stopped already
+                await ask(api.AGENTS_STOP, api.NameArgs(args.name))
+            problem = custom_agent.kept_problem(args.name, custom_agent.connect_problem(state, what))
+            return self._form(request, {}, {}, problem=problem, headers=CHANGED)
         done = f"{args.name} added and connected" + ("" if state["ready"] else f"; {state['detail'] or state['state']}")
         return self._form(request, {}, {}, done=done, headers=CHANGED)
 
@@ -156,10 +172,29 @@ class AgentAdmin:
         errors: dict[str, str],
         *,
         done: str = "",
+        problem: str = "",
         headers: dict[str, str] | None = None,
     ) -> Response:
-        context = custom_agent.form(values, errors, done)
+        context = custom_agent.form(values, errors, done, problem)
         return self._render(request, "_custom_agent_fields.html", headers, **context)
+
+    async def edit(self, request: Request) -> Response:
+        """An agent's new command, working directory and environment: it starts again with them."""
+        name = request.path_params["name"]
+        row = next((row for row in self._feed.state.get("agents", []) if row["name"] == name), None)
+        if row is None or not row["command"]:
+            return await self.manage(request, problem=f"There is no agent called {name!r} run by a command.")
+        form = {key: str(value) for key, value in (await request.form()).items()}
+        edited = custom_agent.check_edit(name, form, row["cwd"])
+        if edited.request is None:
+            problem = " ".join(edited.errors.values())
+            return await self.manage(request, problem=f"Nothing was changed for {name}: {problem}")
+        try:
+            await ask(api.AGENTS_REPLACE, edited.request)
+            await ask(api.AGENTS_START, api.NameArgs(name))  # kept stopped after it did not connect: again now
+        except CallFailedError as exc:
+            return await self.manage(request, problem=f"Nothing was changed for {name}: {exc}")
+        return await self.manage(request, notice=f"{name} changed; it starts again with its new settings.")
 
     # removal ---------------------------------------------------------------------------------
 
@@ -200,7 +235,7 @@ class AgentAdmin:
         if name not in self._names():
             return await self.manage(request, problem=f"There is no agent called {name!r}.")
         if variable_problem(var) is not None:
-            return await self.manage(request, problem=NOT_A_VARIABLE)
+            return await self.manage(request, problem=custom_agent.NOT_A_VARIABLE)
         if not value:
             return await self.manage(request, problem=f"Nothing typed for {var}: nothing stored.")
         try:
@@ -221,11 +256,6 @@ class AgentAdmin:
         await _restart_quietly(name)
         notice = f"{name}: {var} deleted from the OS keyring; the agent restarts without it."
         return await self.manage(request, notice=notice)
-
-
-async def _remove_quietly(name: str) -> None:
-    with contextlib.suppress(CallFailedError):  # it was not added after all
-        await ask(api.AGENTS_REMOVE, api.NameArgs(name))
 
 
 async def _restart_quietly(name: str) -> None:

@@ -26,6 +26,7 @@ def agent_routes(feed: Feed, templates: Jinja2Templates) -> list[Route]:
         Route("/manage/custom", admin.custom, methods=["POST"]),
         Route("/manage/{name}/icon.png", admin.icon),
         Route("/manage/{name}/upgrade", registry.upgrade, methods=["POST"]),
+        Route("/manage/{name}/edit", admin.edit, methods=["POST"]),
         Route("/manage/{name}/remove", admin.confirm_remove),
         Route("/manage/{name}/remove", admin.remove, methods=["POST"]),
         Route("/manage/{name}/secrets", admin.set_secret, methods=["POST"]),

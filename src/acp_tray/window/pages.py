@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
+from acp_tray.events import now
 from acp_tray.window import custom_agent, prefs_view, push_page, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
@@ -79,7 +80,8 @@ class Pages:
         except (api.ArgumentError, CallFailedError) as exc:
             context = _base(self._feed, filters)
             return self._render(request, "history.html", page="history", error=str(exc), rows=[], next=None, **context)
-        rows = [row for record in page["records"] if (row := views.history_row(record)) is not None]
+        at = now()
+        rows = [row for record in page["records"] if (row := views.history_row(record, at)) is not None]
         return self._render(
             request,
             "history.html",
@@ -116,7 +118,7 @@ class Pages:
                 if kind == "history":
                     record = message.get("record") or {}
                     if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
-                        row = views.history_row(record)
+                        row = views.history_row(record, now())
                         yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
                     continue
                 changed = (

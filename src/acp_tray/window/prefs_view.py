@@ -4,6 +4,7 @@ their words for people."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from acp_tray.control import replies
@@ -25,6 +26,22 @@ NOTIFIERS = {
 }
 AWAY_SOURCE = "Diagnostics names this machine's away source: with none, “only while I am away” never pushes."
 DAYS = {"mon": "Mon", "tue": "Tue", "wed": "Wed", "thu": "Thu", "fri": "Fri", "sat": "Sat", "sun": "Sun"}
+
+
+# how the file's checks name a setting: "`timeout` in [severity.warning]", "item 2 of `days` in [...]"
+_SUBJECT = re.compile(r"(?:item (\d+) of )?`[^`]*` (?:in \[[^\]]*\]|at the top level):? ?")
+
+
+def in_words(problem: str) -> str:
+    """A problem as the file's checks say it ("`timeout` in [severity.warning] must be at least 0,
+    not -5") as the page says it beside the field, whose label names the setting already
+    ("Must be at least 0, not -5.")."""
+    found = _SUBJECT.match(problem)
+    if found is None or found.end() == len(problem):
+        return problem
+    rest = problem[found.end() :]
+    text = (f"Choice {found.group(1)}: " if found.group(1) else "") + rest[0].upper() + rest[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 class FormData(Protocol):
@@ -55,8 +72,8 @@ def page(
     """The template's context: the values shown (the file's, or those the person sent back), the
     problems by setting, and those that belong to no field the page shows; `push`: the push targets."""
     shown = {**reply["values"], **(values or {})}
-    problems = problems or {}
     fields = set(shown)
+    problems = {key: in_words(text) if key in fields else text for key, text in (problems or {}).items()}
     return {
         "values": shown,
         "defaults": reply["defaults"],

@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
+from acp_tray.events import now
 from acp_tray.files import paths
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.registry import adding
@@ -176,7 +177,7 @@ class RegistryPages:
         """The job's fragment, and whether the page asks for it again: while it runs, and for a
         moment after, until the daemon's state for the agent (what sign-in it needs) is here."""
         row = next((r for r in self._feed.state.get("agents", []) if r["name"] == job.agent), None)
-        agent = views.agent_view(row) if row is not None and not job.running else None
+        agent = views.agent_view(row, now()) if row is not None and not job.running else None
         behind = job.phase == "connected" and bool(job.state) and (agent is None or agent.state != job.state)
         polled = job.running or (behind and time.monotonic() - (job.ended or 0.0) < CATCH_UP)
         context = {"job": job, "problem": "", "signin": agent.sign_in if agent else [], "polled": polled}

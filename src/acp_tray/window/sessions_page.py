@@ -43,11 +43,15 @@ def form(state: replies.WatchState, params: Mapping[str, str]) -> dict[str, Any]
 
 
 def choices(state: replies.WatchState, agent: str, chosen: str) -> dict[str, Any]:
-    """The chosen agent's sessions as choices, newest state first as the daemon lists them."""
+    """The chosen agent's sessions as choices, as the daemon lists them; the one `chosen`, else its
+    last session (an open one before one kept from before, then the one used last), else a new one."""
     rows = [row for row in state.get("sessions", []) if row["agent"] == agent]
     options = [(choice_value(row["name"], row["cwd"]), f"{row['name']} — {row['cwd']}") for row in rows]
     values = {value for value, _ in options}
-    return {"session_options": options, "chosen_session": chosen if chosen in values else NEW}
+    if chosen not in values:
+        last = max(rows, key=lambda row: (row["state"] != "detached", row["updated"]), default=None)
+        chosen = choice_value(last["name"], last["cwd"]) if last is not None else NEW
+    return {"session_options": options, "chosen_session": chosen}
 
 
 def check(values: Mapping[str, str]) -> api.PromptArgs:

@@ -11,8 +11,9 @@ from typing import Any
 from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
-from acp_tray.events import RUNNING_STATES
+from acp_tray.events import RUNNING_STATES, now
 from acp_tray.presentation.options import option_label
+from acp_tray.presentation.when import dated_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
@@ -25,6 +26,7 @@ STATE_WORDS = {
     "stopped": "Stopped",
     "needs sign-in": "Needs sign-in",
 }
+TROUBLED = ("failed", "refused", "exited")  # states whose reason is the agent's last problem
 STATE_TONE = {"connected": "ok", "starting": "busy", "needs sign-in": "warn", "stopped": "off"}
 SEVERITY_CLASSES = ("error", "warning", "info", "other")
 ROUTE_WORDS = {"both": "pop-up and tray", "notify": "pop-up", "tray": "tray", "none": "history only"}
@@ -46,6 +48,14 @@ DND_CHOICES = (
 
 
 @dataclass(frozen=True)
+class ProblemView:
+    what: str
+    stderr: list[str]
+    when: str  # "16:42", "Yesterday 16:42", "3 Dec 16:42"
+    time: str  # ISO 8601, for <time datetime>
+
+
+@dataclass(frozen=True)
 class AgentView:
     name: str
     state: str
@@ -59,6 +69,8 @@ class AgentView:
     running: bool
     sign_in: list[SignInChoice]
     usage: list[str]  # its cost today and its rate limits, in words
+    problem: ProblemView | None
+    troubled: bool  # its last problem is why it is not running now: shown opened
     sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
     reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
 
@@ -79,7 +91,17 @@ class ApprovalView:
     details: list[str]  # "Runs: …", "Touches: …", "Kind: …"
 
 
-def agent_view(row: replies.AgentRow) -> AgentView:
+def problem_view(row: replies.ProblemRow | None, seen: datetime) -> ProblemView | None:
+    if row is None:
+        return None
+    try:
+        when = dated_label(datetime.fromisoformat(row["time"]), seen)
+    except ValueError:
+        when = row["time"]
+    return ProblemView(row["what"], row["stderr"], when, row["time"])
+
+
+def agent_view(row: replies.AgentRow, seen: datetime) -> AgentView:
     state = row["state"]
     return AgentView(
         name=row["name"],
@@ -96,6 +118,8 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         sign_in_links=[link for link in row.get("sign_in_links", []) if openable(link["url"])],
         reads_code=row.get("reads_code", False),
         usage=usage_words(row),
+        problem=problem_view(row.get("problem"), seen),
+        troubled=state in TROUBLED,
     )
 
 
@@ -115,8 +139,9 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
 
 def overview(state: replies.WatchState) -> dict[str, Any]:
     """Everything the overview shows, from the latest `watch` state."""
+    seen = now()
     return {
-        "agents": [agent_view(row) for row in state.get("agents", [])],
+        "agents": [agent_view(row, seen) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "questions": state.get("questions", []),
         "sessions": state.get("sessions", []),
@@ -143,14 +168,14 @@ class HistoryRow:
     why: str
 
 
-def history_row(record: dict[str, Any]) -> HistoryRow | None:
-    """One history record as a row; None for a line that is not a record."""
+def history_row(record: dict[str, Any], seen: datetime) -> HistoryRow | None:
+    """One history record as a row (its time said as seen at `seen`); None for a line that is not a record."""
     if not isinstance(record, dict):
         return None
     at = str(record.get("time") or record.get("at") or "")
     try:
         when = datetime.fromisoformat(at)
-        time, day = when.strftime("%H:%M:%S"), when.strftime("%Y-%m-%d")
+        time, day = dated_label(when, seen), when.strftime("%Y-%m-%d %H:%M:%S")
     except ValueError:
         time, day = at, ""
     severity = str(record.get("severity") or "")
@@ -171,7 +196,7 @@ def history_row(record: dict[str, Any]) -> HistoryRow | None:
 
 def matches(record: dict[str, Any], agent: str, severity: str, text: str) -> bool:
     """The history page's filters, for a record that arrives live."""
-    row = history_row(record)
+    row = history_row(record, now())
     if row is None:
         return False
     if agent and row.agent != agent:

@@ -61,7 +61,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.HISTORY, history.history),
         reading(api.READ, history.read),
         reading(api.QUIT, status.quit),
-        reading(api.DIAGNOSTICS, DiagnosticsOps(daemon).diagnostics),
+        reading(api.DIAGNOSTICS, DiagnosticsOps(daemon, status).diagnostics),
         following(api.WATCH, WatchOps(daemon, status).watch),
         reading(api.PUSH_LIST, push.list),
         answering(api.PUSH_ADD, push.add),

@@ -5,10 +5,12 @@ preferences file, which the daemon applies."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_tray.agents.sessions import SessionStoreError
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import AddArgs, ErrorCode, NameArgs, OpError, ReplaceArgs, WaitArgs
@@ -17,7 +19,7 @@ from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
 from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.prefs.load import PreferencesError
-from acp_tray.prefs.model import Preferences
+from acp_tray.prefs.model import Preferences, run_command
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
 from acp_tray.registry.install import agent_dir, uninstall
@@ -25,6 +27,7 @@ from acp_tray.registry.install import agent_dir, uninstall
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
 
+log = logging.getLogger(__name__)
 WAIT_STEP = 0.1
 ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
 _ENDED = (AgentState.FAILED, AgentState.EXITED)
@@ -34,13 +37,14 @@ def _detail(status: AgentStatus | None) -> str:
     return status.detail if status is not None else ""
 
 
-def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None) -> None:
+def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None, cwd: str | None = None) -> None:
     """What no process can be started with, or the preferences file cannot keep, is refused here
     in plain words (the file's own rule: `prefs/launch.py`)."""
     for what, problem in (
         ("the agent's command", command_problem(command) if command is not None else None),
         ("its env", env_problem(env)),
         ("the URL", text_problem(url) if url is not None else None),
+        ("the working directory", text_problem(cwd) if cwd is not None else None),
     ):
         if problem is not None:
             raise OpError(f"{what}: {problem}", ErrorCode.BAD_REQUEST)
@@ -65,7 +69,7 @@ class AgentOps:
             raise OpError(problem, ErrorCode.BAD_REQUEST)
         if command is not None and command[0].startswith("-"):
             raise OpError("the agent's command must start with a program, not an option", ErrorCode.BAD_REQUEST)
-        _launchable(command, env, url)
+        _launchable(command, env, url, args.cwd)
         self._change(
             lambda path: add_agent(
                 path, name, command=command, url=url, env=env,
@@ -75,10 +79,15 @@ class AgentOps:
         return {"name": name, "preferences": str(self._daemon.prefs_path)}
 
     async def replace(self, args: ReplaceArgs) -> NameReply:
-        """A new command for an agent (`agents upgrade`, and its way back); it restarts with it."""
+        """A new command for an agent (`agents upgrade`, and its way back; the window's "Change", with
+        its working directory and environment); it restarts with it."""
         self._hosts.configured(args.name)
-        _launchable(args.command, args.env)
-        self._change(lambda path: set_agent_command(path, args.name, args.command, args.env))
+        _launchable(args.command, args.env, cwd=args.cwd)
+        self._change(
+            lambda path: set_agent_command(
+                path, args.name, args.command, args.env, cwd=args.cwd, unset=args.unset or ()
+            )
+        )
         return {"name": args.name}
 
     async def wait(self, args: WaitArgs) -> WaitReply:
@@ -86,7 +95,8 @@ class AgentOps:
         ACP `initialize` (a sign-in it then needs is about the account, not the program: `ready`
         says whether it also has its session). A run of that command that ends before it answered
         (it failed to start, exited, or failed the handshake) ends the wait: it did not connect."""
-        name, command = args.name, args.command
+        name = args.name
+        command = run_command(args.command) if args.command is not None else None  # as the host runs it
         self._hosts.configured(name)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + args.timeout
@@ -120,6 +130,10 @@ class AgentOps:
         self._change(lambda path: remove_agent(path, name))
         await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
         self._waiting.removed(name)
+        try:
+            self._daemon.session_store.forget(name)  # its sessions are gone with it
+        except SessionStoreError as exc:
+            log.warning("%s removed, but its sessions are still listed: %s", name, exc)
         root = paths.registry_agents_dir()
         files = agent_dir(root, name)
         try:

@@ -15,6 +15,7 @@ from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import (
     AgentRow,
     ApprovalRow,
+    ProblemRow,
     QuitReply,
     SessionFacts,
     SessionRow,
@@ -24,11 +25,12 @@ from acp_tray.control.replies import (
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
 from acp_tray.presentation.approval_details import approval_details
-from acp_tray.presentation.text import bounded
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, bounded
 
 if TYPE_CHECKING:
     from acp_tray.agents.signin import SignIn
     from acp_tray.app.daemon import Daemon
+    from acp_tray.app.troubles import Trouble
     from acp_tray.protocol.auth import AuthMethod
 
 # an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
@@ -67,17 +69,21 @@ class StatusOps:
 
     async def sessions(self) -> list[SessionRow]:
         daemon = self._daemon
+        store = daemon.session_store
         rows: dict[tuple[str, str, str], SessionRow] = {}
-        for key in daemon.session_store.known():
+        for key in store.known():
+            if key.agent not in daemon.prefs.agents:
+                continue  # an agent no longer configured (its table deleted from the file): not offered
             rows[(key.agent, key.cwd, key.name)] = {
                 "agent": key.agent,
                 "name": key.name,
                 "cwd": key.cwd,
-                "session_id": daemon.session_store.get(key),
+                "session_id": store.get(key),
                 "state": "detached",
                 "queued": 0,
                 "turns": 0,
                 **self._facts(key.agent, daemon.session_store.get(key)),
+                "updated": store.updated(key),
             }
         for host in daemon.hosts.values():
             for key, session in host.sessions.items():
@@ -90,6 +96,7 @@ class StatusOps:
                     "queued": session.queued,
                     "turns": session.turns,
                     **self._facts(key.agent, session.session_id),
+                    "updated": store.updated(key),
                 }
         self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
@@ -102,7 +109,8 @@ class StatusOps:
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
-                 "state": "waiting", "queued": 0, "turns": 0, "title": None, "compacting": False, "usage": None},
+                 "state": "waiting", "queued": 0, "turns": 0, "title": None, "compacting": False, "usage": None,
+                 "updated": ""},
             )  # fmt: skip
             if row["state"] == "detached":
                 row["state"] = "waiting"
@@ -135,6 +143,9 @@ class StatusOps:
                     "name": name,
                     "kind": "remote" if config.url else "local",
                     "target": shown_url(config.url) if config.url else " ".join(config.command or []),
+                    "command": list(config.command or []),
+                    "cwd": str(config.cwd) if config.cwd is not None else "",
+                    "env_names": sorted(config.env),
                     "state": status.state.value if status else AgentState.STOPPED.value,
                     "detail": status.detail if status else "",
                     "sessions": len(sessions),
@@ -146,6 +157,7 @@ class StatusOps:
                     "reads_code": bool(said and said.reads_code),
                     "today": cost_rows(usage.book.agent_today(name, now.date())),
                     "limits": limit_rows(usage.book, name, now),
+                    "problem": problem_row(daemon.troubles.of(name)),
                 }
             )
         return rows
@@ -170,6 +182,18 @@ class StatusOps:
             }
             for p in self._daemon.approvals.pending()
         ]
+
+
+def problem_row(trouble: Trouble | None) -> ProblemRow | None:
+    """An agent's last problem, bounded whatever it wrote."""
+    if trouble is None:
+        return None
+    return {
+        "what": bounded(trouble.what, DESCRIPTION_LIMIT),
+        "stderr": [bounded(line, DESCRIPTION_LIMIT) for line in trouble.stderr],
+        "time": trouble.time.isoformat(timespec="seconds"),
+        "crashes": trouble.crashes,
+    }
 
 
 def sign_in_rows(signin: SignIn | None) -> list[SignInMethodRow]:

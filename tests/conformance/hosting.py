@@ -9,12 +9,14 @@ left the tree (a new session, parent 1) is still found.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.daemons import Daemon, carrying, cli, cli_env
+from tests.support.waiting import until
 
 MARKER = "ACP_TRAY_CONFORMANCE"
 
@@ -67,3 +69,25 @@ def quit_leaves_nothing(daemon: Daemon, marker: str) -> None:
     assert tree_processes(marker) == []
     err = daemon.stderr_text()
     assert "Traceback" not in err and "Event loop is closed" not in err, err
+
+
+@dataclass(frozen=True)
+class SignInCase:
+    name: str
+    command: list[str]
+    refusal: str  # the agent's own words, in the state's detail
+    methods: dict[str, str]  # its methods' ids and kinds, as acp-tray lists them
+    terminal: str | None = None  # its terminal login's command line, as shown before it runs (a part of it)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def hosted(case: SignInCase, tmp_path: Path, daemons: list[Daemon]) -> Daemon:
+    """`case`'s agent hosted, in a HOME of its own, until it needs a sign-in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    daemon = host(case.name, case.command, tmp_path, {"HOME": str(home), **case.env}, daemons)
+    until(lambda: status_row(case.name)["state"] == "needs sign-in", timeout=READY, what="needs sign-in")
+    return daemon
+
+
+READY = 120  # seconds for an agent to start and be refused (qwen-code takes several on a busy machine)

@@ -16,31 +16,26 @@ import signal
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_tray.files import paths
-from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
+from tests.conformance.hosting import (
+    READY,
+    SignInCase,
+    history_titles,
+    hosted,
+    quit_leaves_nothing,
+    status_row,
+    tree_processes,
+)
 from tests.real_agents import npm_bin
 from tests.support.config import history
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
-
-READY = 120  # seconds for an agent to start and be refused (qwen-code takes several on a busy machine)
-
-
-@dataclass(frozen=True)
-class SignInCase:
-    name: str
-    command: list[str]
-    refusal: str  # the agent's own words, in the state's detail
-    methods: dict[str, str]  # its methods' ids and kinds, as acp-tray lists them
-    terminal: str | None = None  # its terminal login's command line, as shown before it runs (a part of it)
-    env: dict[str, str] = field(default_factory=dict)
 
 
 def cases() -> list[Any]:
@@ -76,15 +71,6 @@ def cases() -> list[Any]:
             id="copilot",
         ),
     ]
-
-
-def hosted(case: SignInCase, tmp_path: Path, daemons: list[Daemon]) -> Daemon:
-    """`case`'s agent hosted, in a HOME of its own, until it needs a sign-in."""
-    home = tmp_path / "home"
-    home.mkdir()
-    daemon = host(case.name, case.command, tmp_path, {"HOME": str(home), **case.env}, daemons)
-    until(lambda: status_row(case.name)["state"] == "needs sign-in", timeout=READY, what="needs sign-in")
-    return daemon
 
 
 def agent_root(daemon: Daemon, marker: str) -> int:

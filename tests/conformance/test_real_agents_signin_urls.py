@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.conformance.hosting import quit_leaves_nothing, status_row, tree_processes
-from tests.conformance.test_real_agents_signin import SignInCase, hosted
+from tests.conformance.hosting import SignInCase, hosted, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.repo import ROOT

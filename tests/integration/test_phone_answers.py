@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from acp_tray.files import paths
-from tests.integration.test_push_delivery import _cmdlines, add
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
 from tests.support.daemons import Daemon, cli, cli_env, rss_kib
 from tests.support.ntfy_stand_in import NtfyStandIn, Phone, ntfy_stand_in
+from tests.support.push_cli import add, command_lines
 from tests.support.waiting import until
 
 TOPIC = "phone-Wv3secret"  # the push topic
@@ -165,7 +165,7 @@ def test_a_press_answers_once_and_nothing_else_on_the_topic_answers(
         "status --json": cli("status", "--json", env=env).stdout,
         "approvals --json": cli("approvals", "--json", env=env).stdout,
         "push list": cli("push", "list", env=env).stdout,
-        "cmdlines": "\n".join(_cmdlines()),
+        "cmdlines": "\n".join(command_lines()),
         "state dir": "".join(p.read_text(errors="replace") for p in paths.state_dir().glob("*") if p.is_file()),
     }
     assert "phone  ntfy  answered from the phone" in shown["push list"]

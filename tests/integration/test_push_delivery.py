@@ -18,6 +18,7 @@ from acp_tray.files import paths
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
 from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.push_cli import add, command_lines
 from tests.support.push_server import PushService, push_service
 from tests.support.waiting import until
 
@@ -54,14 +55,6 @@ def run(env: dict[str, str], *args: str) -> Daemon:
     daemon.wait_for_line("control: ")
     daemon.wait_for_lines("  bot  connected")
     return daemon
-
-
-def add(name: str, url: str, env: dict[str, str]) -> None:
-    added = subprocess.run(
-        [sys.executable, "-m", "acp_tray", "push", "add", name],
-        input=url + "\n", capture_output=True, text=True, env=env, timeout=60,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
 
 
 def record(title: str) -> dict[str, Any]:
@@ -134,7 +127,7 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
         "push list": cli("push", "list", env=env).stdout,
         "config.toml": config.read_text(encoding="utf-8"),
         "state dir": "".join(p.read_text(errors="replace") for p in paths.state_dir().glob("*") if p.is_file()),
-        "cmdlines": "\n".join(_cmdlines()),
+        "cmdlines": "\n".join(command_lines()),
     }
     removed = cli("push", "remove", "desk", env=env)
     assert removed.returncode == 0 and json.loads(cli("push", "list", "--json", env=env).stdout)[0]["name"] == "phone"
@@ -145,14 +138,6 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
     for where, text in shown.items():
         for secret in (TOKEN, TOPIC):
             assert secret not in text, f"{secret} is in {where}"
-
-
-def _cmdlines() -> Iterator[str]:
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            yield cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
 
 
 def test_never_holds_every_push_and_dnd_all_but_what_it_allows(

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_tray_tooltip import read_back
 from tests.support.agents import agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli
 from tests.support.repo import ROOT
+from tests.support.tray_titles import read_back
 from tests.support.waiting import until
 
 USAGE_AGENT = ROOT / "tests" / "interop" / "usage_agent.mjs"

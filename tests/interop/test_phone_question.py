@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.interop.test_typescript_questions import answers, valid_answers, waiting
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
 from tests.support.daemons import Daemon, cli_env, cli_started, start
 from tests.support.ntfy_stand_in import Phone, ntfy_stand_in
+from tests.support.questions import answers, valid_answers, waiting
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 

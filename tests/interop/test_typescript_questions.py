@@ -20,28 +20,13 @@ from acp_tray.files import paths
 from tests.support.agents import agent_table
 from tests.support.config import history, titles, write_config
 from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.questions import agent_log, answers, valid_answers, waiting
 from tests.support.repo import ROOT
-from tests.support.schemas import validator_for
 from tests.support.waiting import until
 
 AGENT = ROOT / "tests" / "interop" / "question_agent.mjs"
 SECRET_NAME = "Zanzibar-7"  # a value answered: it must reach the agent and nothing else
 DEVICE_CODE = "SECRET-DEVICE-CODE"  # in the page's address: shown only when asked for
-
-
-def agent_log(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
-
-
-def answers(path: Path) -> list[dict[str, Any]]:
-    return [e["answer"] for e in agent_log(path) if e["event"] == "answered"]
-
-
-def waiting() -> list[dict[str, Any]]:
-    result = cli("questions", "--json")
-    assert result.returncode == 0, result.stderr
-    rows: list[dict[str, Any]] = json.loads(result.stdout)
-    return rows
 
 
 def one_question() -> dict[str, Any]:
@@ -54,13 +39,6 @@ def start_asker(daemons: list[Daemon], node: str, log: Path, version: int, **set
     command = [node, str(AGENT), f"--version={version}"]
     write_config(agent_table("asker", command, {"QUESTION_AGENT_LOG": str(log)}, protocol=version, **settings))
     return start(daemons, "asker")
-
-
-def valid_answers(path: Path, version: int) -> None:
-    validator = validator_for(f"v{version}", "CreateElicitationResponse")
-    for answer in answers(path):
-        errors = list(validator.iter_errors(answer))
-        assert not errors, errors[0].message
 
 
 @pytest.mark.parametrize("version", [1, 2])

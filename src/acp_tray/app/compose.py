@@ -21,6 +21,7 @@ from acp_tray.control.endpoint import EndpointError
 from acp_tray.files import paths
 from acp_tray.notifiers.console import ConsoleNotifier
 from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences
+from acp_tray.state.crash_record import CrashRecord
 from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.app import TrayApp, load_pystray
 
@@ -168,15 +169,22 @@ def core(
 
 
 def finish(
-    core: Core, *, history: HistoryWriter, surfaces: Surfaces, status: StatusSink, desk: Desk | None = None
+    core: Core,
+    *,
+    history: HistoryWriter,
+    surfaces: Surfaces,
+    status: StatusSink,
+    desk: Desk | None = None,
+    crashes: CrashRecord | None = None,
 ) -> Daemon:
-    """The daemon: `core` with the event pump and the tray's actions, which present on `surfaces`."""
+    """The daemon: `core` with the event pump and the tray's actions, which present on `surfaces`
+    (`crashes`: the crash loops told at earlier starts; None: this run's only)."""
     from acp_tray.app.actions import Desk, TrayActions
     from acp_tray.app.daemon import Daemon
     from acp_tray.app.pump import EventPump
 
     c = core
-    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher)
+    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher, crashes)
     tray = TrayActions(
         c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
@@ -196,12 +204,14 @@ def assemble(
     hosting: Hosting | None = None,
     desk: Desk | None = None,
     push: PushTargets | None = None,
+    crashes: CrashRecord | None = None,
 ) -> Daemon:
     """A whole daemon whose surfaces need nothing from it (the console, a test's list)."""
     from acp_tray.app.surfaces import Surfaces
 
     parts = core(prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers, push=push)
-    return finish(parts, history=history, surfaces=Surfaces(surfaces, withdrawers), status=status, desk=desk)
+    shown = Surfaces(surfaces, withdrawers)
+    return finish(parts, history=history, surfaces=shown, status=status, desk=desk, crashes=crashes)
 
 
 def build(
@@ -230,10 +240,11 @@ def build(
         run_mark=run_mark,
     )
     push = PushTargets(paths.push_targets_file())
+    crashes = CrashRecord(paths.crash_record_file())
     if not native:
         daemon = assemble(
             loaded.prefs, history=history, surfaces=[console.present], status=console.status,
-            prefs_path=loaded.source, hosting=hosting, push=push,
+            prefs_path=loaded.source, hosting=hosting, push=push, crashes=crashes,
         )  # fmt: skip
         return daemon, None
     publishers = [tray.show] if tray else []
@@ -246,7 +257,7 @@ def build(
         copy_to_clipboard=tray.copy if tray is not None else None,
     )
     surfaces = Surfaces([chain.present], [chain.withdraw])
-    return finish(parts, history=history, surfaces=surfaces, status=console.status, desk=desk), chain
+    return finish(parts, history=history, surfaces=surfaces, status=console.status, desk=desk, crashes=crashes), chain
 
 
 def run_with_tray(

@@ -3,7 +3,10 @@ own, made from hosting events) to the history and the surfaces, offers them to p
 tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
 and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
 Approvals that DND held back and that still wait are shown when DND ends (a request still
-waiting is current; other notices are not replayed)."""
+waiting is current; other notices are not replayed), and the tray's count of what DND held back
+starts again. A sign-in notification leaves the screen once the agent is connected (signed in, here
+or elsewhere). A crash loop is one incident (one notification, updated in place); one already told
+at an earlier start, with the same reason, is not popped up again (`CrashRecord`)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.events import (
+    AgentCrashed,
+    AgentState,
     AgentStatus,
     Event,
     NoticeMalformed,
@@ -28,11 +33,12 @@ from acp_tray.events import (
     SignInNeeded,
     TurnEnded,
 )
-from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.own_notices import CRASH, crash_reason, own_notice
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
 from acp_tray.push.pusher import Pushed, Pusher
+from acp_tray.state.crash_record import CrashRecord
 from acp_tray.state.history import HistoryWriter
 from acp_tray.timer import OneTimer
 
@@ -54,6 +60,7 @@ class EventPump:
         publisher: TrayPublisher,
         status: StatusSink,
         pusher: Pusher | None = None,
+        crashes: CrashRecord | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -67,6 +74,8 @@ class EventPump:
         self._held_by_dnd: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
+        self._sign_in_groups: dict[str, int] = {}  # agent -> its "Sign in to" group
+        self._crashes = crashes or CrashRecord(None)
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
@@ -97,6 +106,8 @@ class EventPump:
         elif isinstance(event, AgentStatus):
             if self._fleet.note_status(event):
                 self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
+            if event.state is AgentState.CONNECTED:
+                self._connected(event.agent)
             self._status(event)
             self._publisher.changed(Changed.AGENTS)
         elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
@@ -121,6 +132,7 @@ class EventPump:
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
         lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
+        told = self._crashed(event) if isinstance(event, AgentCrashed) else False
         own = own_notice(event)
         if own is None:
             return asked_or_settled
@@ -132,20 +144,49 @@ class EventPump:
             actions=own.actions,
             commands=own.commands,
             attention=own.attention,
+            incident=own.incident,
+            waits=own.waits,
         )
-        decision, shown = self._route(notice, event, lasted if own.finished else None)
+        decision, shown = self._route(notice, event, lasted if own.finished else None, told=told)
         if isinstance(event, PermissionAsked) and shown is not None:
             self._approval_groups[event.approval_id] = shown.group
             if decision.suppressed == "dnd":
                 self._held_by_dnd[event.approval_id] = shown
+        if isinstance(event, SignInNeeded) and shown is not None:
+            self._sign_in_groups[event.agent] = shown.group
         return True
 
+    def _crashed(self, event: AgentCrashed) -> bool:
+        """A crash: the first in a row starts a new incident; whether this loop was told at an earlier
+        start, the same way (then it is not popped up again); a loop given up on is remembered."""
+        if event.in_a_row == 1:
+            self._router.end_incident(event.agent, CRASH)
+        reason = crash_reason(event)
+        told = self._crashes.told(event.agent, reason)
+        if event.retry_in is None:
+            self._crashes.remember(event.agent, reason)
+        return told
+
+    def _connected(self, agent: str) -> None:
+        """Connected: its sign-in notification has nothing left to ask, and a crash loop told earlier
+        is over (a later one is told again)."""
+        self._crashes.forget(agent)
+        group = self._sign_in_groups.pop(agent, None)
+        if group is not None:
+            self._surfaces.withdraw(group)
+
     def _route(
-        self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None
+        self,
+        event: NoticeReceived,
+        cause: Event | None = None,
+        turn_seconds: float | None = None,
+        *,
+        told: bool = False,
     ) -> tuple[Decision, Presentation | None]:
         """Route a notice (made from `cause`, for acp-tray's own; `turn_seconds`: how long the turn
-        it ends lasted), record it and present it; its pushes start behind the desktop's notification."""
-        decision, presentation = self._router.route(event, turn_seconds)
+        it ends lasted; `told`: told at an earlier start), record it and present it; its pushes start
+        behind the desktop's notification."""
+        decision, presentation = self._router.route(event, turn_seconds, told=told)
         pushed: Pushed = []
         if presentation is not None and self._pusher is not None:
             pushed = self._pusher.offer(presentation, cause or event)
@@ -169,9 +210,15 @@ class EventPump:
             self._publisher.changed(Changed.UNREAD)
 
     def on_change(self, change: Change) -> None:
-        """The daemon's change feed: when DND has ended, the approvals it held back that still wait
-        are shown now, with their buttons."""
-        if change.what is not Changed.DND or not self._held_by_dnd or self._router.dnd().active:
+        """The daemon's change feed: when DND has ended, the tray's count of what it held back starts
+        again, and the approvals it held back that still wait are shown now, with their buttons."""
+        if change.what is not Changed.DND or self._router.dnd().active:
+            return
+        if self._router.missed_during_dnd:
+            self._router.missed_during_dnd = 0
+            self._publisher.changed(Changed.UNREAD)
+            self._publisher.publish()
+        if not self._held_by_dnd:
             return
         held, self._held_by_dnd = self._held_by_dnd, {}
         for approval_id, presentation in held.items():

@@ -1,0 +1,144 @@
+"""Quiet by default, on a real notification server (dunst on a private bus, Xvfb) with the real daemon
+(`acp-tray run`) and real agents: one popup per incident, updated in place (a crash loop: its restarts
+counted, then that it stopped, with its stderr once), not again at the next start of acp-tray for the
+same loop; an approval's popup stays for the approval's own wait, not the warnings' popup timeout; a
+sign-in's popup leaves the screen once the agent is signed in. `dunstctl` says what was shown."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tray.files import paths
+from acp_tray.state.history import read_history
+from tests.support.agents import session_agent_table
+from tests.support.daemons import Daemon, cli_env
+from tests.support.waiting import until
+
+QUIET = '[severity.info]\nroute = "tray"\n[severity.other]\nroute = "tray"\n'
+DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = 300\n'
+
+
+def run_daemon(config: Path, desktop: Any, daemons: list[Daemon]) -> Daemon:
+    env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
+    daemon = Daemon("run", "--config", str(config), env=env)
+    daemons.append(daemon)
+    assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
+    return daemon
+
+
+def own_records(title: str) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in read_history(paths.history_file())
+        if isinstance(r, dict) and r["title"] == title and r["source"] == "acp-tray"
+    ]
+
+
+def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr_once_and_not_again_at_the_next_start(
+    tmp_path: Path, desktop: Any, daemons: list[Daemon]
+) -> None:
+    """The agent exits at every start: restarted after 1, 2, 4 and 8 s, then left stopped (5 crashes
+    in a row). On main: four "Crashed" popups and a "Keeps crashing; stopped" whose body said the
+    stderr line twice; and the same five again at every start of acp-tray."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        QUIET + session_agent_table("crasher", env={"SESSION_AGENT_EXIT_AT_START": "2"}), encoding="utf-8"
+    )
+    mark = desktop.mark()
+    daemon = run_daemon(config, desktop, daemons)
+    until(lambda: own_records("Keeps crashing; stopped"), timeout=60, what="the crash loop given up on")
+    assert len(own_records("Crashed")) == 4  # each restart is in the history
+    shown = until(lambda: desktop.since(mark), what="the popup")
+    assert [item["summary"] for item in shown] == ["crasher: Keeps crashing; stopped"]  # one, updated in place
+    body = shown[0]["body"]
+    assert body.count("session agent: exiting at start with 2") == 1, body  # its stderr, once
+    assert "It crashed 5 times in a row" in body and "acp-tray agents restart crasher" in body
+    assert daemon.stop() == 0
+
+    mark = desktop.mark()
+    again = run_daemon(config, desktop, daemons)  # the same loop at the next start: no popup
+    until(lambda: len(own_records("Keeps crashing; stopped")) == 2, timeout=60, what="the loop given up on again")
+    assert desktop.since(mark) == []
+    told = own_records("Keeps crashing; stopped")[-1]
+    assert (told["notified"], told["tray"], told["suppressed"]) == (False, True, "told")
+    assert again.stop() == 0
+    assert paths.crash_record_file().stat().st_mode & 0o777 == 0o600
+    assert "exiting at start" not in paths.crash_record_file().read_text(encoding="utf-8")  # a digest, not its text
+
+
+def notify_timeouts(monitor_output: str) -> dict[str, int]:
+    """Each `Notify` call's summary and the expire_timeout it carried (ms), from dbus-monitor's words."""
+    found: dict[str, int] = {}
+    for call in monitor_output.split("method call")[1:]:
+        lines = call.splitlines()
+        strings = [line.strip()[8:-1] for line in lines if line.strip().startswith('string "')]
+        ints = [int(line.split()[-1]) for line in lines if line.strip().startswith("int32 ")]
+        if len(strings) >= 3 and ints:
+            found[strings[2]] = ints[-1]  # app name, icon, summary...; the last argument is the timeout
+    return found
+
+
+@pytest.fixture
+def monitor(desktop: Any, tmp_path: Path) -> Any:
+    out = tmp_path / "monitor.txt"
+    rule = "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"
+    with out.open("wb") as sink:
+        watching = subprocess.Popen(
+            ["dbus-monitor", "--address", desktop.env["DBUS_SESSION_BUS_ADDRESS"], rule], stdout=sink
+        )
+    try:
+        yield out
+    finally:
+        watching.terminate()
+        watching.wait(5)
+
+
+def test_an_approval_popup_stays_for_the_approvals_wait_with_warnings_at_8_s(
+    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
+) -> None:
+    """Warnings pop up for 8 s; the approval (a warning) waits 300 s for its answer, and its popup with
+    its buttons stays as long. On main it was sent with the warnings' 8 s."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        QUIET + '[severity.warning]\ntimeout = 8\n[severity.error]\nroute = "tray"\n' + DEMO, encoding="utf-8"
+    )
+    env = cli_env(**desktop.env)
+    daemon = run_daemon(config, desktop, daemons)
+    daemon.wait_for_line("demo  connected")
+    prompt = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+    def approvals() -> list[dict[str, Any]]:
+        listed = subprocess.run(
+            [sys.executable, "-m", "acp_tray", "approvals", "--json"], env=env, capture_output=True, text=True
+        )
+        return list(json.loads(listed.stdout or "[]"))
+
+    (request,) = until(approvals, what="the approval request")
+    timeouts = until(
+        lambda: (
+            (sent := notify_timeouts(monitor.read_text(encoding="utf-8")))
+            and "demo: Needs approval" in sent
+            and any(summary.endswith("Using default settings") for summary in sent)
+            and sent
+        ),
+        what="the Notify calls",
+    )
+    assert timeouts["demo: Needs approval"] == 300_000  # its own wait, in ms; on main: 8000
+    assert timeouts.get("demo: Example: Using default settings") == 8_000, timeouts  # a warning that is only news
+    answered = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "approve", request["id"], "allow"], env=env, capture_output=True, text=True
+    )
+    assert answered.returncode == 0, answered.stderr
+    assert "You allowed it" in prompt.communicate(timeout=30)[0]
+    assert daemon.stop() == 0

@@ -16,8 +16,8 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.support.agents import session_agent_table
-from tests.support.daemons import Daemon, cli_env
+from tests.support.agents import auth_agent_table, session_agent_table
+from tests.support.daemons import Daemon, agent_state, cli_env
 from tests.support.waiting import until
 
 QUIET = '[severity.info]\nroute = "tray"\n[severity.other]\nroute = "tray"\n'
@@ -141,4 +141,45 @@ def test_an_approval_popup_stays_for_the_approvals_wait_with_warnings_at_8_s(
     )
     assert answered.returncode == 0, answered.stderr
     assert "You allowed it" in prompt.communicate(timeout=30)[0]
+    assert daemon.stop() == 0
+
+
+def test_a_sign_in_popup_leads_with_its_buttons_stays_and_leaves_the_screen_once_signed_in_elsewhere(
+    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
+) -> None:
+    """Signed in from a terminal (`acp-tray login`), not with the popup's button: the popup has nothing
+    left to ask and dunst is told to close it. On main it stayed on screen, led by a command to type,
+    and went with the warnings' 8 s."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        QUIET + "[severity.warning]\ntimeout = 8\n" + auth_agent_table("locked", tmp_path / "locked"), encoding="utf-8"
+    )
+    env = cli_env(**desktop.env)
+    desktop.close_all()
+    daemon = run_daemon(config, desktop, daemons)
+    until(lambda: agent_state("locked", env) == "needs sign-in", 30, "the sign-in")
+    sent = until(
+        lambda: (
+            (shown := notify_timeouts(monitor.read_text(encoding="utf-8")))
+            and "locked: Sign in to locked" in shown
+            and shown
+        ),
+        what="the popup",
+    )
+    assert sent["locked: Sign in to locked"] == 0  # until answered
+    before = [item["summary"] for item in desktop.history()]  # what dunst has taken off the screen so far
+    signed = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "login", "locked", "token"], env=env, capture_output=True, text=True
+    )
+    assert signed.returncode == 0, signed.stderr
+    until(
+        lambda: (
+            [item["summary"] for item in desktop.history()].count("locked: Sign in to locked")
+            == before.count("locked: Sign in to locked") + 1
+        ),
+        what="the sign-in popup to leave the screen",
+    )
+    closed = [item for item in desktop.history() if item["summary"] == "locked: Sign in to locked"][-1]
+    assert closed["body"].startswith("Choose “Use a token”"), closed["body"]  # the button's words first
+    assert "acp-tray login" not in closed["body"].split("\n")[1]  # its buttons answer it: no command next
     assert daemon.stop() == 0

@@ -157,10 +157,10 @@ def crash_reason(event: AgentCrashed) -> str:
 def _crash(event: AgentCrashed) -> OwnNotice:
     """One notification per crash loop, updated in place at each restart (counted), then saying it
     stopped, with its last stderr lines once."""
-    detail = without_hint(event.detail) if event.stderr else event.detail
-    if event.retry_in is not None:
-        description = f"{detail}. Restarting in {_seconds(event.retry_in)}."
+    if event.retry_in is not None:  # its detail ends with its last stderr lines, in one line
+        description = f"{event.detail}. Restarting in {_seconds(event.retry_in)}."
         return OwnNotice(event.agent, "", Notice("warning", "Crashed", description), incident=CRASH)
+    detail = without_hint(event.detail) if event.stderr else event.detail  # the lines are listed below
     lines = [
         f"{detail}. It crashed {event.in_a_row} times in a row, each soon after starting, so it was left stopped.",
         f"Restart it from the tray or with `{pasteable('agents', 'restart', event.agent)}`.",

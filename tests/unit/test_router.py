@@ -261,7 +261,7 @@ def test_one_incident_is_one_notification_updated_in_place_and_counted_while_it_
     assert all(p.notify for p in shown if p) and stopped.notify and decision.suppressed is None
     assert [bool(p.sound) for p in shown if p] == [True, False, False]  # an update in place is silent
     r.end_incident("bot", "crash")
-    assert crash("Crashed")[1].group != stopped.group  # type: ignore[union-attr]  # a new loop, a new one
+    assert crash("Crashed")[1].group != stopped.group  # a new loop, a new one
 
 
 def test_a_request_waiting_on_the_person_stays_for_its_own_wait_not_the_warnings_timeout() -> None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
+from acp_tray.protocol.elicitation import Question as Question  # a domain value too
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 from acp_tray.protocol.session import ToolCallScope as ToolCallScope
@@ -42,6 +43,7 @@ class NoticeReceived:
     commands: str = ""  # a line of the description: how to answer by command, left out where there are buttons
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
+    replayed: bool = False  # sent inside a v1 `session/load`: history replayed, not live (never presented)
     incident: str = ""  # notices of one incident of the agent's share one notification, updated in place
     waits: float = 0.0  # an approval's or a sign-in's: seconds it waits for an answer (0: until answered)
 
@@ -113,6 +115,7 @@ class PermissionAsked:
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
+    description: str = ""  # why the agent asks (v2), in its words
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -128,12 +131,41 @@ class PermissionSettled:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class QuestionAsked:
+    """An agent asks the person a question (elicitation: a form, or a page to open); the person
+    answers it with `question_id`, or it is cancelled after `timeout` seconds."""
+
+    agent: str
+    session_id: str
+    question_id: str
+    question: Question
+    timeout: float
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+QuestionOutcome = Literal["answered", "declined", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class QuestionSettled:
+    """A question ended: how (never the values answered), and `by` whom or what."""
+
+    agent: str
+    session_id: str
+    question_id: str
+    outcome: QuestionOutcome
+    by: str  # "person" | "timeout" | "agent" (withdrew it) | "complete" (done elsewhere) | "cancel" | "disconnect"
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class InputRequested:
-    """An agent asked for input (elicitation), which acp-tray declined."""
+    """An agent asked for input in a way acp-tray cannot show (`reason` says why), so it declined."""
 
     agent: str
     session_id: str
     message: str
+    reason: str = ""
     time: datetime = dataclasses.field(default_factory=now)
 
 
@@ -196,6 +228,26 @@ class SignInNeeded:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True)
+class SignInLink:
+    """An address the agent wrote while its own sign-in waits (cleaned: `agents/signin_lines.py`)."""
+
+    text: str  # its other words on that line
+    url: str
+    on_stdout: bool = False  # written on stdout (its terminal, to it): it reads the answer there too
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignInOutput:
+    """What the agent says about the sign-in under way: its lines with an address (all of them so
+    far; none: the sign-in ended), and whether it reads a code on its input (`acp-tray login` asks)."""
+
+    agent: str
+    links: tuple[SignInLink, ...]
+    reads_code: bool
+    time: datetime = dataclasses.field(default_factory=now)
+
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -204,11 +256,14 @@ Event = (
     | QueueChanged
     | PermissionAsked
     | PermissionSettled
+    | QuestionAsked
+    | QuestionSettled
     | InputRequested
     | AgentCrashed
     | SessionAttached
     | AgentUnusable
     | SignInNeeded
+    | SignInOutput
 )
 
 EventSink = Callable[[Event], None]

@@ -231,8 +231,8 @@ def test_menu_labels_are_safe_and_bounded_and_answers_name_the_agents_option(ent
 
     snapshot = hostile_snapshot(entry.text)
     menu = menu_of(snapshot)
-    approvals = next(e for e in menu if e.label.startswith("Needs approval"))
-    assert approvals.label == "Needs approval (2)"
+    approvals = next(e for e in menu if e.label.startswith("Needs you"))
+    assert approvals.label == "Needs you (2)"
     first, second = approvals.children
     assert_safe(first.label, "approval label", limit=MENU_TEXT_LIMIT)
     assert_safe(second.label, "approval label", limit=MENU_TEXT_LIMIT)

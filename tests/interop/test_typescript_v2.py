@@ -15,14 +15,11 @@ person's commands (`acp-tray prompt|approvals|approve|status`) drive them:
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
@@ -43,14 +40,6 @@ V2_NOTICES = [
     ("_acme.custom", "V2 extension"),
 ]
 ROUTER_NOTICES = [("info", "Router info"), ("warning", "Router warning"), ("_router.custom", "Router extension")]
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 # helpers ------------------------------------------------------------------------------------
@@ -190,7 +179,11 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     # 1st connection: acp-tray offered 2 (with the v1 fields too, notices among them) ...
     (sent,) = events(first, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 2
-    assert sent["params"]["clientCapabilities"] == {"session": {"notices": {}}, "auth": {"terminal": True}}
+    assert sent["params"]["clientCapabilities"] == {
+        "session": {"notices": {}},
+        "auth": {"terminal": True},
+        "elicitation": {"form": {}, "url": {}},
+    }
     assert sent["params"]["info"]["name"] == "acp-tray"
     # ... the router converted the v2 request for its v1 implementation and dropped `notices`
     (handed,) = events(first, "router handed initialize")

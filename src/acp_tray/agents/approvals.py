@@ -20,6 +20,7 @@ from acp_tray.protocol.session import (
     REJECT_KINDS,
     PermissionOption,
     PermissionRequest,
+    ToolCallScope,
     cancelled,
     first_of_kinds,
     selected,
@@ -44,6 +45,8 @@ class Pending:
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
     request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
+    scope: ToolCallScope = field(default_factory=ToolCallScope)  # what it runs and touches
+    description: str = ""  # why the agent asks (v2)
 
 
 def policy_outcome(policy: str, options: tuple[PermissionOption, ...]) -> dict[str, Any] | None:
@@ -108,6 +111,8 @@ class Approvals:
             loop.create_future(),
             None,
             request_id,
+            request.scope,
+            request.description,
         )
         pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
@@ -120,6 +125,7 @@ class Approvals:
                 request.options,
                 expires_after,
                 touches=request.scope,
+                description=request.description,
             )
         )
         try:

@@ -2,15 +2,16 @@
 
 `session/update` becomes domain events. The SDK runs every incoming notification as its own
 task; tasks start in creation order, so the event is handed to the sink *before any await*
-and notices keep their arrival order. Reply text goes to the session's waiting prompt.
-Permission requests go to the approvals (the person or the agent's policy decides);
-elicitations are declined and the person is told. Anything else gets method-not-found.
+and notices keep their arrival order. A notice of a session whose `session/load` is under way
+is the agent replaying its history: marked `replayed` (recorded, never presented). Reply text
+goes to the session's waiting prompt. Permission requests go to the approvals (the person or the
+agent's policy decides), questions (elicitation) to the person. Anything else gets method-not-found.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, Protocol
 
 from acp.exceptions import RequestError
@@ -39,7 +40,9 @@ class Peer(Protocol):
 
     async def request_permission(self, params: object) -> dict[str, Any]: ...
 
-    def input_requested(self, params: object) -> dict[str, Any]: ...
+    async def ask(self, params: object) -> dict[str, Any]: ...
+
+    def completed(self, params: object) -> None: ...
 
     def cancel_request(self, params: object) -> None: ...
 
@@ -48,10 +51,17 @@ class ClientHandler:
     """The SDK `MethodHandler` for one agent connection."""
 
     def __init__(
-        self, agent: str, sink: EventSink, version: ProtocolVersion = ProtocolVersion.V1, *, peer: Peer | None = None
+        self,
+        agent: str,
+        sink: EventSink,
+        version: ProtocolVersion = ProtocolVersion.V1,
+        *,
+        peer: Peer | None = None,
+        loading: Container[str] = frozenset(),
     ) -> None:
         self._agent = agent
         self._sink = sink
+        self._loading = loading  # ids of the sessions whose `session/load` has not been answered yet
         self.version = version  # set by the host once the handshake has chosen it
         self._peer = peer
         self.other_updates = 0  # non-notice updates seen (kept raw, ignored for presentation)
@@ -65,12 +75,15 @@ class ClientHandler:
             if method == "$/cancel_request" and self._peer is not None:
                 self._peer.cancel_request(params)
                 return None
+            if method == "elicitation/complete" and self._peer is not None:
+                self._peer.completed(params)
+                return None
             log.debug("%s sent notification %r; ignored", self._agent, method)
             return None
         if method == "session/request_permission" and self._peer is not None:
             return await self._peer.request_permission(params)
         if method == "elicitation/create" and self._peer is not None:
-            return self._peer.input_requested(params)
+            return await self._peer.ask(params)
         log.info("%s called unsupported method %r; answered method-not-found", self._agent, method)
         raise RequestError.method_not_found(method)
 
@@ -78,7 +91,8 @@ class ClientHandler:
         """Synchronous on purpose: see the module docstring."""
         update = parse_session_update(params, self.version)
         if isinstance(update, NoticeUpdate):
-            self._sink(NoticeReceived(self._agent, update.session_id, update.notice))
+            replayed = update.session_id in self._loading
+            self._sink(NoticeReceived(self._agent, update.session_id, update.notice, replayed=replayed))
         elif isinstance(update, MalformedUpdate):
             self._on_malformed(update)
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, MutableSet
 
 from acp.connection import Connection
 from acp.exceptions import RequestError
@@ -41,6 +41,7 @@ class SessionOpener:
         version: Callable[[], ProtocolVersion],
         on_cancel: Callable[[str], None],
         on_v1_reply: Callable[[], None],
+        loading: MutableSet[str],
     ) -> None:
         self._agent = agent
         self._sessions = sessions
@@ -53,12 +54,19 @@ class SessionOpener:
         self._on_cancel = on_cancel  # answers a cancelled session's pending permission requests
         self._on_v1_reply = on_v1_reply
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
+        self._loading = loading  # sessions whose `session/load` waits for its answer (their updates are replays)
 
     async def attach(self, connection: Connection, key: SessionKey) -> HostedSession:
         """Reattach the stored session of `key` (load, else resume) or start a new one, and say which."""
         try:
             session_id, how = await session_for(
-                connection, key.cwd, self._store.get(key), self._capabilities(), self._sessions.by_id, self._log
+                connection,
+                key.cwd,
+                self._store.get(key),
+                self._capabilities(),
+                self._sessions.by_id,
+                self._log,
+                self._loading,
             )
         except RequestError as exc:
             if exc.code == AUTH_REQUIRED:

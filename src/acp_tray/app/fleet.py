@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.login_request import AbandonedError, abandoned_text
+from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
@@ -22,6 +23,7 @@ from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.actions import AgentVerb, SignIn
+from acp_tray.presentation.own_notices import sign_in_topic
 from acp_tray.presentation.router import ACP_TRAY
 from acp_tray.protocol.notice import Notice
 from acp_tray.state.secrets import SecretNames
@@ -60,11 +62,18 @@ class Hosting:
 
 class Fleet:
     def __init__(
-        self, prefs: Callable[[], Preferences], sink: EventSink, approvals: Approvals, hosting: Hosting, life: Lifetime
+        self,
+        prefs: Callable[[], Preferences],
+        sink: EventSink,
+        approvals: Approvals,
+        questions: Questions,
+        hosting: Hosting,
+        life: Lifetime,
     ) -> None:
         self._prefs = prefs
         self._sink = sink
         self._approvals = approvals
+        self._questions = questions
         self._hosting = hosting
         self._life = life
         self.store = hosting.sessions
@@ -159,6 +168,7 @@ class Fleet:
             spec,
             self._sink,
             approvals=self._approvals,
+            questions=self._questions,
             store=self.store,
             policy=policy_of(config) if config is not None else None,
             protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
@@ -230,5 +240,5 @@ class Fleet:
     def _say_sign_in(self, agent: str, notice: Notice) -> None:
         """The result of a sign-in the person chose on the desktop: an answer to them, shown whatever
         the routes and DND say; it takes back what an earlier attempt said."""
-        answer = NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer", topic=f"sign-in:{agent}")
+        answer = NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer", topic=sign_in_topic(agent))
         self._sink(answer)

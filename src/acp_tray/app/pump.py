@@ -2,11 +2,11 @@
 own, made from hosting events) to the history and the surfaces, offers them to push, and tells the
 tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
 and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
-Approvals that DND held back and that still wait are shown when DND ends (a request still
-waiting is current; other notices are not replayed), and the tray's count of what DND held back
-starts again. A sign-in notification leaves the screen once the agent is connected (signed in, here
-or elsewhere). A crash loop is one incident (one notification, updated in place); one already told
-at an earlier start, with the same reason, is not popped up again (`CrashRecord`)."""
+Approvals and questions that DND held back and that still wait are shown when DND ends (a request
+still waiting is current; other notices are not replayed), and the tray's count of what DND held
+back starts again. A sign-in notification leaves the screen once the agent is connected (signed in,
+here or elsewhere). A crash loop is one incident (one notification, updated in place); one already
+told at an earlier start, with the same reason, is not popped up again (`CrashRecord`)."""
 
 from __future__ import annotations
 
@@ -28,12 +28,16 @@ from acp_tray.events import (
     NoticeReceived,
     PermissionAsked,
     PermissionSettled,
+    QuestionAsked,
+    QuestionSettled,
     QueueChanged,
     SessionAttached,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
 )
-from acp_tray.presentation.own_notices import CRASH, crash_reason, own_notice
+from acp_tray.presentation.own_notices import CRASH, crash_reason, own_notice, sign_in_topic
+from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
@@ -46,6 +50,8 @@ log = logging.getLogger(__name__)
 
 StatusSink = Callable[[AgentStatus], None]
 _SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
+_ASKED = (PermissionAsked, QuestionAsked)  # a person is needed: shown, held by DND, withdrawn when settled
+_SETTLED = (PermissionSettled, QuestionSettled)
 
 
 class EventPump:
@@ -70,8 +76,9 @@ class EventPump:
         self._fleet = fleet
         self._publisher = publisher
         self._status = status
-        self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
-        self._held_by_dnd: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
+        # approval or question id ("q1": never an approval's) -> its notice's group; and those held back by DND
+        self._approval_groups: dict[str, int] = {}
+        self._held_by_dnd: dict[str, Presentation] = {}
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._sign_in_groups: dict[str, int] = {}  # agent -> its "Sign in to" group
@@ -79,7 +86,7 @@ class EventPump:
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
-        self._held: deque[tuple[NoticeReceived, Decision, Pushed]] = deque()  # records waiting to be written
+        self._held: deque[tuple[NoticeReceived, Decision | None, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
         while True:
@@ -104,14 +111,15 @@ class EventPump:
             self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
             return
         elif isinstance(event, AgentStatus):
-            if self._fleet.note_status(event):
-                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
-            if event.state is AgentState.CONNECTED:
-                self._connected(event.agent)
-            self._status(event)
-            self._publisher.changed(Changed.AGENTS)
+            self._agent_status(event)
         elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
             return  # once per agent until it is signed in, across restarts too
+        elif isinstance(event, SignInOutput):
+            self._publisher.changed(Changed.AGENTS)  # the window shows the address with the agent
+            if not event.links:  # the sign-in ended: what it said to open is no longer so
+                self._take_back_topic(sign_in_topic(event.agent), None)
+                return
+            self._hosting_event(event)
         elif isinstance(event, QueueChanged):
             self._turn_lengths.queue_changed(event)
             self._publisher.changed(Changed.SESSIONS)
@@ -120,15 +128,26 @@ class EventPump:
             return  # nothing the tray shows changed
         self._publisher.publish()
 
+    def _agent_status(self, event: AgentStatus) -> None:
+        if self._fleet.note_status(event):
+            self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
+        if event.state is AgentState.CONNECTED:
+            self._connected(event.agent)
+        self._status(event)
+        self._publisher.changed(Changed.AGENTS)
+
     def _hosting_event(self, event: Event) -> bool:
         """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
-        if isinstance(event, PermissionSettled):
-            self._withdraw_approval(event.approval_id)
+        if isinstance(event, _SETTLED):
+            self._withdraw_approval(_asked_id(event))
+        if isinstance(event, QuestionSettled) and event.by != "timeout":  # a timeout is told (own notice)
+            ended = NoticeReceived(event.agent, event.session_id, question_ended(event), source=ACP_TRAY)
+            self._record(ended, None, [])  # in the history, not presented
         if isinstance(event, SignInNeeded):
             self._told_sign_in.add(event.agent)
         if isinstance(event, _SESSION_EVENTS):
             self._publisher.changed(Changed.SESSIONS)
-        asked_or_settled = isinstance(event, (PermissionAsked, PermissionSettled))
+        asked_or_settled = isinstance(event, _ASKED + _SETTLED)
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
         lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
@@ -146,12 +165,13 @@ class EventPump:
             attention=own.attention,
             incident=own.incident,
             waits=own.waits,
+            topic=own.topic,
         )
         decision, shown = self._route(notice, event, lasted if own.finished else None, told=told)
-        if isinstance(event, PermissionAsked) and shown is not None:
-            self._approval_groups[event.approval_id] = shown.group
+        if isinstance(event, _ASKED) and shown is not None:
+            self._approval_groups[_asked_id(event)] = shown.group
             if decision.suppressed == "dnd":
-                self._held_by_dnd[event.approval_id] = shown
+                self._held_by_dnd[_asked_id(event)] = shown
         if isinstance(event, SignInNeeded) and shown is not None:
             self._sign_in_groups[event.agent] = shown.group
         return True
@@ -226,7 +246,7 @@ class EventPump:
             sound = self._router.prefs.approvals.sound  # new on screen: an approval's sound
             self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False, sound=sound))
 
-    def _record(self, event: NoticeReceived, decision: Decision, pushed: Pushed) -> None:
+    def _record(self, event: NoticeReceived, decision: Decision | None, pushed: Pushed) -> None:
         if not self._held and not isinstance(pushed, asyncio.Future):
             self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
             return
@@ -252,8 +272,8 @@ class EventPump:
         self._surfaces.show(presentation)
 
     def _withdraw_approval(self, approval_id: str) -> None:
-        """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
-        approval" notification has nothing left to ask, so it is taken off the screen."""
+        """Answered anywhere (a button, the tray, the CLI, the window), timed out or cancelled: its
+        "Needs approval" or "Question" notification has nothing left to ask, so it leaves the screen."""
         self._held_by_dnd.pop(approval_id, None)
         group = self._approval_groups.pop(approval_id, None)
         if group is not None:
@@ -267,3 +287,7 @@ class EventPump:
         for presentation in self._router.summaries():
             self.present(presentation)
         self._schedule_summaries()
+
+
+def _asked_id(event: PermissionAsked | PermissionSettled | QuestionAsked | QuestionSettled) -> str:
+    return event.question_id if isinstance(event, (QuestionAsked, QuestionSettled)) else event.approval_id

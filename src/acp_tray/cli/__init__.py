@@ -197,6 +197,12 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     add.add_argument("name")
     add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
+    add.add_argument(
+        "--via",
+        choices=("binary", "npx", "uvx"),
+        help="an agent from the ACP Registry: run it as its binary, its npx or its uvx package (default: a binary "
+        "for this platform, else npx, else uvx; a binary that cannot be downloaded falls back to npx or uvx)",
+    )
     add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
     search = actions.add_parser("search", help="agents in the ACP Registry: [WORDS...]", parents=[common])
     search.add_argument("words", nargs="*")
@@ -265,6 +271,18 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     approve.add_argument("id")
     approve.add_argument("option", nargs="?")
     command("deny", "reject a request", _lazy("approvals", "deny"), json_output=False).add_argument("id")
+    command("questions", "questions agents ask you (a form, or a page to open)", _lazy("questions"))
+    answer = command(
+        "answer",
+        "answer a question: ID FIELD=VALUE… (on a terminal, no values: asked field by field)",
+        _lazy("questions", "answer"),
+        json_output=False,
+    )
+    answer.add_argument("id")
+    answer.add_argument("values", nargs="*", metavar="FIELD=VALUE")
+    refusal = answer.add_mutually_exclusive_group()
+    refusal.add_argument("--decline", action="store_true", help="say no to the question")
+    refusal.add_argument("--cancel", action="store_true", help="dismiss it without an answer")
     quit_ = command("quit", "stop the daemon (waits until it has stopped)", _lazy("quit"), json_output=False)
     quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")
 

@@ -20,6 +20,7 @@ from acp_tray.control.replies import (
     AddedReply,
     AgentRow,
     AgentSignIn,
+    AnsweredReply,
     ApprovalRow,
     ApprovedReply,
     CancelReply,
@@ -35,6 +36,7 @@ from acp_tray.control.replies import (
     PromptQueued,
     PushTargetRow,
     PushTestReply,
+    QuestionDetail,
     QuitReply,
     RemovedReply,
     SessionRow,
@@ -56,7 +58,7 @@ class ErrorCode(StrEnum):
 
     BAD_REQUEST = "bad_request"  # not a request, or an argument missing or of the wrong type
     UNKNOWN_OP = "unknown_op"  # no op of that name
-    NOT_FOUND = "not_found"  # no such agent, or no such approval request
+    NOT_FOUND = "not_found"  # no such agent, approval request or question
     NOT_RUNNING = "not_running"  # the agent is stopped, or did not connect in time
     NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
     SIGN_IN = "sign_in"  # signing in or out did not work
@@ -138,6 +140,12 @@ class LoginArgs(Args):
 
 
 @dataclass(frozen=True)
+class LoginCodeArgs(Args):
+    name: str
+    code: str  # what the agent's sign-in page gave the person, for the agent that asked for it on its input
+
+
+@dataclass(frozen=True)
 class LoginFinishedArgs(Args):
     name: str
     method: str | None = None  # the terminal method that ran
@@ -193,6 +201,18 @@ class ApproveArgs(Args):
 @dataclass(frozen=True)
 class DenyArgs(Args):
     id: str
+
+
+@dataclass(frozen=True)
+class AnswerArgs(Args):
+    id: str  # the question's ("q1")
+    values: dict[str, str | list[str]] = field(default_factory=dict)  # accept: field name → value as typed
+    # open: a page question accepted and its page opened on the daemon's desktop (as its notification's Open)
+    action: Literal["accept", "decline", "cancel", "open"] = "accept"
+
+    def __post_init__(self) -> None:
+        if self.values and self.action != "accept":
+            raise ArgumentError("a question is answered with values, or declined or cancelled: not both")
 
 
 @dataclass(frozen=True)
@@ -280,11 +300,18 @@ LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
 LOGIN_CANCEL: Op[NameArgs, SignInStopped] = Op(
     "login.cancel", NameArgs, "stop waiting for an agent's own sign-in: cancelled in it (restarted if it stays in it)"
 )
+LOGIN_CODE: Op[LoginCodeArgs, NameReply] = Op(
+    "login.code", LoginCodeArgs, "the code an agent's sign-in asks for on its input, typed there as one line"
+)
 LOGOUT: Op[NameArgs, NameReply] = Op("logout", NameArgs, "sign out of an agent")
 PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "send a prompt; stream the reply")
 CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
 APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
+QUESTIONS: Op[Args, list[QuestionDetail]] = Op("questions", Args, "questions waiting for the person (a form or a page)")
+ANSWER: Op[AnswerArgs, AnsweredReply] = Op(
+    "answer", AnswerArgs, "answer a question (values checked against its form), decline it or cancel it"
+)
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
 PREFS_GET: Op[Args, PrefsFormReply] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
 PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply] = Op(
@@ -319,6 +346,6 @@ OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
-    LOGIN_CANCEL,
-    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE,
+    LOGIN_CANCEL, LOGIN_CODE,
+    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE, QUESTIONS, ANSWER,
 )  # fmt: skip

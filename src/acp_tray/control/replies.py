@@ -29,6 +29,8 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
+    reads_code: NotRequired[bool]  # that sign-in reads a code on its input (`login.code`)
 
 
 class OptionRow(TypedDict):
@@ -43,6 +45,55 @@ class ApprovalRow(TypedDict):
     session_id: str
     title: str
     options: list[OptionRow]
+    details: list[str]  # why, what it runs, touches, its kind: "Runs: make clean", ...
+
+
+class ChoiceRow(TypedDict):
+    value: str  # what is sent
+    label: str  # what the person reads
+
+
+class FieldRow(TypedDict):
+    """One field of a question's form, as a form or a prompt shows it."""
+
+    name: str
+    kind: str  # string | number | integer | boolean | array
+    title: str  # its label ("" : use `name`)
+    description: str  # its hint
+    required: bool
+    default: str | int | float | bool | list[str] | None
+    choices: list[ChoiceRow]  # string: one of; array: any of
+    minimum: float | None
+    maximum: float | None
+    min_length: int | None  # string: characters; array: items chosen
+    max_length: int | None
+    format: str  # email | uri | date | date-time | ""
+    hint: str  # what it takes, in words ("a whole number from 1 to 10")
+
+
+class QuestionRow(TypedDict):
+    """A question waiting for the person. Never an answer; a page's address only as its host
+    (the `questions` op alone gives the whole address, asked for by the person)."""
+
+    id: str
+    agent: str
+    session_id: str
+    mode: str  # form | url
+    message: str
+    host: str  # url: the host of the page it asks to have opened
+    opens: bool  # url: acp-tray will open it (https://, or http:// on loopback)
+    fields: list[FieldRow]
+    timeout: float  # seconds it was given
+
+
+class QuestionDetail(QuestionRow):
+    url: str  # url: the whole address
+
+
+class AnsweredReply(TypedDict):
+    id: str
+    outcome: Literal["answered", "declined", "cancelled"]
+    url: str  # an accepted page question: the address to open ("" otherwise)
 
 
 class StatusReply(TypedDict):
@@ -55,6 +106,7 @@ class StatusReply(TypedDict):
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
+    questions: list[QuestionRow]
 
 
 class SessionRow(TypedDict):
@@ -226,12 +278,28 @@ class SignInWaiting(TypedDict):  # `login`: an agent's own sign-in takes long (i
     text: str
 
 
+SIGN_IN_URL_LIMIT = 4096  # characters of an address an agent gives to sign in (OAuth's are under 1 000)
+
+
+class SignInLinkRow(TypedDict):
+    text: str  # the agent's other words on the line (plain text, bounded)
+    url: str  # https, or http on loopback
+
+
+class SignInSaid(TypedDict):  # `login`: the agent wrote an address to open (its sign-in page) while it waits
+    event: Literal["sign-in-link"]
+    text: str
+    url: str
+    reads_code: bool  # written on its terminal: it reads a code on its input there (`login.code` types it)
+
+
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
     dnd: str
     morning: str
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
+    questions: list[QuestionRow]
     sessions: list[SessionRow]
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 

@@ -18,14 +18,20 @@ from acp_tray.events import (
     InputRequested,
     PermissionAsked,
     PermissionSettled,
+    QuestionAsked,
+    QuestionSettled,
     SessionAttached,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
 )
 from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
+from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.options import option_label
+from acp_tray.presentation.question_notice import question_notice
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice
 
@@ -58,10 +64,12 @@ class OwnNotice:
     attention: Attention = ""
     incident: str = ""  # notices of one incident update one notification in place (a crash loop)
     waits: float = 0.0  # a request's wait for an answer, in seconds (0: until answered)
+    topic: str = ""  # a later notice of the same topic takes this one back
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g} s" if value < 120 else f"{value / 60:g} min"
+def sign_in_topic(agent: str) -> str:
+    """The topic of what is said about a sign-in to `agent` under way: each says what is so now."""
+    return f"sign-in:{agent}"
 
 
 def _session(name: str) -> str:
@@ -69,43 +77,45 @@ def _session(name: str) -> str:
 
 
 def own_notice(event: Event) -> OwnNotice | None:
+    """What acp-tray itself says of `event`, if anything."""
     if isinstance(event, TurnEnded):
         return _turn(event)
     if isinstance(event, PermissionAsked):
         return _approval(event)
+    if isinstance(event, (QuestionAsked, QuestionSettled)):
+        return _question(event)
+    if isinstance(event, AgentCrashed):
+        return _crash(event)
+    if isinstance(event, SignInNeeded):
+        return _sign_in(event)
+    return _said_of(event)
+
+
+def _said_of(event: Event) -> OwnNotice | None:
+    """The notices of one line or two, said of an event acp-tray reports as it is."""
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."
         return _said(event.agent, event.session_id, "warning", "Approval timed out", text)
     if isinstance(event, InputRequested):
-        text = f"{event.message}\nacp-tray cannot show forms, so it declined; answer the agent another way."
+        why = event.reason or "acp-tray cannot show it"
+        text = f"{event.message}\nIt was declined: {why}. Answer the agent another way."
         return _said(event.agent, event.session_id, "warning", "Asked for input", text)
-    if isinstance(event, AgentCrashed):
-        return _crash(event)
     if isinstance(event, AgentUnusable):
         return _said(event.agent, "", "error", event.title, event.detail)
-    if isinstance(event, SignInNeeded):
-        return _sign_in(event)
+    if isinstance(event, SignInOutput) and event.links:
+        return _sign_in_page(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
     return None
 
 
-REQUEST_SHOWN = 240  # characters of a request's title, paths or command: the commands after them fit in the body
-
-
 def _approval(event: PermissionAsked) -> OwnNotice:
     """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
     it is cancelled; the commands that answer it last, for the surfaces without buttons."""
     lines = [f"{event.agent} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
-    touches = event.touches
-    if touches.command:
-        lines.append(f"Runs: {plain_line(touches.command, REQUEST_SHOWN)}")
-    if touches.paths:
-        lines.append(f"Touches: {plain_line(', '.join(touches.paths), REQUEST_SHOWN)}")
-    if touches.kind:
-        lines.append(f"Kind: {plain_line(touches.kind, NAME_LIMIT)}")
-    lines.append(f"No answer in {_seconds(event.timeout)}: cancelled.")
+    lines += approval_details(event.touches, event.description)
+    lines.append(f"No answer in {span_words(event.timeout)}: cancelled.")
     commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
     notice = Notice("warning", "Needs approval", "\n".join([*lines, commands]))
     actions = tuple(
@@ -115,6 +125,19 @@ def _approval(event: PermissionAsked) -> OwnNotice:
     return OwnNotice(
         event.agent, event.session_id, notice, actions, commands=commands, attention="approval", waits=event.timeout
     )
+
+
+def _question(event: QuestionAsked | QuestionSettled) -> OwnNotice | None:
+    """A question asked ("NAME asks: …", answered like an approval), or one that timed out."""
+    if isinstance(event, QuestionAsked):
+        notice, actions, commands = question_notice(event)
+        return OwnNotice(
+            event.agent, event.session_id, notice, actions, commands=commands, attention="approval", waits=event.timeout
+        )
+    if event.by == "timeout":
+        text = f"Nobody answered question {event.question_id} in time, so it was cancelled."
+        return _said(event.agent, event.session_id, "warning", "Question timed out", text)
+    return None
 
 
 def _said(agent: str, session_id: str, severity: str, title: str, description: str | None = None) -> OwnNotice:
@@ -158,7 +181,7 @@ def _crash(event: AgentCrashed) -> OwnNotice:
     """One notification per crash loop, updated in place at each restart (counted), then saying it
     stopped, with its last stderr lines once."""
     if event.retry_in is not None:  # its detail ends with its last stderr lines, in one line
-        description = f"{event.detail}. Restarting in {_seconds(event.retry_in)}."
+        description = f"{event.detail}. Restarting in {span_words(event.retry_in)}."
         return OwnNotice(event.agent, "", Notice("warning", "Crashed", description), incident=CRASH)
     detail = without_hint(event.detail) if event.stderr else event.detail  # the lines are listed below
     lines = [
@@ -210,3 +233,15 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
     actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
     return OwnNotice(agent, "", notice, actions, commands=commands, attention="sign-in")
+
+
+def _sign_in_page(event: SignInOutput) -> OwnNotice:
+    """The address the agent gave to sign in (its latest), first: the rest of a bounded body may go."""
+    link = event.links[-1]
+    lines = [f"Open this page to finish signing in to {event.agent}:", link.url]
+    if event.reads_code:
+        lines.append("Then enter the code it gives you where you started the sign-in (acp-tray login asks for it).")
+    if link.text:
+        lines.append(f"{event.agent} said: {link.text}")
+    notice = Notice("info", "Sign-in page", "\n".join(lines))
+    return OwnNotice(event.agent, "", notice, attention="answer", topic=sign_in_topic(event.agent))

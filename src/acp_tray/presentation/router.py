@@ -47,6 +47,9 @@ WAITING = ("approval", "sign-in")  # requests the person answers: on screen unti
 MAX_INCIDENTS = 256
 
 
+REPLAYED = "replayed by the agent inside session/load: its history, not a new notice"
+
+
 @dataclass(frozen=True)
 class Decision:
     """What was decided for one notice, and why (recorded in the history)."""
@@ -105,8 +108,10 @@ class Router:
         """The notice's group: its incident's, or the coalesced repeats'."""
         notice = event.notice
         if not event.incident:
-            # an approval's buttons (their ids) make it one of its own
-            key = (event.source, event.agent, event.session_id, notice.severity, notice.title, notice.description)
+            # an approval's buttons (their ids) make it one of its own; what an agent says is a repeat
+            # whatever its session (it says it again in the new session after a reconnect)
+            session = event.session_id if event.source != "agent" else ""
+            key = (event.source, event.agent, session, notice.severity, notice.title, notice.description)
             return self._coalescer.add((*key, *event.actions), now, self.prefs.coalesce.window)
         incident = (event.source, event.agent, event.incident)
         group, title = self._incidents.pop(incident, (None, ""))
@@ -142,6 +147,8 @@ class Router:
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
+        if event.replayed:  # the agent's history, sent again inside a session/load: recorded, not live
+            return Decision("none", False, False, "replayed", 1, REPLAYED), None
         # mute and per-agent routes apply to what the agent says, not to acp-tray's own events
         agent = prefs.agents.get(event.agent) if event.source == "agent" else None
         if agent is not None and agent.mute:

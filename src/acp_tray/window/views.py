@@ -4,10 +4,11 @@ choices, history rows, diagnostics. Pure functions of the daemon's replies: the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
@@ -35,6 +36,7 @@ SUPPRESSED_WORDS = {
     "muted": "agent muted",
     "short_turn": "a short turn: listed, no pop-up",
     "told": "told at an earlier start: no pop-up",
+    "replayed": "replayed history: not a new notice",
 }
 DND_CHOICES = (
     ("off", "", "Off"),
@@ -57,6 +59,8 @@ class AgentView:
     queued: int
     running: bool
     sign_in: list[SignInChoice]
+    sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
+    reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class ApprovalView:
     agent: str
     title: str
     options: list[OptionView]
+    details: list[str]  # "Runs: …", "Touches: …", "Kind: …"
 
 
 def agent_view(row: replies.AgentRow) -> AgentView:
@@ -88,6 +93,8 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         queued=row["queued"],
         running=state in RUNNING_STATES,
         sign_in=sign_in_choices(row),
+        sign_in_links=[link for link in row.get("sign_in_links", []) if openable(link["url"])],
+        reads_code=row.get("reads_code", False),
     )
 
 
@@ -96,7 +103,7 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
     ]
-    return ApprovalView(row["id"], row["agent"], row["title"], options)
+    return ApprovalView(row["id"], row["agent"], row["title"], options, list(row.get("details", [])))
 
 
 def overview(state: replies.WatchState) -> dict[str, Any]:
@@ -104,6 +111,7 @@ def overview(state: replies.WatchState) -> dict[str, Any]:
     return {
         "agents": [agent_view(row) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
+        "questions": state.get("questions", []),
         "sessions": state.get("sessions", []),
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),

@@ -9,10 +9,12 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
+from acp_tray.app.ops.questions import question_rows
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ class StatusOps:
             "unread": snapshot.unread,
             "agents": self._agents(),
             "approvals": self._approvals(),
+            "questions": question_rows(self._daemon.questions),
         }
 
     async def agents(self) -> list[AgentRow]:
@@ -104,6 +107,7 @@ class StatusOps:
             status = daemon.agent_states.get(name)
             host = daemon.hosts.get(name)
             sessions = list(host.sessions.values()) if host is not None else []
+            said = host.signin_lines if host is not None else None
             rows.append(
                 {
                     "name": name,
@@ -116,6 +120,8 @@ class StatusOps:
                     "queued": sum(s.queued for s in sessions) + self._waiting.of(name),
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
+                    "sign_in_links": [{"text": line.text, "url": line.url} for line in said.lines] if said else [],
+                    "reads_code": bool(said and said.reads_code),
                 }
             )
         return rows
@@ -136,6 +142,7 @@ class StatusOps:
                     }
                     for o in p.options[:MAX_OPTIONS]
                 ],
+                "details": approval_details(p.scope, p.description),
             }
             for p in self._daemon.approvals.pending()
         ]

@@ -41,7 +41,7 @@ def own_records(title: str) -> list[dict[str, Any]]:
 
 
 def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr_once_and_not_again_at_the_next_start(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon]
+    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
 ) -> None:
     """The agent exits at every start: restarted after 1, 2, 4 and 8 s, then left stopped (5 crashes
     in a row). On main: four "Crashed" popups and a "Keeps crashing; stopped" whose body said the
@@ -54,8 +54,21 @@ def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr
     daemon = run_daemon(config, desktop, daemons)
     until(lambda: own_records("Keeps crashing; stopped"), timeout=60, what="the crash loop given up on")
     assert len(own_records("Crashed")) == 4  # each restart is in the history
-    shown = until(lambda: desktop.since(mark), what="the popup")
-    assert [item["summary"] for item in shown] == ["crasher: Keeps crashing; stopped"]  # one, updated in place
+
+    def crasher_calls() -> list[tuple[str, int, int]]:
+        return [call for call in notify_calls(monitor.read_text(encoding="utf-8")) if call[0].startswith("crasher:")]
+
+    calls = until(
+        lambda: (seen := crasher_calls()) and seen[-1][0].endswith("stopped") and seen, what="its last Notify"
+    )
+    assert [summary for summary, _, _ in calls] == [
+        "crasher: Crashed", "crasher: Crashed ×2", "crasher: Crashed ×3", "crasher: Crashed ×4",
+        "crasher: Keeps crashing; stopped",
+    ]  # fmt: skip
+    replaced = {replaces for _, replaces, _ in calls[1:]}
+    assert calls[0][1] == 0 and len(replaced) == 1 and 0 not in replaced  # one popup, each call updates it
+    shown = desktop.since(mark)  # what dunst showed: closed now, into its history
+    assert [item["summary"] for item in shown] == ["crasher: Keeps crashing; stopped"]
     body = shown[0]["body"]
     assert body.count("session agent: exiting at start with 2") == 1, body  # its stderr, once
     assert "It crashed 5 times in a row" in body and "acp-tray agents restart crasher" in body
@@ -64,6 +77,7 @@ def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr
     mark = desktop.mark()
     again = run_daemon(config, desktop, daemons)  # the same loop at the next start: no popup
     until(lambda: len(own_records("Keeps crashing; stopped")) == 2, timeout=60, what="the loop given up on again")
+    assert len(crasher_calls()) == len(calls)  # no Notify for it
     assert desktop.since(mark) == []
     told = own_records("Keeps crashing; stopped")[-1]
     assert (told["notified"], told["tray"], told["suppressed"]) == (False, True, "told")
@@ -72,16 +86,22 @@ def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr
     assert "exiting at start" not in paths.crash_record_file().read_text(encoding="utf-8")  # a digest, not its text
 
 
-def notify_timeouts(monitor_output: str) -> dict[str, int]:
-    """Each `Notify` call's summary and the expire_timeout it carried (ms), from dbus-monitor's words."""
-    found: dict[str, int] = {}
+def notify_calls(monitor_output: str) -> list[tuple[str, int, int]]:
+    """Each `Notify` call dbus-monitor saw: its summary, `replaces_id` and expire_timeout (ms)."""
+    found = []
     for call in monitor_output.split("method call")[1:]:
-        lines = call.splitlines()
-        strings = [line.strip()[8:-1] for line in lines if line.strip().startswith('string "')]
-        ints = [int(line.split()[-1]) for line in lines if line.strip().startswith("int32 ")]
-        if len(strings) >= 3 and ints:
-            found[strings[2]] = ints[-1]  # app name, icon, summary...; the last argument is the timeout
+        lines = [line.strip() for line in call.splitlines()]
+        strings = [line[8:-1] for line in lines if line.startswith('string "')]
+        replaces = [int(line.split()[-1]) for line in lines if line.startswith("uint32 ")]
+        ints = [int(line.split()[-1]) for line in lines if line.startswith("int32 ")]
+        if len(strings) >= 3 and replaces and ints:  # app name, icon, summary...; the timeout comes last
+            found.append((strings[2], replaces[0], ints[-1]))
     return found
+
+
+def notify_timeouts(monitor_output: str) -> dict[str, int]:
+    """Each summary's expire_timeout (ms), as it was last sent."""
+    return {summary: timeout for summary, _, timeout in notify_calls(monitor_output)}
 
 
 @pytest.fixture

@@ -24,10 +24,12 @@ def now() -> datetime:
     return datetime.now().astimezone()
 
 
-Attention = Literal["", "approval", "answer"]
+Attention = Literal["", "approval", "sign-in", "answer"]
 """What a notice is to the person beyond its severity: "approval", a request an agent waits on
-(`[dnd] allow = ["approvals"]` lets it through DND, and it is shown when DND ends); "answer", the
-answer to what the person just did (shown whatever the routes and DND say)."""
+(`[dnd] allow = ["approvals"]` lets it through DND, and it is shown when DND ends); "sign-in", an
+agent that waits for the person to sign in; "answer", the answer to what the person just did (shown
+whatever the routes and DND say). An approval's or a sign-in's notification stays until it is
+answered (`waits`), whatever its severity's popup timeout says."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -40,10 +42,12 @@ class NoticeReceived:
     time: datetime = dataclasses.field(default_factory=now)
     source: str = "agent"  # "agent" | "acp-tray"
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label) a notification may offer
-    commands: str = ""  # the description's last line: how to answer by command, left out where there are buttons
+    commands: str = ""  # a line of the description: how to answer by command, left out where there are buttons
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
     replayed: bool = False  # sent inside a v1 `session/load`: history replayed, not live (never presented)
+    incident: str = ""  # notices of one incident of the agent's share one notification, updated in place
+    waits: float = 0.0  # an approval's or a sign-in's: seconds it waits for an answer (0: until answered)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -169,12 +173,14 @@ class InputRequested:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class AgentCrashed:
-    """An agent exited unexpectedly. `retry_in` seconds until the restart; None: given up."""
+    """An agent exited unexpectedly. `retry_in` seconds until the restart; None: given up. `in_a_row`:
+    crashes since it last ran stably (1: a new crash loop, if it is one)."""
 
     agent: str
     detail: str
     stderr: tuple[str, ...]
     retry_in: float | None
+    in_a_row: int = 1
     time: datetime = dataclasses.field(default_factory=now)
 
 

@@ -51,7 +51,7 @@ def test_an_approval_notification_closes_when_answered_from_the_cli_or_timed_out
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected", "late  connected")
     assert ("dbus_fast" in Path(f"/proc/{daemon.proc.pid}/maps").read_text()) == (tray == "xorg")
-    warnings = [f"{name}: Using default settings" for name in ("demo", "late")]  # each demo's warning is shown
+    warnings = [f"{name}: Example: Using default settings" for name in ("demo", "late")]  # each demo's warning is shown
     until(lambda: len([r for r in read_history(paths.history_file()) if isinstance(r, dict)]) >= 8, what="the notices")
     until(lambda: displayed(desktop) == 2 or set(warnings) <= set(closed_summaries(desktop)), what="dunst")
     desktop.close_all()  # out of the way

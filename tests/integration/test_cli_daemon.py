@@ -56,7 +56,7 @@ def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemo
     people = subprocess.run(
         [sys.executable, "-m", "acp_tray", "history"], capture_output=True, text=True, env=cli_env()
     )
-    assert "demo  WARNING  Using default settings — No project" in people.stdout.splitlines()[1]
+    assert "demo  WARNING  Example: Using default settings — No project" in people.stdout.splitlines()[1]
 
 
 def test_a_restarted_daemon_resumes_the_demo_session_quietly_until_asked(daemons: list[Daemon]) -> None:
@@ -276,4 +276,4 @@ def test_demo_agent_subcommand_speaks_acp(tmp_path: Path) -> None:
     updates = [m["params"]["update"] for m in messages[2:]]
     # no notices capability advertised: the spec's fallback, agent message text
     assert {u["sessionUpdate"] for u in updates} == {"agent_message_chunk"}
-    assert "[warning] Using default settings" in updates[1]["content"]["text"]
+    assert "[warning] Example: Using default settings" in updates[1]["content"]["text"]

@@ -111,7 +111,9 @@ def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
     assert row["queued"] == 2
     until(lambda: any(r["title"] == "Sign in to claude" for r in history()), what="the sign-in notice")
     notice = next(r for r in history() if r["title"] == "Sign in to claude")
-    assert str(notice["description"]).startswith("To sign in, run `acp-tray login claude claude-login`.")
+    lead, command = str(notice["description"]).split("\n")[:2]  # its button's words, then the command
+    assert lead.startswith("Choose “") and lead.endswith("” to sign in.")
+    assert command == "Or run `acp-tray login claude claude-login`."
     titles = [r["title"] for r in history()]
     assert titles.count("Sign in to claude") == 1 and "Prompt failed" not in titles
     stop_all(daemon)

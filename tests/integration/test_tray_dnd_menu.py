@@ -129,3 +129,49 @@ def test_the_real_menu_shows_recent_times_and_the_dnd_ends(tmp_path: Path, tray_
     (entry,) = [label for label in shown if "Heads up" in label]
     assert re.fullmatch(r"• ⚠ (\d\d:\d\d) bot: Heads up", entry) and entry[4:9] in times, (entry, times)
     assert {"On until I turn it off", "Until tomorrow, 07:15", "Quiet hours 21:30–06:45"} <= set(shown), shown
+
+
+@pytest.mark.parametrize("tray_host", ["sni"], indirect=True)
+def test_the_held_during_dnd_count_clears_when_dnd_ends(tmp_path: Path, tray_host: dict[str, str]) -> None:
+    """Notices DND held back are counted on the menu's Recent entry while it lasts; once DND is off
+    the count goes (they are listed, and the next DND counts afresh). On main "· 2 held during DND"
+    stayed after DND ended, until "Mark all read"."""
+    env = tray_host
+    steps = [{"update": {"sessionUpdate": "notice", "severity": "warning", "title": f"Heads up {n}"}} for n in (1, 2)]
+    config = tmp_path / "config.toml"
+    table = agent_table("bot", scripted_command(), env={"SCRIPTED_AGENT_STEPS": json.dumps(steps)})
+    config.write_text("[dnd]\nenabled = true\n\n" + table + "\n", encoding="utf-8")
+    daemon = DaemonProcess("run", "--config", str(config), env=env)
+
+    def labels(wanted: Callable[[list[str]], bool]) -> list[str] | None:
+        try:
+            found = asyncio.run(dbusmenu_labels(env["DBUS_SESSION_BUS_ADDRESS"]))
+        except ValueError:  # the item is not registered with the host yet
+            return None
+        shown = [dbusmenu_text(label) for label in found]
+        return shown if wanted(shown) else None
+
+    try:
+        assert "appindicator" in daemon.wait_for_line("tray:")
+        held = until(
+            lambda: labels(lambda shown: any(s.endswith("· 2 held during DND") for s in shown)),
+            30,
+            what="the held count",
+        )
+        assert "Recent (2 unread) · 2 held during DND" in held
+        assert any("Heads up 2" in label for label in held)
+        off = subprocess.run(
+            [sys.executable, "-m", "acp_tray", "dnd", "off", "--config", str(config)],
+            env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert off.returncode == 0
+        after = until(
+            lambda: labels(lambda shown: not any("held during DND" in s for s in shown)),
+            30,
+            what="the held count gone once DND is off",
+        )
+        assert "Recent (2 unread)" in after and any("Heads up 2" in label for label in after)  # still listed
+        assert daemon.stop() == 0
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()

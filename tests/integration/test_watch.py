@@ -79,7 +79,7 @@ def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, da
         until(lambda: "Workspace indexed" in titles(), what="the new notices")
         start = titles().index("Workspace indexed")
         until(lambda: len(titles()) >= start + 4, what="all four")
-        assert titles()[start : start + 2] == ["Workspace indexed", "Using default settings"], titles()
+        assert titles()[start : start + 2] == ["Workspace indexed", "Example: Using default settings"], titles()
         changes = [e for e in events() if e["event"] == "change"]
         keys = {"dnd", "morning", "unread", "agents", "approvals", "sessions", "preferences"}
         assert all(set(e) - {"v", "event"} <= keys for e in changes)

@@ -21,7 +21,7 @@ from tests.support.dunst_menu import menu_lines, pick
 from tests.support.waiting import until
 from tests.support.window import demo_daemon, end, redirected
 
-TITLE = "Using default settings"  # the demo's warning: it stays on screen until acted on
+TITLE = "Example: Using default settings"  # the demo's warning: it stays on screen until acted on
 
 
 def recorded(path: Path) -> list[str]:

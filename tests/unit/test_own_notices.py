@@ -169,6 +169,16 @@ def test_a_crash_given_up_on_is_an_error_with_stderr_and_the_restart_command() -
     assert "line 1\n" not in text  # not the whole stderr
 
 
+def test_a_crash_given_up_on_says_its_stderr_once() -> None:
+    """The status detail ends with a hint of the same lines ("; last stderr: a | b"): said once."""
+    detail = "exit code 1; last stderr: cannot open config | giving up"
+    own = notice_of(AgentCrashed("claude", detail, ("cannot open config", "giving up"), None, 5))
+    text = text_of(own)
+    assert text.count("cannot open config") == 1 and text.count("giving up") == 1
+    assert "\nexit code 1. It crashed 5 times in a row" in text
+    assert own.incident == notice_of(AgentCrashed("claude", detail, (), 1.0)).incident != ""  # one incident
+
+
 def test_a_crash_given_up_on_without_stderr_still_says_how_to_restart() -> None:
     own = notice_of(AgentCrashed("claude", "killed by signal 9", (), None))
     assert own.notice.severity == "error"

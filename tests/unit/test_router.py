@@ -264,3 +264,41 @@ def test_a_flood_of_an_agents_requests_is_held_to_acp_trays_own_budget() -> None
     clock.advance(30)
     (summary,) = r.summaries()
     assert summary.title == "18 more of acp-tray's notices about bot" and summary.severity == "warning"
+
+
+def test_one_incident_is_one_notification_updated_in_place_and_counted_while_it_says_the_same() -> None:
+    """A crash loop: each restart updates the one notification (its count), then its end replaces
+    it; a rate limit does not hold back an update of what is already on screen."""
+    r, clock = router(rate_limit={"burst": 1, "per": 3600}, coalesce={"window": 0})
+
+    def crash(title: str) -> Any:
+        event = NoticeReceived("bot", "", Notice("warning", title, "exit code 1"), source="acp-tray", incident="crash")
+        clock.advance(60)
+        return r.route(event)
+
+    shown = [crash("Crashed")[1] for _ in range(3)]
+    decision, stopped = crash("Keeps crashing; stopped")
+    assert all(p is not None for p in [*shown, stopped])
+    assert {p.group for p in shown if p} == {stopped.group if stopped else 0}  # one notification
+    assert [p.count for p in shown if p] == [1, 2, 3] and stopped is not None and stopped.count == 1
+    assert all(p.notify for p in shown if p) and stopped.notify and decision.suppressed is None
+    assert [bool(p.sound) for p in shown if p] == [True, False, False]  # an update in place is silent
+    r.end_incident("bot", "crash")
+    assert crash("Crashed")[1].group != stopped.group  # a new loop, a new one
+
+
+def test_a_request_waiting_on_the_person_stays_for_its_own_wait_not_the_warnings_timeout() -> None:
+    r, _ = router(severity={"warning": {"timeout": 8}})
+    approval = NoticeReceived("bot", "s", Notice("warning", "Needs approval"), attention="approval", waits=299.5)
+    sign_in = NoticeReceived("bot", "", Notice("warning", "Sign in to bot"), attention="sign-in")
+    assert r.route(approval)[1].timeout == 300  # type: ignore[union-attr]
+    assert r.route(sign_in)[1].timeout == 0  # type: ignore[union-attr]  # until answered
+    assert r.route(notice("warning"))[1].timeout == 8  # type: ignore[union-attr]
+
+
+def test_an_incident_told_at_an_earlier_start_goes_to_the_tray_only() -> None:
+    r, _ = router()
+    event = NoticeReceived("bot", "", Notice("error", "Keeps crashing; stopped"), source="acp-tray", incident="crash")
+    decision, shown = r.route(event, told=True)
+    assert (decision.notify, decision.tray, decision.suppressed) == (False, True, "told")
+    assert shown is not None and not shown.notify

@@ -11,6 +11,7 @@ import pytest
 
 from acp_tray.desktop.terminal_window import NoTerminalError, open_in_terminal, terminal_command
 from acp_tray.events import AgentState, SignInChoice, SignInNeeded
+from acp_tray.notifiers.content import notification_of
 from acp_tray.presentation.actions import SignIn, parse_action
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.protocol.auth import login_method, login_params, logout_method, logout_params, parse_auth_methods
@@ -19,6 +20,7 @@ from acp_tray.protocol.session import agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import AgentRow, TraySnapshot
+from tests.support.presentations import make_presentation
 from tests.support.schemas import validator_for
 
 V1, V2 = ProtocolVersion.V1, ProtocolVersion.V2
@@ -143,7 +145,14 @@ def test_the_sign_in_notice_has_a_button_per_doable_method_and_lists_all() -> No
     assert own is not None
     assert own.notice.title == "Sign in to codex" and own.notice.severity == "warning"
     description = own.notice.description or ""
-    assert description.startswith("To sign in, run `acp-tray login codex METHOD` with one of these:")
+    lead = "Choose “ChatGPT”, “In a terminal” or “Key set” to sign in."
+    command = "Or run `acp-tray login codex METHOD` with one of these."
+    assert description.startswith(f"{lead}\n{command}\n")  # the buttons' words first, then the command
+    shown = notification_of(
+        make_presentation(description=description, actions=own.actions, commands=own.commands, severity="warning")
+    )
+    assert shown.body_with_buttons is not None and shown.body_with_buttons.startswith(f"{lead}\n• ChatGPT")
+    assert command not in shown.body_with_buttons  # where its buttons are there, no command to copy
     hint = "`acp-tray agents secret codex OPENAI_API_KEY`, then `acp-tray login codex key`"
     assert f"• API key (key): set OPENAI_API_KEY — {hint}" in description
     assert "• SSO (sso): ask IT [_acme.sso]" in description and "• Key set (ready)\n" in description

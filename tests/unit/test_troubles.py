@@ -21,7 +21,11 @@ def status(state: AgentState, detail: str = "", seconds: float = 0) -> AgentStat
 
 def crash(seconds: float, retry: float | None = 1.0) -> AgentCrashed:
     return AgentCrashed(
-        "bot", "exit code 3; last stderr: ANTHROPIC_API_KEY is not set", STDERR, retry, T + timedelta(seconds=seconds)
+        "bot",
+        "exit code 3; last stderr: ANTHROPIC_API_KEY is not set",
+        STDERR,
+        retry,
+        time=T + timedelta(seconds=seconds),
     )
 
 

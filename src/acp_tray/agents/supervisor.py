@@ -75,7 +75,7 @@ async def supervise(host: AgentHost, sink: EventSink, policy: BackoffPolicy) -> 
             continue
         delay = backoff.crashed(loop.time() - started)
         stderr = tuple(host.stderr.tail()[-STDERR_LINES:])
-        sink(AgentCrashed(host.name, host.last_detail, stderr, delay))
+        sink(AgentCrashed(host.name, host.last_detail, stderr, delay, backoff.streak))
         if delay is not None:
             log.info("%s crashed (%s); restarting in %g s", host.name, host.last_detail, delay)
         else:

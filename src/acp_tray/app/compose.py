@@ -21,6 +21,7 @@ from acp_tray.control.endpoint import EndpointError
 from acp_tray.files import paths
 from acp_tray.notifiers.console import ConsoleNotifier
 from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences
+from acp_tray.state.crash_record import CrashRecord
 from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.app import TrayApp, load_pystray
 
@@ -177,15 +178,24 @@ def core(
 
 
 def finish(
-    core: Core, *, history: HistoryWriter, surfaces: Surfaces, status: StatusSink, desk: Desk | None = None
+    core: Core,
+    *,
+    history: HistoryWriter,
+    surfaces: Surfaces,
+    status: StatusSink,
+    desk: Desk | None = None,
+    crashes: CrashRecord | None = None,
 ) -> Daemon:
-    """The daemon: `core` with the event pump and the tray's actions, which present on `surfaces`."""
+    """The daemon: `core` with the event pump and the tray's actions, which present on `surfaces`
+    (`crashes`: the crash loops told at earlier starts; None: this run's only)."""
     from acp_tray.app.actions import Desk, TrayActions
     from acp_tray.app.daemon import Daemon
     from acp_tray.app.pump import EventPump
 
     c = core
-    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher, c.usage)
+    pump = EventPump(
+        c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher, c.usage, crashes
+    )
     tray = TrayActions(
         c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
@@ -206,6 +216,7 @@ def assemble(
     desk: Desk | None = None,
     push: PushTargets | None = None,
     usage_path: Path | None = None,
+    crashes: CrashRecord | None = None,
 ) -> Daemon:
     """A whole daemon whose surfaces need nothing from it (the console, a test's list)."""
     from acp_tray.app.surfaces import Surfaces
@@ -214,7 +225,8 @@ def assemble(
         prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers, push=push,
         usage_path=usage_path,
     )  # fmt: skip
-    return finish(parts, history=history, surfaces=Surfaces(surfaces, withdrawers), status=status, desk=desk)
+    shown = Surfaces(surfaces, withdrawers)
+    return finish(parts, history=history, surfaces=shown, status=status, desk=desk, crashes=crashes)
 
 
 def build(
@@ -243,10 +255,11 @@ def build(
         run_mark=run_mark,
     )
     push = PushTargets(paths.push_targets_file())
+    crashes = CrashRecord(paths.crash_record_file())
     if not native:
         daemon = assemble(
             loaded.prefs, history=history, surfaces=[console.present], status=console.status,
-            prefs_path=loaded.source, hosting=hosting, push=push, usage_path=paths.usage_file(),
+            prefs_path=loaded.source, hosting=hosting, push=push, usage_path=paths.usage_file(), crashes=crashes,
         )  # fmt: skip
         return daemon, None
     publishers = [tray.show] if tray else []
@@ -262,7 +275,7 @@ def build(
         copy_to_clipboard=tray.copy if tray is not None else None,
     )
     surfaces = Surfaces([chain.present], [chain.withdraw])
-    return finish(parts, history=history, surfaces=surfaces, status=console.status, desk=desk), chain
+    return finish(parts, history=history, surfaces=surfaces, status=console.status, desk=desk, crashes=crashes), chain
 
 
 def run_with_tray(

@@ -3,7 +3,10 @@ own, made from hosting events) to the history and the surfaces, offers them to p
 tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
 and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
 Approvals and questions that DND held back and that still wait are shown when DND ends (a request
-still waiting is current; other notices are not replayed)."""
+still waiting is current; other notices are not replayed), and the tray's count of what DND held
+back starts again. A sign-in notification leaves the screen once the agent is connected (signed in,
+here or elsewhere). A crash loop is one incident (one notification, updated in place); one already
+told at an earlier start, with the same reason, is not popped up again (`CrashRecord`)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from acp_tray.app.surfaces import Surfaces
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
     AgentCrashed,
+    AgentState,
     AgentStatus,
     CompactionChanged,
     Event,
@@ -37,13 +41,14 @@ from acp_tray.events import (
     TurnEnded,
     UsageReported,
 )
-from acp_tray.presentation.own_notices import answered_from_phone, own_notice, sign_in_topic
+from acp_tray.presentation.own_notices import CRASH, answered_from_phone, crash_reason, own_notice, sign_in_topic
 from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
 from acp_tray.protocol.notice import Notice
 from acp_tray.push.pusher import Pushed, Pusher
+from acp_tray.state.crash_record import CrashRecord
 from acp_tray.state.history import HistoryWriter
 from acp_tray.timer import OneTimer
 
@@ -69,6 +74,7 @@ class EventPump:
         status: StatusSink,
         pusher: Pusher | None = None,
         usage: UsageKeeper | None = None,
+        crashes: CrashRecord | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -83,6 +89,8 @@ class EventPump:
         self._held_by_dnd: dict[str, Presentation] = {}
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
+        self._sign_in_groups: dict[str, int] = {}  # agent -> its "Sign in to" group
+        self._crashes = crashes or CrashRecord(None)
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
@@ -126,10 +134,7 @@ class EventPump:
     def _agent_event(self, event: AgentStatus | SignInNeeded | SignInOutput | QueueChanged) -> bool:
         """An agent's state, sign-in or queue: whether the tray may have changed."""
         if isinstance(event, AgentStatus):
-            if self._fleet.note_status(event):
-                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
-            self._status(event)
-            self._publisher.changed(Changed.AGENTS)
+            self._agent_status(event)
             return True
         if isinstance(event, SignInNeeded):
             # once per agent until it is signed in, across restarts too
@@ -147,20 +152,22 @@ class EventPump:
         self._publisher.changed(Changed.SESSIONS)
         return False  # nothing the tray shows changed
 
+    def _agent_status(self, event: AgentStatus) -> None:
+        if self._fleet.note_status(event):
+            self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
+        if event.state is AgentState.CONNECTED:
+            self._connected(event.agent)
+        self._status(event)
+        self._publisher.changed(Changed.AGENTS)
+
     def _hosting_event(self, event: Event) -> bool:
         """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
-        if isinstance(event, _SETTLED):
-            self._settled(event)
-        if isinstance(event, SignInNeeded):
-            self._told_sign_in.add(event.agent)
-        if isinstance(event, SessionAttached) and self._usage is not None:
-            self._usage.take(event)
-        if isinstance(event, _SESSION_EVENTS):
-            self._publisher.changed(Changed.SESSIONS)
+        self._note(event)
         asked_or_settled = isinstance(event, _ASKED + _SETTLED)
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
         lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
+        told = self._crashed(event) if isinstance(event, AgentCrashed) else False
         own = own_notice(event)
         if own is None:
             return asked_or_settled
@@ -172,14 +179,34 @@ class EventPump:
             actions=own.actions,
             commands=own.commands,
             attention=own.attention,
+            incident=own.incident,
+            waits=own.waits,
             topic=own.topic,
         )
-        decision, shown = self._route(notice, event, lasted if own.finished else None)
-        if isinstance(event, _ASKED) and shown is not None:
+        decision, shown = self._route(notice, event, lasted if own.finished else None, told=told)
+        if shown is not None:
+            self._shown(event, decision, shown)
+        return True
+
+    def _note(self, event: Event) -> None:
+        """What a hosting event changes before anything is said of it."""
+        if isinstance(event, _SETTLED):
+            self._settled(event)
+        if isinstance(event, SignInNeeded):
+            self._told_sign_in.add(event.agent)
+        if isinstance(event, SessionAttached) and self._usage is not None:
+            self._usage.take(event)
+        if isinstance(event, _SESSION_EVENTS):
+            self._publisher.changed(Changed.SESSIONS)
+
+    def _shown(self, event: Event, decision: Decision, shown: Presentation) -> None:
+        """Remember the notification of a request or a sign-in, to withdraw it once settled."""
+        if isinstance(event, _ASKED):
             self._approval_groups[_asked_id(event)] = shown.group
             if decision.suppressed == "dnd":
                 self._held_by_dnd[_asked_id(event)] = shown
-        return True
+        if isinstance(event, SignInNeeded):
+            self._sign_in_groups[event.agent] = shown.group
 
     def _settled(self, event: PermissionSettled | QuestionSettled) -> None:
         """An approval or question answered: its notice withdrawn, its pushes told, its end recorded."""
@@ -202,12 +229,37 @@ class EventPump:
         if changed:
             self._publisher.usage_changed()
 
+    def _crashed(self, event: AgentCrashed) -> bool:
+        """A crash: the first in a row starts a new incident; whether this loop was told at an earlier
+        start, the same way (then it is not popped up again); a loop given up on is remembered."""
+        if event.in_a_row == 1:
+            self._router.end_incident(event.agent, CRASH)
+        reason = crash_reason(event)
+        told = self._crashes.told(event.agent, reason)
+        if event.retry_in is None:
+            self._crashes.remember(event.agent, reason)
+        return told
+
+    def _connected(self, agent: str) -> None:
+        """Connected: its sign-in notification has nothing left to ask, and a crash loop told earlier
+        is over (a later one is told again)."""
+        self._crashes.forget(agent)
+        group = self._sign_in_groups.pop(agent, None)
+        if group is not None:
+            self._surfaces.withdraw(group)
+
     def _route(
-        self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None
+        self,
+        event: NoticeReceived,
+        cause: Event | None = None,
+        turn_seconds: float | None = None,
+        *,
+        told: bool = False,
     ) -> tuple[Decision, Presentation | None]:
         """Route a notice (made from `cause`, for acp-tray's own; `turn_seconds`: how long the turn
-        it ends lasted), record it and present it; its pushes start behind the desktop's notification."""
-        decision, presentation = self._router.route(event, turn_seconds)
+        it ends lasted; `told`: told at an earlier start), record it and present it; its pushes start
+        behind the desktop's notification."""
+        decision, presentation = self._router.route(event, turn_seconds, told=told)
         pushed: Pushed = []
         if presentation is not None and self._pusher is not None:
             pushed = self._pusher.offer(presentation, cause or event)
@@ -231,9 +283,15 @@ class EventPump:
             self._publisher.changed(Changed.UNREAD)
 
     def on_change(self, change: Change) -> None:
-        """The daemon's change feed: when DND has ended, the approvals it held back that still wait
-        are shown now, with their buttons."""
-        if change.what is not Changed.DND or not self._held_by_dnd or self._router.dnd().active:
+        """The daemon's change feed: when DND has ended, the tray's count of what it held back starts
+        again, and the approvals it held back that still wait are shown now, with their buttons."""
+        if change.what is not Changed.DND or self._router.dnd().active:
+            return
+        if self._router.missed_during_dnd:
+            self._router.missed_during_dnd = 0
+            self._publisher.changed(Changed.UNREAD)
+            self._publisher.publish()
+        if not self._held_by_dnd:
             return
         held, self._held_by_dnd = self._held_by_dnd, {}
         for approval_id, presentation in held.items():

@@ -1,7 +1,8 @@
 """The bundled demo agent: a real ACP v1 agent over stdio, built on the SDK's `Connection`.
 
 After its first `session/new` it sends a short series of notices of every severity (known and an
-extension), but only if the client advertised `clientCapabilities.session.notices`; otherwise
+extension; the warning and the error are made up, and their titles say "Example:"), but only if
+the client advertised `clientCapabilities.session.notices`; otherwise
 it falls back to `agent_message_chunk` text, as the notice spec describes. Given a file to mark it
 (`--introduced FILE`, or $ACP_TRAY_DEMO_INTRODUCED: acp-tray gives one), it does so only while the
 file is missing and then creates it: it introduces itself once, later starts are quiet; a prompt
@@ -44,12 +45,12 @@ DEMO_NOTICES: list[dict[str, Any]] = [
     },
     {
         "severity": "warning",
-        "title": "Using default settings",
+        "title": "Example: Using default settings",
         "description": "No project settings file was found in the workspace, so built-in defaults apply.",
     },
     {
         "severity": "error",
-        "title": "Optional integration unavailable",
+        "title": "Example: Optional integration unavailable",
         "description": "The issue tracker integration could not sign in (token expired). Work continues without it.",
     },
     {

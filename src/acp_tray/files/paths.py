@@ -78,6 +78,11 @@ def push_targets_file() -> Path:
     return state_dir() / "push-targets.json"
 
 
+def crash_record_file() -> Path:
+    """Which agents' crash loops were told (a digest of the reason each): not popped up again at the next start."""
+    return state_dir() / "crashes-told.json"
+
+
 def agents_run_file() -> Path:
     """The mark carried by the agents of the running daemon (removed when it stops cleanly)."""
     return state_dir() / "agents-run"

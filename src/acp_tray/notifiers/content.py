@@ -54,8 +54,9 @@ def notification_of(p: Presentation) -> Notification:
     count = f" ×{p.count}" if p.count > 1 else ""
     body = plain_text(p.description, DESCRIPTION_LIMIT) if p.description else ""
     with_buttons = None
-    if p.actions and p.commands and p.description and p.description.endswith(p.commands):
-        with_buttons = plain_text(p.description.removesuffix(p.commands), DESCRIPTION_LIMIT)
+    lines = (p.description or "").split("\n")
+    if p.actions and p.commands and p.commands in lines:
+        with_buttons = plain_text("\n".join(line for line in lines if line != p.commands), DESCRIPTION_LIMIT)
     return Notification(
         group=p.group,
         summary=f"{agent}: {title}{count}",

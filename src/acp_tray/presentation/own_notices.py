@@ -60,8 +60,10 @@ class OwnNotice:
     notice: Notice
     actions: tuple[tuple[str, str], ...] = ()
     finished: bool = False  # a turn's "Finished": no pop-up for a short turn ([turns] notify_after)
-    commands: str = ""  # the description's last line, left out where the notification has buttons
+    commands: str = ""  # a line of the description, left out where the notification has buttons
     attention: Attention = ""
+    incident: str = ""  # notices of one incident update one notification in place (a crash loop)
+    waits: float = 0.0  # a request's wait for an answer, in seconds (0: until answered)
     topic: str = ""  # a later notice of the same topic takes this one back
 
 
@@ -126,14 +128,18 @@ def _approval(event: PermissionAsked) -> OwnNotice:
         (ApprovalAnswer(event.approval_id, o.option_id).encode(), option_label(o.name, o.kind, NAME_LIMIT))
         for o in event.options
     )
-    return OwnNotice(event.agent, event.session_id, notice, actions, commands=commands, attention="approval")
+    return OwnNotice(
+        event.agent, event.session_id, notice, actions, commands=commands, attention="approval", waits=event.timeout
+    )
 
 
 def _question(event: QuestionAsked | QuestionSettled) -> OwnNotice | None:
     """A question asked ("NAME asks: …", answered like an approval), or one that timed out."""
     if isinstance(event, QuestionAsked):
         notice, actions, commands = question_notice(event)
-        return OwnNotice(event.agent, event.session_id, notice, actions, commands=commands, attention="approval")
+        return OwnNotice(
+            event.agent, event.session_id, notice, actions, commands=commands, attention="approval", waits=event.timeout
+        )
     if event.by == "timeout":
         text = f"Nobody answered question {event.question_id} in time, so it was cancelled."
         return _said(event.agent, event.session_id, "warning", "Question timed out", text)
@@ -160,32 +166,61 @@ def _turn(event: TurnEnded) -> OwnNotice | None:
     return OwnNotice(event.agent, event.session_id, notice)
 
 
+CRASH = "crash"  # the incident of a crash loop: one notification, updated at each restart, then its end
+STDERR_SHOWN = 5
+
+
+def without_hint(detail: str) -> str:
+    """A status detail without the stderr hint it ends with ("exit code 1; last stderr: a | b"): the
+    crash notice lists those lines itself."""
+    for marker in ("; last stderr: ", "; last output: "):
+        detail = detail.split(marker, 1)[0]
+    return detail
+
+
+def crash_reason(event: AgentCrashed) -> str:
+    """What makes two crash loops the same to a person: how it ended and what it said last."""
+    return "\n".join([without_hint(event.detail), *event.stderr[-STDERR_SHOWN:]])
+
+
 def _crash(event: AgentCrashed) -> OwnNotice:
-    stderr = "\n".join(event.stderr[-5:])
-    if event.retry_in is not None:
+    """One notification per crash loop, updated in place at each restart (counted), then saying it
+    stopped, with its last stderr lines once."""
+    if event.retry_in is not None:  # its detail ends with its last stderr lines, in one line
         description = f"{event.detail}. Restarting in {span_words(event.retry_in)}."
-        return OwnNotice(event.agent, "", Notice("warning", "Crashed", description))
-    description = f"{event.detail}.\nRestart it from the tray or with `{pasteable('agents', 'restart', event.agent)}`."
-    if stderr:
-        description += f"\nLast lines of its stderr:\n{stderr}"
-    return OwnNotice(event.agent, "", Notice("error", "Keeps crashing; stopped", description))
+        return OwnNotice(event.agent, "", Notice("warning", "Crashed", description), incident=CRASH)
+    detail = without_hint(event.detail) if event.stderr else event.detail  # the lines are listed below
+    lines = [
+        f"{detail}. It crashed {event.in_a_row} times in a row, each soon after starting, so it was left stopped.",
+        f"Restart it from the tray or with `{pasteable('agents', 'restart', event.agent)}`.",
+    ]
+    if event.stderr:
+        lines += ["Last lines of its stderr:", *event.stderr[-STDERR_SHOWN:]]
+    notice = Notice("error", "Keeps crashing; stopped", "\n".join(lines))
+    return OwnNotice(event.agent, "", notice, incident=CRASH)
+
+
+def _quoted(names: list[str]) -> str:
+    quoted = [f"“{name}”" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
 def _sign_in(event: SignInNeeded) -> OwnNotice:
-    """One notice per agent: a button per method acp-tray can do now; every method listed (servers
-    without buttons, the history), the command first (a bounded body must not lose it)."""
+    """One notice per agent: a button per method acp-tray can do now, and the body leads with those
+    buttons' words, then the command that does the same (left out where there are buttons; early,
+    as a bounded body keeps its start); every method listed (servers without buttons, the history)."""
     agent = event.agent
     doable = [m for m in event.methods if m.doable]
+    commands = ""
     if doable:
-        if len(doable) == 1:  # worded for every surface: a console or a list has no buttons
-            how = f"To sign in, run `{pasteable('login', agent, doable[0].method_id)}`."
-        else:
-            how = f"To sign in, run `{pasteable('login', agent)} METHOD` with one of these:"
+        how = f"Choose {_quoted([m.name for m in doable])} to sign in."
+        method = doable[0].method_id if len(doable) == 1 else "METHOD"
+        commands = f"Or run `{pasteable('login', agent, method)}`" + (" with one of these." if len(doable) > 1 else ".")
     elif not event.methods:  # nothing acp-tray could run: the agent's own words say how
         how = f"Sign in {agent}'s own way, as it says below, then run `{pasteable('agents', 'restart', agent)}`."
     else:
         how = f"acp-tray cannot sign in for you yet: see `{pasteable('login', agent)} METHOD`."
-    lines = [how]
+    lines = [how, commands] if commands else [how]
     for m in event.methods:
         line = f"• {m.name} ({m.method_id})" + (f": {m.description}" if m.description else "")
         if m.needs and not m.doable:
@@ -203,7 +238,7 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
     actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
-    return OwnNotice(agent, "", notice, actions)
+    return OwnNotice(agent, "", notice, actions, commands=commands, attention="sign-in")
 
 
 def _sign_in_page(event: SignInOutput) -> OwnNotice:

@@ -16,18 +16,26 @@ shown as a new native notification gets its sound: an approval's (`[approvals] s
 severity class's (`[severity.CLASS] sound`); a repeat that updates a notification on screen is silent.
 The answer to what the person just did (`attention = "answer"`: a preferences error and its fix,
 a sign-in's result) is shown as a notification and in the tray whatever 2, 5 and 6 say.
+One incident, one notification: notices with the same `incident` (an agent's crash loop: each
+restart, then that it stopped) share a group, so each updates the one notification in place, counted
+while the title stays the same; an update of a notification already shown is not held back by the
+rate limit (it adds nothing to the screen). An incident already told at an earlier start (`told`) goes
+to the tray only. A request waiting on the person (an approval, a sign-in) stays on screen for its
+own wait, not its severity's popup timeout.
 Pure: no I/O, no threads; time comes from the injected clock.
 """
 
 from __future__ import annotations
 
+import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
 from acp_tray.events import NoticeReceived
 from acp_tray.prefs.model import Preferences, Route, SeverityClass
 from acp_tray.presentation.clock import Clock
-from acp_tray.presentation.coalesce import Coalescer
+from acp_tray.presentation.coalesce import Coalescer, Group
 from acp_tray.presentation.dnd import DndState, dnd_state
 from acp_tray.presentation.ratelimit import RateLimiter, Summary, overflow_title
 from acp_tray.presentation.severity import severity_class
@@ -35,6 +43,8 @@ from acp_tray.protocol.notice import SeverityKind
 
 ACP_TRAY = "acp-tray"
 BRIEF = 4  # seconds on screen for an answer that is only news (info): "Preferences applied"
+WAITING = ("approval", "sign-in")  # requests the person answers: on screen until answered
+MAX_INCIDENTS = 256
 
 
 REPLAYED = "replayed by the agent inside session/load: its history, not a new notice"
@@ -47,7 +57,7 @@ class Decision:
     route: Route
     notify: bool  # show (or update) a native notification now
     tray: bool  # put (or update) it in the tray list
-    suppressed: str | None  # "muted" | "short_turn" | "dnd" | "rate_limited" | "coalesced" | None
+    suppressed: str | None  # "muted" | "short_turn" | "told" | "dnd" | "rate_limited" | "coalesced" | None
     count: int  # occurrences in its coalesced group, this one included
     reason: str = ""  # why, in words: the setting that chose the route, and what held it back
 
@@ -70,7 +80,7 @@ class Presentation:
     time: datetime
     source: str = "agent"  # "agent" or "acp-tray" (acp-tray's own events)
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label): buttons a notification may offer
-    commands: str = ""  # the description's last line: how to answer by command, where there are no buttons
+    commands: str = ""  # a line of the description: how to answer by command, where there are no buttons
     sound: str = ""  # a freedesktop sound name for the native notification; "" = silent
 
 
@@ -87,7 +97,40 @@ class Router:
         self.clock = clock
         self._coalescer = Coalescer()
         self._limiter = RateLimiter(prefs.rate_limit.burst, prefs.rate_limit.per)
+        self._incidents: OrderedDict[tuple[str, str, str], tuple[Group, str]] = OrderedDict()  # -> its title
         self.missed_during_dnd = 0  # native notifications held back by DND, for the tray
+
+    def end_incident(self, agent: str, incident: str, source: str = ACP_TRAY) -> None:
+        """The incident is over: a later notice of the same name starts a notification of its own."""
+        self._incidents.pop((source, agent, incident), None)
+
+    def _group(self, event: NoticeReceived, now: float) -> Group:
+        """The notice's group: its incident's, or the coalesced repeats'."""
+        notice = event.notice
+        if not event.incident:
+            # an approval's buttons (their ids) make it one of its own; what an agent says is a repeat
+            # whatever its session (it says it again in the new session after a reconnect)
+            session = event.session_id if event.source != "agent" else ""
+            key = (event.source, event.agent, session, notice.severity, notice.title, notice.description)
+            return self._coalescer.add((*key, *event.actions), now, self.prefs.coalesce.window)
+        incident = (event.source, event.agent, event.incident)
+        group, title = self._incidents.pop(incident, (None, ""))
+        if group is None:
+            group = Group(self._coalescer.new_id(), 0, now)
+        group.count = group.count + 1 if title == notice.title else 1  # counted while it says the same
+        group.last = now
+        self._incidents[incident] = (group, notice.title)
+        while len(self._incidents) > MAX_INCIDENTS:
+            self._incidents.popitem(last=False)
+        return group
+
+    def _timeout(self, event: NoticeReceived, cls: SeverityClass) -> int:
+        """Seconds on screen: a waiting request's own wait, an answer's brief one, else the severity's."""
+        if event.attention in WAITING:
+            return math.ceil(event.waits)
+        if event.attention == "answer" and cls == "info":
+            return BRIEF
+        return self.prefs.severity.of(cls).timeout
 
     def update_prefs(self, prefs: Preferences) -> None:
         self.prefs = prefs
@@ -96,8 +139,11 @@ class Router:
     def dnd(self) -> DndState:
         return dnd_state(self.prefs.dnd, self.clock.now())
 
-    def route(self, event: NoticeReceived, turn_seconds: float | None = None) -> tuple[Decision, Presentation | None]:
-        """`turn_seconds`: for acp-tray's "Finished", how long the turn took (None: not one, or unknown)."""
+    def route(
+        self, event: NoticeReceived, turn_seconds: float | None = None, *, told: bool = False
+    ) -> tuple[Decision, Presentation | None]:
+        """`turn_seconds`: for acp-tray's "Finished", how long the turn took (None: not one, or unknown);
+        `told`: its incident was told at an earlier start, the same way (the tray and history only)."""
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
@@ -117,18 +163,7 @@ class Router:
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
-        # an approval's buttons (their ids) make it one of its own; what an agent says is a repeat
-        # whatever its session (it says it again in the new session after a reconnect)
-        key = (
-            event.source,
-            event.agent,
-            event.session_id if event.source != "agent" else "",
-            notice.severity,
-            notice.title,
-            notice.description,
-            *event.actions,
-        )
-        group = self._coalescer.add(key, now, prefs.coalesce.window)
+        group = self._group(event, now)
         suppressed = "coalesced" if group.count > 1 else None
         if suppressed:
             why.append(f"repeat ×{group.count} within [coalesce] window = {prefs.coalesce.window:g} s")
@@ -139,12 +174,16 @@ class Router:
         if notify and turn_seconds is not None and turn_seconds < after:
             notify, tray, suppressed = False, True, "short_turn"
             why.append(f"a {turn_seconds:.1f} s turn, under [turns] notify_after = {after:g} s: tray only")
+        if notify and told:
+            notify, tray, suppressed = False, True, "told"
+            why.append("told at an earlier start of acp-tray, with the same reason: tray only")
         held = self._held_by_dnd(event, cls) if notify and not answer else None
         if held is not None:
             notify, tray, suppressed = False, True, "dnd"
             why.append(held)
             self.missed_during_dnd += 1
-        if notify and not answer and not self._limiter.allow(event.agent, cls, now, event.source):
+        in_place = bool(event.incident) and group.notified  # updates a notification already shown
+        if notify and not answer and not in_place and not self._limiter.allow(event.agent, cls, now, event.source):
             notify, tray, suppressed = False, True, "rate_limited"
             limit = prefs.rate_limit
             why.append(f"over the rate limit ([rate_limit] burst = {limit.burst} per {limit.per:g} s): tray only")
@@ -158,7 +197,7 @@ class Router:
             title=notice.title,
             description=notice.description,
             count=group.count,
-            timeout=BRIEF if answer and cls == "info" else prefs.severity.of(cls).timeout,
+            timeout=self._timeout(event, cls),
             notify=notify,
             tray=tray,
             time=event.time,

@@ -25,6 +25,7 @@ from acp_tray.tray.snapshot import TraySnapshot, badge_of, tooltip_of
 from acp_tray.tray.xorg import OwnConnection
 
 if TYPE_CHECKING:
+    from acp_tray.tray.sni_activate import SniActivate
     from acp_tray.tray.tooltip import Tooltip
 
 ICON_SIZE = 64
@@ -124,6 +125,21 @@ class TrayApp:
         self._xorg = OwnConnection(self.icon) if self.icon.__module__ == "pystray._xorg" else None
         self._icons = self._menu_icons()
         self.icon.menu = self._menu(self._entries)
+        self._sni = self._sni_activate()
+
+    def _sni_activate(self) -> SniActivate | None:
+        """A StatusNotifierItem host's left click (`Activate`) does what the XEmbed icon's does."""
+        if self.icon.__module__ != "pystray._appindicator":
+            return None
+        from acp_tray.tray.sni_activate import SniActivate
+
+        return SniActivate(self._default_action)
+
+    def _default_action(self) -> None:
+        """The menu's default entry (the window), from any thread, as a left click on the icon."""
+        action = next((entry.action for entry in self._entries if entry.default), None)
+        if action is not None:
+            self._on_action(action)
 
     def _host_tooltip(self, text: str) -> Tooltip | None:
         """The XEmbed icon's tooltip, which the GTK backends leave out (tooltip.py); pystray's own
@@ -245,6 +261,8 @@ class TrayApp:
     def stop(self) -> None:
         if self._icons is not None:
             self._icons.close()
+        if self._sni is not None:
+            self._sni.close()
         elsewhere = threading.current_thread() is not threading.main_thread()
         if self._xorg is not None and elsewhere and self._xorg.stop():
             return

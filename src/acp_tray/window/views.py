@@ -37,6 +37,7 @@ SUPPRESSED_WORDS = {
     "coalesced": "a repeat, counted on the first",
     "muted": "agent muted",
     "short_turn": "a short turn: listed, no pop-up",
+    "told": "told at an earlier start: no pop-up",
     "replayed": "replayed history: not a new notice",
 }
 DND_CHOICES = (

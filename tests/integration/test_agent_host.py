@@ -176,7 +176,11 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
     received = [e["received"] for e in entries if "received" in e]
     initialize = next(m for m in received if m.get("method") == "initialize")
     assert validator_for("v1", "InitializeRequest").is_valid(initialize["params"])
-    assert initialize["params"]["clientCapabilities"] == {"session": {"notices": {}}, "auth": {"terminal": True}}
+    assert initialize["params"]["clientCapabilities"] == {
+        "session": {"notices": {}},
+        "auth": {"terminal": True},
+        "_meta": {"terminal-auth": True},
+    }
     session_new = next(m for m in received if m.get("method") == "session/new")
     assert session_new["params"]["cwd"] == str(tmp_path)
     responses = [e["response"] for e in entries if "response" in e]

@@ -196,7 +196,7 @@ def test_terminal_methods_declared_the_older_ways_run_their_command(
     ("data", "meant"),
     [
         ({"authMethods": [{"id": "openai", "name": "Use OpenAI", "description": "an API key"}]},
-         "it offers 1 way(s) to sign in: Use OpenAI"),
+         "it offers one way to sign in: Use OpenAI"),
         ({"trace": {"request": "x-internal-7"}}, None),
     ],
 )  # fmt: skip

@@ -190,7 +190,11 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     # 1st connection: acp-tray offered 2 (with the v1 fields too, notices among them) ...
     (sent,) = events(first, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 2
-    assert sent["params"]["clientCapabilities"] == {"session": {"notices": {}}, "auth": {"terminal": True}}
+    assert sent["params"]["clientCapabilities"] == {
+        "session": {"notices": {}},
+        "auth": {"terminal": True},
+        "_meta": {"terminal-auth": True},
+    }
     assert sent["params"]["info"]["name"] == "acp-tray"
     # ... the router converted the v2 request for its v1 implementation and dropped `notices`
     (handed,) = events(first, "router handed initialize")

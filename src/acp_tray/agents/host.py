@@ -101,7 +101,13 @@ class AgentHost:
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
         self.signin = SignIn(
-            name, sink, self._report.status, remote=spec.remote, command=spec.command, on_signed_in=self._signed_in
+            name,
+            sink,
+            self._report.status,
+            remote=spec.remote,
+            command=spec.command,
+            program=spec.program,
+            on_signed_in=self._signed_in,
         )
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
         self.peer = AgentPeer(name, sink, self.sessions, self._approvals, lambda: self.policy, self._request_id)

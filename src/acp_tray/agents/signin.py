@@ -9,8 +9,8 @@ what waited goes on: the handshake retries its session, the queues send their pr
 
 Method kinds: `agent` (also when the agent gave no type) is done by the agent itself through
 `authenticate` (v1) / `auth/login` (v2), in flight as a `LoginRequest` (a given-up one is
-cancelled in the agent); `terminal` runs the agent's own command with the method's args and env
-(or, declared the older way, the command in the method's `_meta`), interactively, outside the
+cancelled in the agent); `terminal` runs the agent's own program with the method's args and env
+(`agents/invocation.py`; or, declared the older way, the command in the method's `_meta`), interactively, outside the
 connection (a zero exit means signed in: see `TerminalPlan`); any other kind is shown with its
 description, never sent blindly.
 """
@@ -26,6 +26,7 @@ from typing import TypeVar
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.invocation import login_command
 from acp_tray.agents.login_request import LoginRequest, Requester
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
@@ -52,9 +53,10 @@ class SignInError(Exception):
 
 @dataclass(frozen=True)
 class TerminalPlan:
-    """A terminal method: the agent's own command with the method's args appended (or the method's
-    own command, declared the older way), in the agent's directory, with `env` (the agent's
-    configured env and the method's) laid over the caller's."""
+    """A terminal method: the agent's own program with the method's args (`agents/invocation.py`:
+    in place of its default args, or after them), or the method's own command (declared the older
+    way), in the agent's directory, with `env` (the agent's configured env and the method's) laid
+    over the caller's."""
 
     method: AuthMethod
     argv: list[str]
@@ -62,13 +64,9 @@ class TerminalPlan:
     env: dict[str, str]
 
 
-def terminal_plan(command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
-    return TerminalPlan(method, command_of(command, method), str(cwd), {**env, **dict(method.env)})
-
-
-def command_of(agent_command: Sequence[str], method: AuthMethod) -> list[str]:
-    """What a terminal method runs: its own command (`_meta["terminal-auth"]`), else the agent's with its args."""
-    return list(method.command) if method.command else [*agent_command, *method.args]
+def terminal_plan(signin: SignIn, cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
+    return TerminalPlan(method, login_command(signin.command, method, signin.program), str(cwd),
+                        {**env, **dict(method.env)})  # fmt: skip
 
 
 class SignIn:
@@ -82,10 +80,12 @@ class SignIn:
         *,
         remote: bool = False,
         command: Sequence[str] = (),
+        program: Sequence[str] = (),
         on_signed_in: Callable[[], None] = lambda: None,
     ) -> None:
         self.agent = agent
-        self.command = tuple(command)  # the agent's own: what its terminal methods run (args appended)
+        self.command = tuple(command)  # the agent's own: what its terminal methods run (agents/invocation.py)
+        self.program = tuple(program)  # `command` without its default args, when known (added from the registry)
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
@@ -99,6 +99,7 @@ class SignIn:
         self._open.set()
         self._refused = asyncio.Event()  # set by each refusal (auth_required), cleared by a sign-in
         self.pending: LoginRequest | None = None  # an agent method's sign-in in flight
+        self.answered = asyncio.Event()  # set once the agent has said how it signs in (`initialize`)
 
     def offered(self, methods: tuple[AuthMethod, ...], can_log_out: bool) -> None:
         """A new connection's `initialize` answer: its methods; nothing waits on it yet."""
@@ -107,6 +108,7 @@ class SignIn:
         self.needed = None
         self._refused.clear()
         self._open.set()
+        self.answered.set()
 
     def required(self, exc: RequestError) -> AuthRequiredError:
         """The agent answered auth_required: close the gate, say so (once), and return the error to raise."""
@@ -114,6 +116,7 @@ class SignIn:
         self.needed = reason
         self._open.clear()
         self._refused.set()
+        self.answered.set()
         self._status(AgentState.NEEDS_SIGNIN, f"{reason}; {self.how_to_sign_in()}")
         if not self._announced:
             log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
@@ -136,7 +139,7 @@ class SignIn:
 
     def shown_command(self, method: AuthMethod) -> tuple[str, ...]:
         """The exact command a terminal method runs (empty for the other kinds)."""
-        return tuple(command_of(self.command, method)) if method.runs_in_terminal else ()
+        return tuple(login_command(self.command, method, self.program)) if method.runs_in_terminal else ()
 
     async def refused(self) -> None:
         """Once the agent refuses for want of a sign-in (at once while it still does)."""

@@ -72,8 +72,11 @@ def error_text(exc: RequestError) -> str:
     said = _data_text(exc.data)
     if said is None and exc.data:
         log.debug("%s (code %s): its data, not shown: %s", exc, exc.code, json.dumps(exc.data)[:DETAIL_LIMIT])
-    detail = f": {said[:DETAIL_LIMIT]}" if said else ""
-    return f"{exc}{detail} (code {exc.code})"
+    message = str(exc)
+    sentence = message.rstrip().endswith((".", "!", "?"))  # "… first. It offers …", not "first.: it offers"
+    said = said[:1].upper() + said[1:DETAIL_LIMIT] if said and sentence else said[:DETAIL_LIMIT] if said else None
+    detail = (" " if sentence else ": ") + said if said else ""
+    return f"{message}{detail} (code {exc.code})"
 
 
 def _data_text(data: object) -> str | None:
@@ -89,7 +92,8 @@ def _data_text(data: object) -> str | None:
     if isinstance(methods, list):
         names = [m.get("name") or m.get("id") or m.get("methodId") for m in methods if isinstance(m, dict)]
         shown = [n for n in names if isinstance(n, str) and n]
-        return f"it offers {len(shown)} way(s) to sign in: {', '.join(shown)}" if shown else None
+        ways = "one way" if len(shown) == 1 else f"{len(shown)} ways"
+        return f"it offers {ways} to sign in: {', '.join(shown)}" if shown else None
     return None
 
 

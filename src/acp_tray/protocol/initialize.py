@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp_tray import __version__
-from acp_tray.protocol.auth import client_auth_capabilities
+from acp_tray.protocol.auth import client_auth_capabilities, client_meta
 from acp_tray.protocol.version import ProtocolVersion
 
 CLIENT_NAME = "acp-tray"
@@ -23,12 +23,14 @@ def client_info() -> dict[str, str]:
 
 def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, and
-    terminal sign-in (acp-tray runs the agent's own command in a terminal).
+    terminal sign-in (acp-tray runs the agent's own command in a terminal), also said the older
+    way (`_meta["terminal-auth"]`).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
     auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
-    return {"session": {"notices": {}}, "auth": auth} if notices else {"auth": auth}
+    session: dict[str, Any] = {"session": {"notices": {}}} if notices else {}
+    return {**session, "auth": auth, **client_meta(terminal=terminal_auth)}
 
 
 def initialize_params_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
@@ -45,7 +47,10 @@ def initialize_params_v2(*, notices: bool = True, terminal_auth: bool = True) ->
     return {
         "protocolVersion": int(ProtocolVersion.V2),
         "info": client_info(),
-        "capabilities": {"auth": client_auth_capabilities(ProtocolVersion.V2, terminal=terminal_auth)},
+        "capabilities": {
+            "auth": client_auth_capabilities(ProtocolVersion.V2, terminal=terminal_auth),
+            **client_meta(terminal=terminal_auth),
+        },
         "clientInfo": client_info(),
         "clientCapabilities": client_capabilities_v1(notices=notices, terminal_auth=terminal_auth),
     }

@@ -51,6 +51,15 @@ class Installed:
     directory: str | None = None  # a binary's own directory (removed when upgraded past)
 
 
+def program_part(installed: Installed) -> list[str]:
+    """Its command without the entry's default args: the binary, or the runner up to the pinned
+    package (what a terminal sign-in gives its own args to: agents/invocation.py)."""
+    command = installed.command
+    if installed.kind in ("npx", "uvx") and "--" in command:
+        return command[: command.index("--") + 2]
+    return command[:1]
+
+
 def platform_id() -> str | None:
     """This machine in the registry's terms (`linux-x86_64`, `darwin-aarch64`, …)."""
     system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform)

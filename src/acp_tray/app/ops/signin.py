@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError, terminal_plan
 from acp_tray.app.ops.hosts import Hosts
-from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
+from acp_tray.control.api import CONNECT_WAIT, ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
+from acp_tray.events import AgentState
+from acp_tray.prefs.names import pasteable
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
@@ -24,6 +26,22 @@ WAITING_AFTER = 1.0  # s: an agent's own sign-in not done by then is said to be 
 RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear what was done
 
 
+def agent_outcome(name: str, method: str, was_needed: bool, after: StateReply) -> tuple[bool, str]:
+    """Whether an agent's own sign-in that it accepted took (it needed one, and now is connected),
+    and what came of it in words: an accepted sign-in that changed nothing is not "signed in"."""
+    state, detail = after["state"], after["detail"]
+    if was_needed and state == AgentState.CONNECTED:
+        return True, f"signed in with {method}"
+    if state == AgentState.NEEDS_SIGNIN:
+        return False, f"the sign-in with {method} did not take: {name} still refuses ({detail})"
+    if not was_needed and state == AgentState.CONNECTED:
+        return False, (
+            f"{name} accepted the sign-in with {method}, but nothing changed: it was connected before and is "
+            "now, so acp-tray cannot tell that it signed you in"
+        )
+    return False, f"{name} accepted the sign-in with {method}; it is now {state}" + (f" ({detail})" if detail else "")
+
+
 class SignInOps:
     def __init__(self, hosts: Hosts) -> None:
         self._hosts = hosts
@@ -31,19 +49,42 @@ class SignInOps:
 
     async def login(self, args: LoginArgs, emit: Emit) -> TerminalSignIn | AgentSignIn:
         """An `agent` method is done here; a `terminal` one is handed to the caller to run (its
-        plan: the command, cwd and env), who reports back with `login.finished`."""
-        host = self._hosts.running(args.name)
+        plan: the command, cwd and env), who reports back with `login.finished`. An agent still
+        starting is waited for until it has said how it signs in; a terminal method needs no
+        running agent (one that refused is started again once it is done)."""
+        host = self._hosts.hosted(args.name)
         try:
+            if self._hosts.is_running(args.name):
+                await self._offered(host, emit)
             method = host.signin.choose(args.method)
             if method.runs_in_terminal:
-                plan = terminal_plan(list(host.signin.command), host.spec.cwd, host.spec.env, method)
+                plan = terminal_plan(host.signin, host.spec.cwd, host.spec.env, method)
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
+            host = self._hosts.running(args.name)
+            was_needed = host.signin.needed is not None
             await self._agent_login(host, method, emit)
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None
         after = await self._hosts.state_after_signin(args.name)
-        return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after}
+        took, outcome = agent_outcome(args.name, method.name, was_needed, after)
+        return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after,
+                "took": took, "outcome": outcome}  # fmt: skip
+
+    async def _offered(self, host: AgentHost, emit: Emit) -> None:
+        """Until the agent has answered the handshake (its sign-in methods known), said as a wait."""
+        if host.speaks_acp or host.signin.methods:
+            return
+        with contextlib.suppress(ConnectionError):
+            emit({"event": "waiting", "text": f"{host.name} is starting; one moment"})
+        try:
+            async with asyncio.timeout(CONNECT_WAIT):
+                await host.signin.answered.wait()
+        except TimeoutError:
+            raise SignInError(
+                f"{host.name} has not finished starting ({host.last_detail or 'no answer yet'}); "
+                f"try again in a moment: `{pasteable('login', host.name)}`"
+            ) from None
 
     async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
         """The agent's own sign-in; said to be waited for once it takes long; given up when the caller goes."""
@@ -94,8 +135,12 @@ class SignInOps:
         return {"name": args.name, "stopped": True, "detail": detail}
 
     async def finished(self, args: LoginFinishedArgs) -> StateReply:
-        """The caller ran a terminal method: exit code 0 means signed in."""
-        host = self._hosts.running(args.name)
+        """The caller ran a terminal method: exit code 0 means signed in. An agent that is not
+        running (it refused before the sign-in) is started again."""
+        host = self._hosts.hosted(args.name)
+        if args.ok and not self._hosts.is_running(args.name):
+            self._hosts.restart(args.name)
+            return {"state": AgentState.STARTING.value, "detail": "started again after the sign-in"}
         if args.ok:
             host.signin.signed_in()
         return await self._hosts.state_after_signin(args.name)

@@ -31,6 +31,13 @@ The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oau
               `--login` of this program run by the interpreter
   meta-tui    the `terminal` type given only in `_meta` (with its args and env), as qwen does
   hollow      (agent) `authenticate` answers {} but signs nothing in: the agent still refuses
+`--acp` on its command line is its default arg (as the ACP Registry lists agents: `qwen --acp`):
+with it, the program serves ACP whatever else it is given, as qwen-code does (`--acp --login` is
+an ACP server on a terminal, not a sign-in). AUTH_AGENT_CANCEL_ANSWER=1: it answers
+`$/cancel_request` with an error without an id (a JSON-RPC error to a notification), as codex-acp does.
+AUTH_AGENT_HOLD=PATH: it reads nothing until PATH exists (an agent still starting).
+AUTH_AGENT_REFUSAL_CODE: the code of its refusal (another than -32000: a refusal that is not about
+signing in, which leaves it `refused`).
 AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSAL_DATA (JSON) its
 `data`; AUTH_AGENT_OFFER= (empty) offers no method at all.
 """
@@ -43,6 +50,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +67,9 @@ OAUTH_PORT = int(os.environ.get("AUTH_AGENT_OAUTH_PORT", "0"))
 STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
 REFUSAL = os.environ.get("AUTH_AGENT_REFUSAL", "Authentication required")
 REFUSAL_DATA = os.environ.get("AUTH_AGENT_REFUSAL_DATA")
+CANCEL_ANSWER = os.environ.get("AUTH_AGENT_CANCEL_ANSWER") == "1"
+HOLD = os.environ.get("AUTH_AGENT_HOLD")
+REFUSAL_CODE = int(os.environ.get("AUTH_AGENT_REFUSAL_CODE", "-32000"))
 SENDING = threading.Lock()  # the OAuth callback answers from its own thread
 
 
@@ -133,7 +144,7 @@ def wild_method(key: str, name: str) -> dict[str, Any]:
 def require(where: str) -> None:
     if where == AT and not signed_in():
         data = json.loads(REFUSAL_DATA) if REFUSAL_DATA else None
-        raise RefusedError(-32000, REFUSAL, data)
+        raise RefusedError(REFUSAL_CODE, REFUSAL, data)
 
 
 class OAuth:
@@ -272,6 +283,8 @@ class Agent:
         return {"sessionId": f"auth-{self.sessions}-{os.getpid()}"}
 
     def serve(self) -> None:
+        while HOLD and not os.path.exists(HOLD):  # still starting
+            time.sleep(0.05)
         for line in sys.stdin:
             if not line.strip():
                 continue
@@ -281,6 +294,8 @@ class Agent:
                     handle.write(json.dumps(message) + "\n")
             if message.get("method") == "$/cancel_request":
                 OAUTH.cancel((message.get("params") or {}).get("requestId"))
+                if CANCEL_ANSWER:
+                    send({"error": {"code": -32601, "message": "Method not found: $/cancel_request"}})
             if "method" not in message or "id" not in message:
                 continue  # notifications (session/cancel) and answers: nothing to do
             try:
@@ -308,8 +323,11 @@ def terminal_login(succeed: bool) -> int:
 
 
 if __name__ == "__main__":
-    if "--login" in sys.argv[1:]:
+    if "--acp" in sys.argv[1:]:  # its default arg: an ACP server, whatever else it is given
+        Agent().serve()
+    elif "--login" in sys.argv[1:]:
         raise SystemExit(terminal_login(True))
-    if "--login-fail" in sys.argv[1:]:
+    elif "--login-fail" in sys.argv[1:]:
         raise SystemExit(terminal_login(False))
-    Agent().serve()
+    else:
+        Agent().serve()

@@ -99,7 +99,6 @@ class SignIn:
         self._open.set()
         self._refused = asyncio.Event()  # set by each refusal (auth_required), cleared by a sign-in
         self.pending: LoginRequest | None = None  # an agent method's sign-in in flight
-        self.answered = asyncio.Event()  # set once the agent has said how it signs in (`initialize`)
 
     def offered(self, methods: tuple[AuthMethod, ...], can_log_out: bool) -> None:
         """A new connection's `initialize` answer: its methods; nothing waits on it yet."""
@@ -108,7 +107,6 @@ class SignIn:
         self.needed = None
         self._refused.clear()
         self._open.set()
-        self.answered.set()
 
     def required(self, exc: RequestError) -> AuthRequiredError:
         """The agent answered auth_required: close the gate, say so (once), and return the error to raise."""
@@ -116,7 +114,6 @@ class SignIn:
         self.needed = reason
         self._open.clear()
         self._refused.set()
-        self.answered.set()
         self._status(AgentState.NEEDS_SIGNIN, f"{reason}; {self.how_to_sign_in()}")
         if not self._announced:
             log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,

@@ -122,7 +122,10 @@ def open_in_terminal(
             ) from None
         failed = _failed_at_once(emulator, errors, settle)
     if failed is not None:
-        raise NoTerminalError(f"no terminal window could open ({Path(command[0]).name}: {failed}){instead}")
+        name = Path(command[0]).name
+        said = failed if failed.startswith(f"{name}:") else f"{name}: {failed}"
+        run = f": run `{hint}` in a terminal yourself" if hint else ""
+        raise NoTerminalError(f"no terminal window could open ({said}){run}")
 
 
 def _failed_at_once(emulator: subprocess.Popen[bytes], errors: IO[bytes], settle: float) -> str | None:

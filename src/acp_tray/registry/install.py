@@ -184,6 +184,11 @@ def remember(installed: Installed, root: Path) -> None:
     write_atomically(home / RECORD, json.dumps(asdict(installed), indent=1) + "\n", mode=0o600)
 
 
+def forget(agent_id: str, root: Path) -> None:
+    """The record of `agent_id`'s install gone (an add the daemon refused)."""
+    (agent_dir(root, agent_id) / RECORD).unlink(missing_ok=True)
+
+
 def recall(agent_id: str, root: Path) -> Installed | None:
     """What `agents add ID` installed (None: not an agent from the registry)."""
     try:

@@ -26,6 +26,16 @@ def needs_signin(name: str, methods: Sequence[AuthMethod]) -> str:
     return f"{name} needs you to sign in: `{pasteable('login', name)}` (prompts sent with --no-wait wait for it)"
 
 
+async def settled(host: AgentHost) -> None:
+    """Until the agent is connected or refuses for want of a sign-in (at most CONNECT_WAIT seconds)."""
+    waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
+    try:
+        await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+
+
 class Hosts:
     def __init__(self, daemon: Daemon) -> None:
         self._daemon = daemon
@@ -58,12 +68,7 @@ class Hosts:
     async def connected(self, name: str) -> AgentHost:
         """The agent once connected; an error as soon as it turns out to need a sign-in instead."""
         host = self.running(name)
-        waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
-        try:
-            await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for waiting in waits:
-                waiting.cancel()
+        await settled(host)
         if host.connected.is_set():
             return host
         if host.signin.needed is not None:
@@ -98,12 +103,7 @@ class Hosts:
         (said at once) refused again with the agent's words."""
         host = self._daemon.hosts.get(name)
         if host is not None and host.signin.needed is None:
-            waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
-            try:
-                await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for waiting in waits:
-                    waiting.cancel()
+            await settled(host)
         if host is not None and (host.connected.is_set() or host.signin.needed is not None):
             state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
             return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError, terminal_plan
-from acp_tray.app.ops.hosts import Hosts
-from acp_tray.control.api import CONNECT_WAIT, ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
+from acp_tray.app.ops.hosts import Hosts, settled
+from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
 from acp_tray.events import AgentState
@@ -26,15 +26,15 @@ WAITING_AFTER = 1.0  # s: an agent's own sign-in not done by then is said to be 
 RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear what was done
 
 
-def agent_outcome(name: str, method: str, was_needed: bool, after: StateReply) -> tuple[bool, str]:
-    """Whether an agent's own sign-in that it accepted took (it needed one, and now is connected),
-    and what came of it in words: an accepted sign-in that changed nothing is not "signed in"."""
+def agent_outcome(name: str, method: str, was_connected: bool, after: StateReply) -> tuple[bool, str]:
+    """Whether an agent's own sign-in that it accepted took (it was not connected, and now is), and
+    what came of it in words: an accepted sign-in that changed nothing is not "signed in"."""
     state, detail = after["state"], after["detail"]
-    if was_needed and state == AgentState.CONNECTED:
+    if not was_connected and state == AgentState.CONNECTED:
         return True, f"signed in with {method}"
     if state == AgentState.NEEDS_SIGNIN:
-        return False, f"the sign-in with {method} did not take: {name} still refuses ({detail})"
-    if not was_needed and state == AgentState.CONNECTED:
+        return False, f"the sign-in with {method} did not take: it still refuses: {detail}"
+    if state == AgentState.CONNECTED:
         return False, (
             f"{name} accepted the sign-in with {method}, but nothing changed: it was connected before and is "
             "now, so acp-tray cannot tell that it signed you in"
@@ -62,29 +62,30 @@ class SignInOps:
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
             host = self._hosts.running(args.name)
-            was_needed = host.signin.needed is not None
+            was_connected = host.connected.is_set()
             await self._agent_login(host, method, emit)
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None
         after = await self._hosts.state_after_signin(args.name)
-        took, outcome = agent_outcome(args.name, method.name, was_needed, after)
+        refusal = host.signin.needed  # the agent's words only (the detail also says how to sign in)
+        said: StateReply = {**after, "detail": refusal} if refusal is not None else after
+        took, outcome = agent_outcome(args.name, method.name, was_connected, said)
         return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after,
                 "took": took, "outcome": outcome}  # fmt: skip
 
     async def _offered(self, host: AgentHost, emit: Emit) -> None:
-        """Until the agent has answered the handshake (its sign-in methods known), said as a wait."""
-        if host.speaks_acp or host.signin.methods:
+        """Until a starting agent's handshake is through (connected, or it needs a sign-in): its
+        sign-in methods are known then, and whether it needs one. Said as a wait."""
+        if host.connected.is_set() or host.signin.needed is not None:
             return
         with contextlib.suppress(ConnectionError):
             emit({"event": "waiting", "text": f"{host.name} is starting; one moment"})
-        try:
-            async with asyncio.timeout(CONNECT_WAIT):
-                await host.signin.answered.wait()
-        except TimeoutError:
+        await settled(host)
+        if not (host.speaks_acp or host.signin.methods):
             raise SignInError(
                 f"{host.name} has not finished starting ({host.last_detail or 'no answer yet'}); "
                 f"try again in a moment: `{pasteable('login', host.name)}`"
-            ) from None
+            )
 
     async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
         """The agent's own sign-in; said to be waited for once it takes long; given up when the caller goes."""

@@ -22,6 +22,8 @@ pytest_plugins = [  # fixtures shared by test modules of several folders
     "tests.desktop.keyring",  # keyring_env
     "tests.support.daemons",  # whole_groups
     "tests.support.dunst_menu",  # dmenu
+    "tests.support.interop_node",  # node
+    "tests.support.other_user",  # other_user, shared_runtime, procs
     "tests.support.registry_server",  # server
     "tests.support.trays",  # tray_host
 ]

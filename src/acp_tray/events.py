@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
+from acp_tray.protocol.elicitation import Question as Question  # a domain value too
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 from acp_tray.protocol.session import ToolCallScope as ToolCallScope
@@ -124,12 +125,41 @@ class PermissionSettled:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class QuestionAsked:
+    """An agent asks the person a question (elicitation: a form, or a page to open); the person
+    answers it with `question_id`, or it is cancelled after `timeout` seconds."""
+
+    agent: str
+    session_id: str
+    question_id: str
+    question: Question
+    timeout: float
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+QuestionOutcome = Literal["answered", "declined", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class QuestionSettled:
+    """A question ended: how (never the values answered), and `by` whom or what."""
+
+    agent: str
+    session_id: str
+    question_id: str
+    outcome: QuestionOutcome
+    by: str  # "person" | "timeout" | "agent" (withdrew it) | "complete" (done elsewhere) | "cancel" | "disconnect"
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class InputRequested:
-    """An agent asked for input (elicitation), which acp-tray declined."""
+    """An agent asked for input in a way acp-tray cannot show (`reason` says why), so it declined."""
 
     agent: str
     session_id: str
     message: str
+    reason: str = ""
     time: datetime = dataclasses.field(default_factory=now)
 
 
@@ -175,7 +205,9 @@ class SignInChoice:
     description: str
     doable: bool  # acp-tray can do it now (an env_var method: once its variables are set)
     needs: tuple[str, ...] = ()  # env_var: the variables it reads
-    command: tuple[str, ...] = ()  # terminal: the exact command it runs
+    command: tuple[str, ...] = ()  # terminal: the command as it runs (its program's full path); none for a remote agent
+    sets: tuple[tuple[str, str], ...] = ()  # terminal: the variables it sets, values for showing (secrets masked)
+    unusable: str = ""  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -196,6 +228,8 @@ Event = (
     | QueueChanged
     | PermissionAsked
     | PermissionSettled
+    | QuestionAsked
+    | QuestionSettled
     | InputRequested
     | AgentCrashed
     | SessionAttached

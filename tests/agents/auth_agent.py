@@ -18,7 +18,8 @@ every message it receives as a JSON line.
 
 For the hostile-text tests: AUTH_AGENT_OFFER=token,key,... offers only those methods;
 AUTH_AGENT_ID_SUFFIX is appended to every method id (and given to the terminal methods as one more
-argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets.
+argument); AUTH_AGENT_TUI_PATH is a PATH the `tui` method's env sets; AUTH_AGENT_TUI_JSON (a JSON object) replaces
+fields of the `tui` method as declared (e.g. {"args": ["--login", "\u0000"]}: what no program can be given).
 
 The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oauth,legacy-tui,...
 (whatever the client advertised):
@@ -62,6 +63,7 @@ LOG = os.environ.get("AUTH_AGENT_LOG")
 OFFER = os.environ.get("AUTH_AGENT_OFFER")
 SUFFIX = os.environ.get("AUTH_AGENT_ID_SUFFIX", "")
 TUI_PATH = os.environ.get("AUTH_AGENT_TUI_PATH")
+TUI_JSON: dict[str, Any] = json.loads(os.environ.get("AUTH_AGENT_TUI_JSON", "{}"))
 EXTRA = [m for m in os.environ.get("AUTH_AGENT_EXTRA", "").split(",") if m]
 OAUTH_PORT = int(os.environ.get("AUTH_AGENT_OAUTH_PORT", "0"))
 STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
@@ -106,7 +108,14 @@ def methods(terminal: bool) -> list[dict[str, Any]]:
     offered = [token, refuse]
     if terminal:
         offered += [
-            {key: "tui", "name": "Sign in in a terminal", "type": "terminal", "args": ["--login", *extra], "env": env},
+            {
+                key: "tui",
+                "name": "Sign in in a terminal",
+                "type": "terminal",
+                "args": ["--login", *extra],
+                "env": env,
+                **TUI_JSON,
+            },
             {
                 key: "broken-tui",
                 "name": "Broken terminal sign-in",
@@ -256,6 +265,18 @@ def load_session(params: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def held() -> None:
+    """Until AUTH_AGENT_HOLD exists, when it is set: an agent still starting."""
+    while HOLD and not os.path.exists(HOLD):
+        time.sleep(0.05)
+
+
+def cancelled(message: dict[str, Any]) -> None:
+    OAUTH.cancel((message.get("params") or {}).get("requestId"))
+    if CANCEL_ANSWER:  # as codex-acp: an error to the notification, without an id
+        send({"error": {"code": -32601, "message": "Method not found: $/cancel_request"}})
+
+
 class Agent:
     def __init__(self) -> None:
         self.sessions = 0
@@ -283,8 +304,7 @@ class Agent:
         return {"sessionId": f"auth-{self.sessions}-{os.getpid()}"}
 
     def serve(self) -> None:
-        while HOLD and not os.path.exists(HOLD):  # still starting
-            time.sleep(0.05)
+        held()
         for line in sys.stdin:
             if not line.strip():
                 continue
@@ -293,9 +313,7 @@ class Agent:
                 with open(LOG, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(message) + "\n")
             if message.get("method") == "$/cancel_request":
-                OAUTH.cancel((message.get("params") or {}).get("requestId"))
-                if CANCEL_ANSWER:
-                    send({"error": {"code": -32601, "message": "Method not found: $/cancel_request"}})
+                cancelled(message)
             if "method" not in message or "id" not in message:
                 continue  # notifications (session/cancel) and answers: nothing to do
             try:

@@ -9,7 +9,9 @@ Many sessions; a prompt's text says what the turn does (words are separated by s
   stop REASON        end the turn with that stop reason
   fail               answer the prompt with a JSON-RPC error
   crash              exit at once with code 3
-  elicit             send elicitation/create and say the answer's action
+  elicit             ask a form question (a required string "branch") and say the answer's action
+                     and content ("elicitation=accept {"branch": "main"}")
+  elicit-odd         ask in a mode acp-tray does not know ("_acme.wizard") and say the answer's action
   notice TITLE...    send a warning notice, then end_turn
   withdraw PATH      request permission, then withdraw it with `$/cancel_request` once the file PATH
                      exists (looking every 0.1 s, for at most 60 s)
@@ -192,6 +194,7 @@ class SessionAgent:
             "fail": self.fail,
             "crash": self.crash,
             "elicit": self.elicit,
+            "elicit-odd": self.elicit_odd,
             "withdraw": self.withdraw,
             "oddities": self.oddities,
             "notice": self.notice,
@@ -254,9 +257,17 @@ class SessionAgent:
         os._exit(3)
 
     async def elicit(self, session_id: str, rest: str) -> None:
+        schema = {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}
         answer = await self.request(
             "elicitation/create",
-            {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": {}},
+            {"sessionId": session_id, "message": "Which branch?", "mode": "form", "requestedSchema": schema},
+        )
+        content = f" {json.dumps(answer['content'])}" if answer.get("content") is not None else ""
+        await self.say(session_id, f"elicitation={answer.get('action')}{content}")
+
+    async def elicit_odd(self, session_id: str, rest: str) -> None:
+        answer = await self.request(
+            "elicitation/create", {"sessionId": session_id, "message": "Which branch?", "mode": "_acme.wizard"}
         )
         await self.say(session_id, f"elicitation={answer.get('action')}")
 

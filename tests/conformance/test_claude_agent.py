@@ -246,7 +246,6 @@ def test_a_refused_or_missing_key_is_a_sign_in(
         agent.sent_as_the_schema_says()
 
 
-@pytest.mark.xfail(strict=True, reason="acp-tray does not offer elicitation yet (being built on branch elicit)")
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_claudes_question_reaches_the_person_and_the_answer_reaches_the_model(
     protocol: int | None, tmp_path: Path, daemons: list[Daemon]

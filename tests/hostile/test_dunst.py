@@ -186,7 +186,7 @@ def test_daemon_notifications_and_tray_menu_with_a_hostile_agent(tmp_path: Path,
 
     request = parse_permission_request({"sessionId": "s", "toolCall": {"title": APPROVAL_TITLE}, "options": OPTIONS})
     row = ApprovalRow("1", "evil", request.title, request.options)
-    assert "Needs approval (1)" in labels
+    assert "Needs you (1)" in labels
     assert approval_label(row) in labels
     for option in request.options:
         assert option_label(option.name, option.kind) in labels

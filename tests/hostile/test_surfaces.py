@@ -231,8 +231,8 @@ def test_menu_labels_are_safe_and_bounded_and_answers_name_the_agents_option(ent
 
     snapshot = hostile_snapshot(entry.text)
     menu = menu_of(snapshot)
-    approvals = next(e for e in menu if e.label.startswith("Needs approval"))
-    assert approvals.label == "Needs approval (2)"
+    approvals = next(e for e in menu if e.label.startswith("Needs you"))
+    assert approvals.label == "Needs you (2)"
     first, second = approvals.children
     assert_safe(first.label, "approval label", limit=MENU_TEXT_LIMIT)
     assert_safe(second.label, "approval label", limit=MENU_TEXT_LIMIT)
@@ -511,8 +511,8 @@ def test_cli_prompt_reply_is_terminal_safe(escapes_run: Run) -> None:
 
 @pytest.fixture(scope="module")
 def surrogate_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    script = {
-        "session_id": "s-\ud800",
+    script = {  # not in its session id: an agent's id that is not text makes it unusable (test_session_ids_not_text)
+        "session_id": "s-1",
         "permissions": [{"toolCall": {"toolCallId": "t", "title": "a\ud800b \udfff"}, "options": []}],
     }
     commands = {"status": ["status"], "approvals": ["approvals"], "sessions": ["sessions"]}
@@ -524,7 +524,7 @@ def test_lone_surrogates_reach_the_tray_and_console_as_replacement_characters(su
     labels = [item.label for item in _labels(menu_of(latest))]
     assert "evil: a\ufffdb \ufffd" in labels
     console = surrogate_run.console.getvalue()
-    assert "session s-\ufffd · ACP 1" in console
+    assert "evil wants to: a\ufffdb \ufffd" in console
     console.encode("utf-8")
 
 
@@ -532,14 +532,6 @@ def test_cli_approvals_survives_a_lone_surrogate(surrogate_run: Run) -> None:
     shown = surrogate_run.cli["approvals"]
     assert shown.returncode == 0, shown.stderr
     assert_terminal_safe(shown.stdout, "acp-tray approvals")
-
-
-def test_cli_status_and_sessions_survive_a_lone_surrogate(surrogate_run: Run) -> None:
-    for name in ("status", "sessions"):
-        shown = surrogate_run.cli[name]
-        assert shown.returncode == 0, (name, shown.stderr)
-        rows = [line for line in shown.stdout.decode("utf-8").splitlines() if line.split()[:1] == ["evil"]]
-        assert len(rows) == 1 and "s-\ufffd" in rows[0], (name, rows)  # its surrogate replaced, not dropped
 
 
 @pytest.fixture(scope="module")

@@ -243,13 +243,28 @@ def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], 
     assert not any("Needs approval" in t for t in titles())
 
 
-def test_an_elicitation_is_declined_and_the_person_told(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_question_in_a_way_acp_tray_cannot_show_is_declined_and_the_person_told(
+    daemons: list[Daemon], tmp_path: Path
+) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
-    assert cli("prompt", "sa", "elicit").stdout == "elicitation=decline\n"
+    assert cli("prompt", "sa", "elicit-odd").stdout == "elicitation=decline\n"
     until(lambda: "sa: Asked for input" in titles(), what="the input notice")
     record = next(r for r in history() if r["agent"] == "sa" and r["title"] == "Asked for input")
     assert record["severity"] == "warning" and "Which branch?" in record["description"]
+    assert "It was declined: it asked in a way acp-tray does not know (mode '_acme.wizard')" in record["description"]
+
+
+def test_a_question_is_answered_by_command(daemons: list[Daemon], tmp_path: Path) -> None:
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    prompt = cli_started("prompt", "sa", "elicit")
+    (question,) = until(lambda: json.loads(cli("questions", "--json").stdout), what="the question")
+    assert question["message"] == "Which branch?" and question["fields"][0]["name"] == "branch"
+    assert "questions waiting for you: 1" in cli("status").stdout
+    assert cli("answer", question["id"], "branch=main").returncode == 0
+    out, _ = prompt.communicate(timeout=30)
+    assert out == 'elicitation=accept {"branch": "main"}\n'
 
 
 # crashes, restarts, reattach -----------------------------------------------------------------

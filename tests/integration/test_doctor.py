@@ -20,6 +20,7 @@ from tests.support.browser import PageFor
 from tests.support.daemons import Daemon, cli_env
 from tests.support.trays import icon_centre, screenshot, start_host, trayer, xdotool
 from tests.support.waiting import until
+from tests.support.window import redirected
 
 
 def doctor(env: dict[str, str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:
@@ -148,7 +149,9 @@ def test_diagnostics_from_the_tray_menu_opens_the_windows_page(
             for key in ("End", "Up", "Return"):  # the entry above Quit
                 xdotool(session, "key", key)
             try:
-                url = until(lambda: _opened(opened), timeout=15, what="the browser asked to open the window")
+                url = redirected(
+                    until(lambda: _opened(opened), timeout=15, what="the browser asked to open the window")
+                )
                 break
             except AssertionError:
                 continue

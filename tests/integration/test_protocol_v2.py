@@ -12,7 +12,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import received, session_agent_table
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
 from tests.support.schemas import validator_for
 from tests.support.waiting import until
 
@@ -52,7 +52,11 @@ def test_everything_sent_on_a_v2_connection_validates_against_the_v2_schema(
     (request,) = until(lambda: json.loads(cli("approvals", "--json").stdout), what="the v2 permission request")
     assert request["title"] == "Delete build/"  # v2: the title is top level
     assert cli("approve", request["id"]).returncode == 0
-    assert cli("prompt", "two", "elicit").stdout == "elicitation=decline\n"
+    asking = cli_started("prompt", "two", "--session", "asks", "elicit")
+    (question,) = until(lambda: json.loads(cli("questions", "--json").stdout), what="the v2 question")
+    assert cli("answer", question["id"], "branch=main").returncode == 0
+    assert asking.communicate(timeout=30)[0] == 'elicitation=accept {"branch": "main"}\n'
+    assert cli("prompt", "two", "elicit-odd").stdout == "elicitation=decline\n"
     cli("prompt", "two", "--session", "slow", "--no-wait", "slow", "20")
     until(lambda: any(e.get("params", {}).get("prompt") for e in log_entries(log)), what="a prompt")
     until(lambda: cli("cancel", "two", "--session", "slow").stdout.startswith("cancelling"), what="the cancel")

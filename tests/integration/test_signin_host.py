@@ -166,11 +166,11 @@ async def test_terminal_methods_and_logout_through_the_plan(tmp_path: Path, clea
     host = AgentHost("tui", spec, log, protocol=2)
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.NEEDS_SIGNIN)
-    broken = terminal_plan(host.signin, spec.cwd, spec.env, host.signin.choose("broken-tui"))
+    broken = terminal_plan(spec.command, spec.cwd, spec.env, host.signin.choose("broken-tui"))
     assert broken.argv == [*spec.command, "--login-fail"]
     process = await asyncio.create_subprocess_exec(*broken.argv, cwd=broken.cwd, env=broken.env)
     assert await process.wait() == 3
-    good = terminal_plan(host.signin, spec.cwd, spec.env, host.signin.choose("tui"))
+    good = terminal_plan(spec.command, spec.cwd, spec.env, host.signin.choose("tui"))
     assert good.env["AUTH_AGENT_MODE"] == "ok"  # v2's [{name, value}] env
     process = await asyncio.create_subprocess_exec(*good.argv, cwd=good.cwd, env=good.env)
     assert await process.wait() == 0

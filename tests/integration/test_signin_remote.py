@@ -8,15 +8,12 @@ then offers none. Its agent methods work as for a local agent, and what waited g
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.asyncio.server import ServerConnection, serve
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.signin import SignInError
@@ -24,54 +21,10 @@ from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, SignInNeeded
 from tests.support.agents import AUTH_AGENT
 from tests.support.event_log import EventLog
+from tests.support.remote_agents import stdio_agent_served
 from tests.support.signin import assert_all_valid, received, status_states, wait_state
 
 pytestmark = pytest.mark.usefixtures("no_proxies")
-
-
-@contextlib.asynccontextmanager
-async def stdio_agent_over_websocket(command: list[str], env: dict[str, str]) -> AsyncIterator[str]:
-    """A stdio agent served over WebSocket: each connection starts the agent and relays one
-    JSON-RPC message per text frame, a line each way. Yields the ws:// URL."""
-    processes: list[asyncio.subprocess.Process] = []
-
-    async def relay(ws: ServerConnection) -> None:
-        agent = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env
-        )
-        processes.append(agent)
-        assert agent.stdin is not None and agent.stdout is not None
-        stdin, stdout = agent.stdin, agent.stdout
-
-        async def up() -> None:
-            async for frame in ws:
-                text = frame if isinstance(frame, str) else frame.decode()
-                stdin.write(text.strip().encode() + b"\n")
-                await stdin.drain()
-
-        async def down() -> None:
-            while line := await stdout.readline():
-                await ws.send(line.decode().strip())
-
-        tasks = [asyncio.create_task(up()), asyncio.create_task(down())]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            with contextlib.suppress(ProcessLookupError):
-                agent.kill()
-            await agent.wait()
-
-    async with serve(relay, "127.0.0.1", 0) as server:
-        port = server.sockets[0].getsockname()[1]
-        try:
-            yield f"ws://127.0.0.1:{port}/acp"
-        finally:
-            for agent in processes:
-                with contextlib.suppress(ProcessLookupError):
-                    agent.kill()
 
 
 def initialize_sent(tmp_path: Path) -> dict[str, Any]:
@@ -90,7 +43,7 @@ async def test_a_remote_agent_is_offered_no_terminal_sign_in_and_an_agent_method
         "AUTH_AGENT_LOG": str(tmp_path / "agent.jsonl"),
     }
     log = EventLog()
-    async with stdio_agent_over_websocket([sys.executable, str(AUTH_AGENT)], env) as url:
+    with stdio_agent_served([sys.executable, str(AUTH_AGENT)], env) as url:
         host = AgentHost("far", AgentSpec(command=[], url=url), log, protocol=protocol)
         task = asyncio.create_task(supervise(host, log, BackoffPolicy(initial=0.05, give_up_after=3)))
         try:

@@ -57,7 +57,7 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         session.submit(job)
         await until_async(lambda: run.snapshots and run.snapshots[-1].approvals)
         (row,) = run.snapshots[-1].approvals
-        entries = [e for e in menu_of(run.snapshots[-1]) if e.label.startswith("Needs approval")]
+        entries = [e for e in menu_of(run.snapshots[-1]) if e.label.startswith("Needs you")]
         assert entries, "the tray menu offers the approval"
         asked = next(p for p in run.shown if p.title == "Needs approval")
         assert ("approval:" + row.approval_id + ":allow", "✔ Allow once") in asked.actions

@@ -1,4 +1,4 @@
-"""The window's server is a new door: loopback only, a per-launch key exchanged for a strict cookie,
+"""The window's server is a new door: loopback only, a one-shot key exchanged for a session (a strict cookie),
 the Host checked (DNS rebinding), a change only by a POST from its own page (CSRF), strict
 security headers, bounded bodies, and a file saying where it is that only its user can read.
 Each protection is checked against the real `acp-tray ui` server of a real daemon."""
@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import stat
+import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from acp_tray.control.endpoint import runtime_dir
+from acp_tray.window.keys import OPEN_FOR, opening_key
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, alive, cli, cli_env, start
@@ -17,22 +20,26 @@ from tests.support.waiting import until
 from tests.support.window import end, open_window, window_process
 
 
-def test_the_key_is_exchanged_once_for_a_strict_cookie_and_nothing_is_served_without_it(
+def test_a_one_shot_key_is_exchanged_for_a_session_and_nothing_is_served_without_it(
     daemons: list[Daemon], tmp_path: Path
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
-        assert window.url.startswith(f"http://127.0.0.1:{window.port}/open?key=")
-        assert len(window.key) >= 22  # at least 128 bits, URL-safe base64
+        assert window.printed.startswith(f"http://127.0.0.1:{window.port}/open?key=")
+        key = parse_qs(urlsplit(window.printed).query)["key"][0]
+        assert key not in (runtime_dir() / "window.json").read_text(encoding="utf-8")
 
-        opened = window.request("GET", f"/open?key={window.key}&page=history", cookie=False)
+        opened = window.request("GET", f"/open?key={key}&page=history", cookie=False)
         assert opened.status == 303
         assert opened.headers["Location"] == "/history"  # the key leaves the address bar
         cookie = opened.headers["Set-Cookie"]
+        assert cookie.startswith(f"acp_tray_window_{window.port}=")
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        assert key not in cookie  # the session is a value of its own, never the key
 
-        page = window.request("GET", "/overview")
+        session = {"Cookie": cookie.split(";", 1)[0]}
+        page = window.request("GET", "/overview", headers=session, cookie=False)
         assert page.status == 200 and 'data-agent="sa"' in page.body
 
         for path in ("/overview", "/history", "/agents", "/events?page=overview", "/static/app.css"):
@@ -40,9 +47,14 @@ def test_the_key_is_exchanged_once_for_a_strict_cookie_and_nothing_is_served_wit
             assert refused.status == 403, path
             assert "sa" not in refused.body and "acp-tray ui" in refused.body
 
-        wrong = window.request("GET", "/open?key=" + "x" * len(window.key), cookie=False)
+        again = window.request("GET", f"/open?key={key}&page=history", cookie=False)
+        assert again.status == 403 and "Set-Cookie" not in again.headers
+        assert "used already or has expired: run `acp-tray ui` again" in again.body
+        wrong = window.request("GET", "/open?key=" + "x" * len(key), cookie=False)
         assert wrong.status == 403 and "Set-Cookie" not in wrong.headers
-        forged = window.request("GET", "/overview", headers={"Cookie": "acp_tray_window=guess"}, cookie=False)
+        forged = window.request(
+            "GET", "/overview", headers={"Cookie": f"acp_tray_window_{window.port}=guess"}, cookie=False
+        )
         assert forged.status == 403
 
 
@@ -130,3 +142,13 @@ def test_the_window_ends_when_the_daemon_stops_and_when_no_page_is_open(daemons:
         until(lambda: not alive(idle.pid), timeout=15, what="the window's end when no page is open")
     finally:
         end(idle.pid)
+
+
+def test_a_key_older_than_a_minute_opens_nothing(daemons: list[Daemon], tmp_path: Path) -> None:
+    write_config(session_agent_table("sa", tmp_path / "sa.log"))
+    start(daemons, "sa")
+    with window_process() as window:
+        old = opening_key(window.secret, window.port, now=time.time() - OPEN_FOR - 1)
+        expired = window.request("GET", f"/open?key={old}", cookie=False)
+        assert expired.status == 403 and "Set-Cookie" not in expired.headers
+        assert "used already or has expired" in expired.body

@@ -1,6 +1,7 @@
 """A notification's default action opens the window at that notice: dunst invokes it (its context
 menu's "Open", as a person picks it), the daemon asks the browser to open the history page at the
-notice (BROWSER is the tests' recorder), and that page in a real browser highlights the notice."""
+notice (BROWSER is the tests' recorder: it is given the redirect file, the address in it is
+used here), and that page in a real browser highlights the notice."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.support.browser import PageFor
 from tests.support.daemons import Daemon
 from tests.support.dunst_menu import menu_lines, pick
 from tests.support.waiting import until
-from tests.support.window import demo_daemon, end
+from tests.support.window import demo_daemon, end, redirected
 
 TITLE = "Using default settings"  # the demo's warning: it stays on screen until acted on
 
@@ -54,7 +55,9 @@ def test_a_notifications_default_action_opens_the_history_at_that_notice(
     assert menu[(f"demo: {TITLE}", "default")] == "Open"  # there is something to open: its history entry
     until(lambda: recorded(opened), what="the browser asked to open the window")
     time.sleep(0.5)
-    (url,) = recorded(opened)  # once
+    (opened_file,) = recorded(opened)  # once: the redirect file, never the address with its key
+    assert opened_file.startswith("file://") and "key" not in opened_file
+    url = redirected(opened_file)
     query = parse_qs(urlsplit(url).query)
     assert query["page"] == ["history"] and query["highlight"] == [record["time"]]
 

@@ -7,28 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import shutil
-
-import pytest
 
 from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus, NoticeReceived
 from tests.support.agents import TS_AGENT
 from tests.support.event_log import EventLog
-from tests.support.repo import ROOT
 from tests.support.waiting import until_async
 
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
 V1Host = functools.partial(AgentHost, protocol=1)
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[RunEnd]]:

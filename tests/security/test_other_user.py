@@ -4,7 +4,8 @@ daemon serves only its own user, and `run` says what to do when another user too
 The window, on loopback TCP, serves only its own user too: another user's connections are closed
 unread, however many.
 
-The user is created (useradd) when the tests run as root, and removed after; otherwise skipped.
+The user is created (useradd) when the tests run as root, and removed after; otherwise skipped
+(tests/support/other_user.py).
 """
 
 from __future__ import annotations
@@ -12,26 +13,19 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.other_user import OtherUser
 from tests.support.window import window_process
-
-SYSTEM_PYTHON = "/usr/bin/python3"  # the second user cannot read the test's venv: stdlib only
 
 # a fake daemon run by the other user: answers every request with a made-up status and keeps
 # what it was sent (the prompt an impostor wants to capture)
@@ -54,60 +48,6 @@ while True:
                  b'"agents":[],"approvals":[]}}\n')
     conn.close()
 """
-
-
-@dataclass
-class OtherUser:
-    name: str
-    uid: int
-    gid: int
-
-    def run(self, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
-        process: subprocess.Popen[str] = subprocess.Popen(
-            [SYSTEM_PYTHON, *args],
-            user=self.uid,
-            group=self.gid,
-            extra_groups=[],
-            text=True,
-            **kwargs,
-        )
-        return process
-
-
-@pytest.fixture(scope="module")
-def other_user() -> Iterator[OtherUser]:
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create a second local user (useradd); run as root, e.g. in CI")
-    if shutil.which("useradd") is None or not os.path.exists(SYSTEM_PYTHON):
-        pytest.skip("needs useradd and /usr/bin/python3")
-    name = f"acptray{os.getpid() % 100000}"
-    subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
-    try:
-        import pwd
-
-        entry = pwd.getpwnam(name)
-        yield OtherUser(name, entry.pw_uid, entry.pw_gid)
-    finally:
-        subprocess.run(["userdel", name], check=False)
-
-
-@pytest.fixture
-def shared_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A runtime base both users can reach, as /tmp is when XDG_RUNTIME_DIR is not set."""
-    base = Path(tempfile.mkdtemp(prefix="acp-tray-shared-"))
-    base.chmod(0o1777)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for proc in started:
-        proc.kill()
-        proc.wait()
 
 
 def _started(proc: subprocess.Popen[str]) -> None:
@@ -217,11 +157,13 @@ def test_another_user_cannot_read_the_windows_key_nor_use_the_window_even_with_t
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
-        assert window.request("GET", "/overview").status == 200  # the person, with the key, gets in
+        assert window.request("GET", "/overview").status == 200  # the person, with the window's session, gets in
         record = runtime_dir() / "window.json"
         assert record.parent.parent == shared_runtime  # a base every user can reach, as /tmp is
         record.parent.chmod(0o711)  # its folder made passable: the record's own mode must keep it
-        probe = other_user.run("-c", WINDOW_PROBE, str(record), str(window.port), window.key, stdout=subprocess.PIPE)
+        probe = other_user.run(
+            "-c", WINDOW_PROBE, str(record), str(window.port), "a-key-read-somewhere", stdout=subprocess.PIPE
+        )
         said, _ = probe.communicate(timeout=60)
         lines = said.strip().splitlines()
         assert lines[0] == "cannot read the record"

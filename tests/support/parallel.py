@@ -23,7 +23,7 @@ ONE_AT_A_TIME = {
         "integration/test_benchmark_control.py",
     ),
     # useradd and userdel lock /etc/passwd (two at once fail), and the user is made once for the module
-    "other-user": ("security/test_other_user.py",),
+    "other-user": ("security/test_other_user.py", "security/test_window_opening.py"),
     # the module's sdist, wheel, venv and PyInstaller binary are built once, not once per worker
     "packaging": ("integration/test_packaging.py",),
 }

@@ -1,13 +1,17 @@
 """The acp-tray window for tests: `acp-tray ui --no-browser` against a running daemon, the address
-it prints, and plain HTTP requests to it (with or without the cookie, from any Host or Origin);
-the daemons the window's tests run (the demo agent with a tray and dunst, or headless)."""
+it prints, one-shot addresses made as `acp-tray ui` makes them (`Window.url`, a new key each time),
+and plain HTTP requests to it (with or without a session's cookie and token, from any Host or
+Origin); the daemons the window's tests run (the demo agent with a tray and dunst, or headless)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import html
 import http.client
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -19,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
+from acp_tray.window.where import Running
 from tests.support.daemons import Daemon, alive, cli, cli_env
 
 
@@ -30,18 +35,45 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Session:
+    cookie: str  # the Cookie header's value
+    token: str  # the header token its pages carry
+
+
+@dataclass(frozen=True)
 class Window:
-    url: str  # what `acp-tray ui --no-browser` printed
+    printed: str  # what `acp-tray ui --no-browser` printed (an address that opens it once)
     port: int
-    key: str
     pid: int
+    secret: str  # from the record
+    page: str = "overview"  # the page it was opened on
+
+    @property
+    def url(self) -> str:
+        """A new one-shot address that opens the window on its page (as `acp-tray ui` makes one)."""
+        return Running(self.pid, self.port, self.secret).url(self.page)
+
+    @functools.cached_property
+    def session(self) -> Session:
+        """A session of this window's, as a browser gets one: the cookie from a one-shot address,
+        the token from the page."""
+        opened = self.request("GET", "/open?" + urlsplit(self.url).query, cookie=False)
+        assert opened.status == 303, opened.body
+        cookie = opened.headers["Set-Cookie"].split(";", 1)[0]
+        page = self.request("GET", "/overview", headers={"Cookie": cookie}, cookie=False)
+        found = re.search(r"hx-headers='([^']*)'", page.body)
+        assert found, page.body
+        return Session(cookie, json.loads(html.unescape(found.group(1)))["X-Acp-Tray-Token"])
 
     def request(
         self, method: str, path: str, *, cookie: bool = True, headers: dict[str, str] | None = None, body: bytes = b""
     ) -> Answer:
+        """A request from the window's page (`cookie=False`: from a client without a session)."""
         sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
         if cookie:
-            sent["Cookie"] = f"acp_tray_window={self.key}"
+            sent.setdefault("Cookie", self.session.cookie)
+            if method == "POST":
+                sent.setdefault("X-Acp-Tray-Token", self.session.token)
         if method == "POST":
             sent.setdefault("Origin", f"http://127.0.0.1:{self.port}")
             sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
@@ -58,10 +90,18 @@ def open_window(page: str = "overview", env: dict[str, str] | None = None) -> Wi
     shown = cli("ui", "--no-browser", "--page", page, env=env)
     assert shown.returncode == 0, shown.stderr
     url = shown.stdout.strip().splitlines()[-1]
-    parts = urlsplit(url)
-    key = parse_qs(parts.query)["key"][0]
-    pid = int(json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))["pid"])
-    return Window(url, int(parts.port or 0), key, pid)
+    assert parse_qs(urlsplit(url).query)["key"]
+    record = json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))
+    return Window(url, int(urlsplit(url).port or 0), int(record["pid"]), str(record["secret"]), page)
+
+
+def redirected(opened: str) -> str:
+    """The address a redirect file (`acp-tray ui`'s, given as the file: URI a browser was asked to
+    open) sends the browser on to."""
+    text = Path(urlsplit(opened).path).read_text(encoding="utf-8")
+    found = re.search(r'http-equiv="refresh" content="0;url=([^"]*)"', text)
+    assert found, text
+    return html.unescape(found.group(1))
 
 
 @contextlib.contextmanager

@@ -140,9 +140,7 @@ def main() -> None:
             shot(env, out / "tray-approval-notification.png")
             subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True)
             time.sleep(0.8)
-            key(
-                env, "Down", "Down", "Right", "Right"
-            )  # "Open acp-tray…", Needs approval (1) → the request → its options
+            key(env, "Down", "Down", "Right", "Right")  # "Open acp-tray…", Needs you (1) → the request → its options
             shot(env, out / "tray-approval.png")
             key(env, "Escape", "Escape", "Escape", "Escape")
 

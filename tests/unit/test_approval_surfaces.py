@@ -64,13 +64,13 @@ def labels(entries: tuple[Entry, ...]) -> list[str]:
 
 def test_no_approvals_no_entry() -> None:
     menu = status_part(snapshot())
-    assert not any(entry.label.startswith("Needs approval") for entry in menu)
+    assert not any(entry.label.startswith("Needs you") for entry in menu)
     assert labels(menu[:3]) == ["1/1 agents connected", "Do not disturb: off", "-"]
 
 
 def test_one_approval_is_a_submenu_of_its_options_right_after_the_header() -> None:
     menu = status_part(snapshot(approval()))
-    assert labels(menu[:4]) == ["1/1 agents connected", "Do not disturb: off", "Needs approval (1)", "-"]
+    assert labels(menu[:4]) == ["1/1 agents connected", "Do not disturb: off", "Needs you (1)", "-"]
     assert menu[4].label.startswith("Recent")
     needs = menu[2]
     assert needs.enabled and needs.action is None
@@ -90,7 +90,7 @@ def test_two_approvals_oldest_first_each_with_its_own_ids() -> None:
     older = approval("p-1", "claude", "Edit src/main.py")
     newer = approval("p-2", "gemini", "Fetch https://example.com", options=OPTIONS[2:3] + OPTIONS[:1])
     needs = status_part(snapshot(older, newer))[2]
-    assert needs.label == "Needs approval (2)"
+    assert needs.label == "Needs you (2)"
     assert labels(needs.children) == ["claude: Edit src/main.py", "gemini: Fetch https://example.com"]
     assert [e.action for e in needs.children[0].children] == [f"approval:p-1:{o.option_id}" for o in OPTIONS]
     assert [(e.label, e.action) for e in needs.children[1].children] == [
@@ -126,7 +126,7 @@ def test_hostile_approval_text_stays_one_bounded_clean_line() -> None:
 def test_many_approvals_are_bounded_and_counted() -> None:
     rows = [approval(f"id{n}", title=f"request {n}") for n in range(MAX_APPROVALS + 5)]
     needs = status_part(snapshot(*rows))[2]
-    assert needs.label == f"Needs approval ({MAX_APPROVALS + 5})"
+    assert needs.label == f"Needs you ({MAX_APPROVALS + 5})"
     assert len(needs.children) == MAX_APPROVALS + 1
     assert needs.children[0].label == "claude: request 0"  # oldest first
     assert (needs.children[-1].label, needs.children[-1].action) == ("… and 5 more", None)

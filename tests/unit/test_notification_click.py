@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 from acp_tray.agents.approvals import Approvals
+from acp_tray.agents.questions import Questions
 from acp_tray.app.actions import NotificationActions
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.events import Event, NoticeReceived
@@ -32,6 +33,17 @@ class Publisher:
         pass
 
 
+def clicks(recent: Recent, reported: list[Event], opener: Any) -> NotificationActions:
+    """What a notification's click does, with nothing that reaches an agent (no fleet)."""
+    fleet: Any = None
+    publisher: Any = Publisher()
+    none = Questions(lambda event: None)
+    return NotificationActions(
+        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), questions=none, report=reported.append,
+        opener=opener,
+    )  # fmt: skip
+
+
 def test_the_page_a_notification_opens_follows_its_buttons() -> None:
     assert page_for(()) == "history"
     assert page_for(((ApprovalAnswer("7", "allow").encode(), "✔ Allow once"),)) == "overview"
@@ -46,12 +58,8 @@ async def test_a_click_opens_the_window_at_the_approval_the_sign_in_or_the_histo
     notice = make_presentation(3, "Build failed", "error")
     for presentation in (approval, sign_in, notice):
         recent.add(presentation)
-    fleet: Any = None  # a click does not reach the agents
-    publisher: Any = Publisher()
     reported: list[Event] = []
-    actions = NotificationActions(
-        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
-    )
+    actions = clicks(recent, reported, opened)  # a click does not reach the agents
     for group in (1, 2, 3, 99):
         actions.on_notification(group, "clicked")
     await asyncio.sleep(0)
@@ -73,12 +81,8 @@ async def test_a_notice_that_left_the_recent_list_still_opens_at_its_history_ent
         recent.add(make_presentation(group, f"step {group}"))
     recent.clear()  # and the person cleared it; the notification is still in the notification centre
     assert all(item.group != 1 for item in recent.items())
-    fleet: Any = None
-    publisher: Any = Publisher()
     reported: list[Event] = []
-    actions = NotificationActions(
-        Approvals(lambda event: None), fleet, recent, publisher, Lifetime(), report=reported.append, opener=opened
-    )
+    actions = clicks(recent, reported, opened)  # a click does not reach the agents
     actions.on_notification(1, "clicked")
     await asyncio.sleep(0)
     assert opened.calls == [("history", first.time.isoformat(timespec="milliseconds"))]
@@ -92,11 +96,7 @@ async def test_a_window_that_cannot_open_is_said_to_the_person_whatever_the_rout
         return "no browser to open the window with"
 
     reported: list[Event] = []
-    fleet: Any = None
-    publisher: Any = Publisher()
-    actions = NotificationActions(
-        Approvals(lambda event: None), fleet, Recent(), publisher, Lifetime(), report=reported.append, opener=failing
-    )
+    actions = clicks(Recent(), reported, failing)  # a click does not reach the agents
     actions.open_window("diagnostics")
     for _ in range(3):
         await asyncio.sleep(0)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.agents.sessions import MAX_SESSIONS, SessionKey, SessionStore
+from acp_tray.agents.sessions import MAX_SESSIONS, SessionKey, SessionStore, SessionStoreError
 
 
 @pytest.fixture
@@ -23,6 +23,29 @@ def test_a_session_id_survives_a_restart(path: Path) -> None:
     again = SessionStore(path)
     assert again.get(key) == "sid-1"
     assert again.known() == [key]
+
+
+def test_any_string_is_kept_and_read_back_the_same(path: Path) -> None:
+    """Item 3 of the security review: a lone surrogate (from an agent's JSON escape, or argv that was
+    not UTF-8) or a NUL in a key or an id cannot stop the list from being written."""
+    odd = SessionKey("agent", "/home/me/caf\udce9", "s-\ud800")
+    plain = SessionKey("agent", "/home/me", "plain")
+    store = SessionStore(path)
+    store.put(odd, "id-\ud800-\x00-bad")
+    store.put(plain, "sid-2")  # the next one is written too
+    again = SessionStore(path)
+    assert again.get(odd) == "id-\ud800-\x00-bad" and again.get(plain) == "sid-2"
+    assert path.read_bytes().isascii()
+
+
+def test_an_entry_that_could_not_be_written_is_not_kept(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory", encoding="utf-8")
+    store = SessionStore(blocked / "sessions.json")
+    key = SessionKey("agent", "/p")
+    with pytest.raises(SessionStoreError, match="could not save the session list"):
+        store.put(key, "sid-1")
+    assert store.get(key) is None and store.known() == []  # the caller learnt it; nothing half-kept
 
 
 def test_the_newest_id_of_a_key_wins_after_a_restart(path: Path) -> None:

@@ -43,6 +43,37 @@ def test_initialize_advertises_terminal_sign_in_and_validates(version: ProtocolV
     assert "_meta" not in remote["clientCapabilities"]
 
 
+def test_a_terminal_method_no_program_can_be_given_is_unusable_and_says_why() -> None:
+    """Item 10 of the security review: what a terminal method runs is checked when it is read."""
+    from acp_tray.agents.signin import SignIn, SignInError
+
+    legacy = {"command": "/opt/tool\x1b]0;x\x07", "args": ["login"]}
+    methods = parse_auth_methods(
+        [
+            {"id": "fine", "name": "Fine", "type": "terminal", "args": ["--login"], "env": {"A": "1"}},
+            {"id": "nul", "name": "Nul", "type": "terminal", "args": ["--login", "a\x00"]},
+            {"methodId": "v2", "name": "V2", "type": "terminal", "env": [{"name": "K", "value": "s\ud800"}]},
+            {"id": "old", "name": "Old", "_meta": {"terminal-auth": legacy}},
+            {"id": "agent", "name": "Agent", "args": ["\x00"]},  # not a terminal method: its args are not run
+        ]
+    )
+    unusable = {m.method_id: m.unusable for m in methods}
+    assert unusable == {
+        "fine": None,
+        "nul": "its argument 2 holds a NUL character (\\x00)",
+        "v2": "the value of its variable K is not text: it holds a lone surrogate (bytes that are not UTF-8, or half "
+        "a character)",
+        "old": "word 1 of its command holds a control character ('\\x1b')",
+        "agent": None,
+    }
+    signin = SignIn("bot", lambda event: None, lambda state, detail: None, command=["bot"])
+    signin.offered(methods, can_log_out=False)
+    assert [m.method_id for m in methods if signin.doable(m)] == ["fine", "agent"]
+    assert signin.shown(methods[1]) == ((), {})  # nothing shown as if it could run
+    with pytest.raises(SignInError, match=r"^Nul cannot be used: its argument 2 holds a NUL character"):
+        signin.choose("nul")
+
+
 def test_a_remote_agent_that_offers_a_terminal_sign_in_anyway_gets_no_button_and_a_clear_answer() -> None:
     from acp_tray.agents.signin import SignIn, SignInError
 

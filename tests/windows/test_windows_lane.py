@@ -156,7 +156,7 @@ def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for:
     with daemon("--headless", name="window") as d:
         _poll_until_connected(120)
         url = acp("ui", "--no-browser").strip().splitlines()[-1]
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/open\?key=[\w-]+&page=overview", url), url
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/open\?key=[\w.-]+&page=overview", url), url
         watched = page_for()
         page = watched.page
         page.goto(url, timeout=60_000)

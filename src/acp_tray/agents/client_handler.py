@@ -3,8 +3,8 @@
 `session/update` becomes domain events. The SDK runs every incoming notification as its own
 task; tasks start in creation order, so the event is handed to the sink *before any await*
 and notices keep their arrival order. Reply text goes to the session's waiting prompt.
-Permission requests go to the approvals (the person or the agent's policy decides);
-elicitations are declined and the person is told. Anything else gets method-not-found.
+Permission requests go to the approvals (the person or the agent's policy decides), questions
+(elicitation) to the person. Anything else gets method-not-found.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ class Peer(Protocol):
 
     async def request_permission(self, params: object) -> dict[str, Any]: ...
 
-    def input_requested(self, params: object) -> dict[str, Any]: ...
+    async def ask(self, params: object) -> dict[str, Any]: ...
+
+    def completed(self, params: object) -> None: ...
 
     def cancel_request(self, params: object) -> None: ...
 
@@ -65,12 +67,15 @@ class ClientHandler:
             if method == "$/cancel_request" and self._peer is not None:
                 self._peer.cancel_request(params)
                 return None
+            if method == "elicitation/complete" and self._peer is not None:
+                self._peer.completed(params)
+                return None
             log.debug("%s sent notification %r; ignored", self._agent, method)
             return None
         if method == "session/request_permission" and self._peer is not None:
             return await self._peer.request_permission(params)
         if method == "elicitation/create" and self._peer is not None:
-            return self._peer.input_requested(params)
+            return await self._peer.ask(params)
         log.info("%s called unsupported method %r; answered method-not-found", self._agent, method)
         raise RequestError.method_not_found(method)
 

@@ -37,6 +37,7 @@ from acp_tray.agents.handshake import (
 from acp_tray.agents.live_sessions import LiveSessions
 from acp_tray.agents.peer import AgentPeer
 from acp_tray.agents.process_run import ProcessRun
+from acp_tray.agents.questions import Questions
 from acp_tray.agents.session_opener import CLOSE_TIMEOUT, SessionOpener
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.signin import AuthRequiredError, SignIn
@@ -68,6 +69,7 @@ class AgentHost:
         sink: EventSink,
         *,
         approvals: Approvals | None = None,
+        questions: Questions | None = None,
         store: SessionStore | None = None,
         policy: PermissionPolicy | None = None,
         protocol: str | int = "auto",
@@ -89,6 +91,7 @@ class AgentHost:
         self._on_drop = DropLog(self._log)
         self._sink = sink
         self._approvals = approvals or Approvals(sink)
+        self._questions = questions or Questions(sink)
         self._advertise_notices = advertise_notices
         self._handshake_timeout = handshake_timeout
         self.stderr = StderrTail(name)
@@ -107,10 +110,14 @@ class AgentHost:
             remote=spec.remote,
             command=spec.command,
             program=spec.program,
+            cwd=spec.cwd,
+            env=spec.env,
             on_signed_in=self._signed_in,
         )
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
-        self.peer = AgentPeer(name, sink, self.sessions, self._approvals, lambda: self.policy, self._request_id)
+        self.peer = AgentPeer(
+            name, sink, self.sessions, self._approvals, self._questions, lambda: self.policy, self._request_id
+        )
         self._opener = SessionOpener(
             name,
             self.sessions,
@@ -254,6 +261,7 @@ class AgentHost:
         self._connection = None
         self._opener.disconnected(reason)
         self._approvals.forget_agent(self.name)
+        self._questions.forget_agent(self.name)
 
     def offer(self) -> ProtocolVersion:
         """The version to offer: the preference, else what this agent was found to speak, else 2."""
@@ -306,6 +314,7 @@ class AgentHost:
 
     def _on_session_cancel(self, session_id: str) -> None:
         self._approvals.cancel_session(self.name, session_id)
+        self._questions.cancel_session(self.name, session_id)
 
     # sign-in (agents/signin.py holds the logic) ----------------------------------------------
 

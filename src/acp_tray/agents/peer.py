@@ -1,6 +1,7 @@
 """What one hosted agent asks of acp-tray (the peer its `ClientHandler` calls): message text and
-turn state go to its live sessions, permission requests to the approvals under its policy, and a
-request for input (elicitation) is declined and said, as acp-tray has no form to show."""
+turn state go to its live sessions, permission requests to the approvals under its policy, and
+questions (elicitation) to the person, with the approvals' time to answer; a question acp-tray
+cannot show is declined and said."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Any
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.live_sessions import LiveSessions
+from acp_tray.agents.questions import Questions
 from acp_tray.agents.spec import PermissionPolicy
 from acp_tray.events import EventSink, InputRequested
+from acp_tray.protocol.elicitation import UnaskableError, completed_id, declined, parse_question
 from acp_tray.protocol.session import (
     StateChange,
     elicitation_message,
@@ -26,6 +29,7 @@ class AgentPeer:
         sink: EventSink,
         sessions: LiveSessions,
         approvals: Approvals,
+        questions: Questions,
         policy: Callable[[], PermissionPolicy],  # the agent's, as the preferences now say
         request_id: Callable[[object], Any],  # the JSON-RPC id of a request, by its params
     ) -> None:
@@ -33,6 +37,7 @@ class AgentPeer:
         self._sink = sink
         self._sessions = sessions
         self._approvals = approvals
+        self._questions = questions
         self._policy = policy
         self._request_id = request_id
 
@@ -54,12 +59,27 @@ class AgentPeer:
         )
 
     def cancel_request(self, params: object) -> None:
-        """`$/cancel_request`: the agent no longer wants an answer; a pending approval is answered
-        `cancelled` (and leaves the tray and `acp-tray approvals`)."""
+        """`$/cancel_request`: the agent no longer wants an answer; a pending approval or question is
+        answered cancelled (and leaves the tray, `acp-tray approvals` and `acp-tray questions`)."""
         request_id = params.get("requestId") if isinstance(params, dict) else None
         if type(request_id) in (int, str):  # JSON-RPC ids; never a bool (True == 1 in Python)
             self._approvals.cancel_request(self._name, request_id)
+            self._questions.cancel_request(self._name, request_id)
 
-    def input_requested(self, params: object) -> dict[str, Any]:
-        self._sink(InputRequested(self._name, elicitation_session(params), elicitation_message(params)))
-        return {"action": "decline"}
+    async def ask(self, params: object) -> dict[str, Any]:
+        """`elicitation/create`: the person's answer, or declined at once when it cannot be shown."""
+        try:
+            question = parse_question(params)
+        except UnaskableError as exc:
+            self._sink(InputRequested(self._name, elicitation_session(params), elicitation_message(params), str(exc)))
+            return declined()
+        expires_after = self._policy().timeout
+        return await self._questions.ask(
+            self._name, question, expires_after=expires_after, request_id=self._request_id(params)
+        )
+
+    def completed(self, params: object) -> None:
+        """`elicitation/complete`: the question it names is closed everywhere."""
+        elicitation_id = completed_id(params)
+        if elicitation_id is not None:
+            self._questions.complete(self._name, elicitation_id)

@@ -3,7 +3,8 @@
 Every request has a time limit: an agent that stopped answering must not hold a prompt for ever.
 A stored id the current connection already gave to another session is not reattached (ids are
 unique only within one connection: an agent that numbers its sessions from 1 in each process
-would otherwise have two live sessions share one id).
+would otherwise have two live sessions share one id). A new id that is not text (a lone surrogate,
+a control character) makes the agent unusable: it is a fault of that agent alone.
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ from typing import Any
 
 from acp.exceptions import RequestError
 
-from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError
+from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError, UnusableAgentError
 from acp_tray.agents.turns import Requester
 from acp_tray.protocol.initialize import new_session_params
-from acp_tray.protocol.session import AgentCapabilities, load_session_params, resume_session_params
+from acp_tray.protocol.session import (
+    AgentCapabilities,
+    load_session_params,
+    resume_session_params,
+    session_id_problem,
+)
 
 SESSION_TIMEOUT = 30.0  # session/new, load, resume after the handshake
 
@@ -66,4 +72,8 @@ async def session_for(
     new_id: Any = answer.get("sessionId") if isinstance(answer, dict) else None
     if not isinstance(new_id, str):
         raise HandshakeError("agent answered session/new without a sessionId")
+    problem = session_id_problem(new_id)
+    if problem is not None:
+        said = f"the agent answered session/new with a sessionId that {problem}"
+        raise UnusableAgentError("Unusable session id", said)
     return new_id, how

@@ -17,7 +17,7 @@ from acp.exceptions import RequestError
 from acp_tray.agents.handshake import AUTH_REQUIRED
 from acp_tray.agents.live_sessions import LiveSessions
 from acp_tray.agents.reattach import session_for
-from acp_tray.agents.sessions import SessionKey, SessionStore
+from acp_tray.agents.sessions import SessionKey, SessionStore, SessionStoreError
 from acp_tray.agents.signin import SignIn
 from acp_tray.agents.turns import HostedSession
 from acp_tray.events import EventSink, SessionAttached
@@ -64,7 +64,10 @@ class SessionOpener:
             if exc.code == AUTH_REQUIRED:
                 raise self._signin.required(exc) from None  # tried again after the sign-in
             raise
-        self._store.put(key, session_id)
+        try:
+            self._store.put(key, session_id)
+        except SessionStoreError as exc:  # it works now; only a later reattach cannot find it
+            self._log.warning("session %r is open, but will not be reattached after a restart: %s", key.name, exc)
         session = HostedSession(
             key,
             session_id,

@@ -1,7 +1,9 @@
 """Named sessions: keyed by (agent, cwd, name), their ACP session ids kept in the state dir.
 
 The file lets acp-tray reattach to the same session after a daemon or agent restart. It is
-acp-tray's own file (JSON, replaced atomically); an unreadable one is set aside, not lost.
+acp-tray's own file (JSON, replaced atomically); an unreadable one is set aside, not lost. Any
+string can be kept (written as ASCII JSON, whose escapes give back even a lone surrogate), and
+an entry that could not be written is not kept in memory either: the caller learns it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ class SessionKey:
     name: str = DEFAULT_SESSION
 
 
+class SessionStoreError(Exception):
+    """The session list could not be saved: the entry asked for is not kept (the message says why)."""
+
+
 class SessionStore:
     """Session ids by key, read once and written through on every change."""
 
@@ -45,13 +51,20 @@ class SessionStore:
         return entry[0] if entry else None
 
     def put(self, key: SessionKey, session_id: str) -> None:
+        """Keep `session_id` for `key` and save the list; SessionStoreError (nothing changed) when
+        it cannot be saved."""
         if self.get(key) == session_id:
             return
+        before = dict(self._ids)
         updated = datetime.now(UTC).isoformat(timespec="microseconds")  # UTC: sorts right across DST
         self._ids[key] = (session_id, updated)
         while len(self._ids) > MAX_SESSIONS:  # the oldest go first
             del self._ids[min(self._ids, key=lambda k: self._ids[k][1])]
-        self._write()
+        try:
+            self._write()
+        except (OSError, ValueError) as exc:
+            self._ids = before
+            raise SessionStoreError(f"could not save the session list {self._path}: {exc}") from None
 
     def known(self, agent: str | None = None) -> list[SessionKey]:
         return sorted(k for k in self._ids if agent is None or k.agent == agent)
@@ -78,8 +91,6 @@ class SessionStore:
             {"agent": k.agent, "cwd": k.cwd, "name": k.name, "session_id": sid, "updated": updated}
             for k, (sid, updated) in sorted(self._ids.items())
         ]
-        text = json.dumps({"version": FORMAT_VERSION, "sessions": entries}, indent=1, ensure_ascii=False)
-        try:
-            write_atomically(self._path, text, mode=0o600)
-        except OSError as exc:
-            log.warning("could not save the session list %s: %s", self._path, exc)
+        # ASCII: every str can be written, and read back the same (a lone surrogate as its escape)
+        text = json.dumps({"version": FORMAT_VERSION, "sessions": entries}, indent=1, ensure_ascii=True)
+        write_atomically(self._path, text, mode=0o600)

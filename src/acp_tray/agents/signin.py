@@ -10,16 +10,20 @@ what waited goes on: the handshake retries its session, the queues send their pr
 Method kinds: `agent` (also when the agent gave no type) is done by the agent itself through
 `authenticate` (v1) / `auth/login` (v2), in flight as a `LoginRequest` (a given-up one is
 cancelled in the agent); `terminal` runs the agent's own program with the method's args and env
-(`agents/invocation.py`; or, declared the older way, the command in the method's `_meta`), interactively, outside the
-connection (a zero exit means signed in: see `TerminalPlan`); any other kind is shown with its
-description, never sent blindly.
+(`agents/invocation.py`: in place of its default args, the ACP Registry's way, or after them; or,
+declared the older way, the command in the method's `_meta`), interactively, outside the
+connection (a zero exit means signed in: see `TerminalPlan`), and is shown as it will run (the
+program its own PATH finds, the variables it sets); any other kind is shown with its description,
+never sent blindly. A remote agent's terminal methods are not acp-tray's to run: they show no
+command. A terminal method declared with a NUL or a control character is unusable, said so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -30,7 +34,8 @@ from acp_tray.agents.invocation import login_command
 from acp_tray.agents.login_request import LoginRequest, Requester
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
-from acp_tray.prefs.names import pasteable
+from acp_tray.prefs.launch import find_program
+from acp_tray.prefs.names import pasteable, shown_variables
 from acp_tray.protocol.auth import AuthMethod, login_method, login_params, logout_method, logout_params
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -64,9 +69,11 @@ class TerminalPlan:
     env: dict[str, str]
 
 
-def terminal_plan(signin: SignIn, cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
-    return TerminalPlan(method, login_command(signin.command, method, signin.program), str(cwd),
-                        {**env, **dict(method.env)})  # fmt: skip
+def terminal_plan(
+    command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod, program: Sequence[str] = ()
+) -> TerminalPlan:
+    """`program`: `command` without its default args, when known (agents/invocation.py)."""
+    return TerminalPlan(method, login_command(command, method, program), str(cwd), {**env, **dict(method.env)})
 
 
 class SignIn:
@@ -81,11 +88,15 @@ class SignIn:
         remote: bool = False,
         command: Sequence[str] = (),
         program: Sequence[str] = (),
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
         on_signed_in: Callable[[], None] = lambda: None,
     ) -> None:
         self.agent = agent
         self.command = tuple(command)  # the agent's own: what its terminal methods run (agents/invocation.py)
         self.program = tuple(program)  # `command` without its default args, when known (added from the registry)
+        self.cwd = cwd or Path.home()  # the agent's directory, where they run
+        self.env = dict(env or {})  # the agent's configured variables, which they get too
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
         self.methods: tuple[AuthMethod, ...] = ()
         self.can_log_out = False
@@ -105,6 +116,10 @@ class SignIn:
         self.methods = methods
         self.can_log_out = can_log_out
         self.needed = None
+        for method in methods:
+            if method.unusable is not None:
+                log.warning("%s offers the sign-in method %s, which cannot be used: %s",
+                            self.agent, method.method_id, method.unusable)  # fmt: skip
         self._refused.clear()
         self._open.set()
 
@@ -119,12 +134,7 @@ class SignIn:
             log.info("%s needs a sign-in (%s); it offers: %s", self.agent, reason,
                      "; ".join(m.describe() for m in self.methods) or "no method")  # fmt: skip
             self._announced = True
-            methods = tuple(
-                SignInChoice(
-                    m.method_id, m.name, m.kind, m.description or "", self.doable(m), m.vars, self.shown_command(m)
-                )
-                for m in self.methods
-            )
+            methods = tuple(self._choice(m) for m in self.methods)
             self._sink(SignInNeeded(self.agent, reason, methods))
         return AuthRequiredError(reason)
 
@@ -134,9 +144,35 @@ class SignIn:
             return f"sign in: `{pasteable('login', self.agent)}`"
         return f"sign in the agent's own way, as it says, then `{pasteable('agents', 'restart', self.agent)}`"
 
-    def shown_command(self, method: AuthMethod) -> tuple[str, ...]:
-        """The exact command a terminal method runs (empty for the other kinds)."""
-        return tuple(login_command(self.command, method, self.program)) if method.runs_in_terminal else ()
+    def _choice(self, method: AuthMethod) -> SignInChoice:
+        command, sets = self.shown(method)
+        return SignInChoice(
+            method.method_id,
+            method.name,
+            method.kind,
+            method.description or "",
+            self.doable(method),
+            method.vars,
+            command,
+            tuple(sets.items()),
+            method.unusable or "",
+        )
+
+    def plan(self, method: AuthMethod) -> TerminalPlan:
+        """How a terminal method runs for this agent."""
+        return terminal_plan(list(self.command), self.cwd, self.env, method, self.program)
+
+    def shown(self, method: AuthMethod) -> tuple[tuple[str, ...], dict[str, str]]:
+        """A terminal method as it will run: the program the PATH of its environment finds (by its
+        full path) with its arguments, and the variables it sets, their values for showing (secrets
+        masked). Nothing for a remote agent's (not acp-tray's to run), an unusable one, or another kind."""
+        if not method.runs_in_terminal or self.remote or method.unusable is not None:
+            return (), {}
+        plan = self.plan(method)
+        if not plan.argv:
+            return (), {}
+        program = find_program(plan.argv[0], plan.cwd, {**os.environ, **plan.env}) or plan.argv[0]
+        return (program, *plan.argv[1:]), shown_variables(plan.env)
 
     async def refused(self) -> None:
         """Once the agent refuses for want of a sign-in (at once while it still does)."""
@@ -184,6 +220,8 @@ class SignIn:
     def doable(self, method: AuthMethod) -> bool:
         """Whether acp-tray can do `method` now: an agent or terminal method, or an env_var one whose
         variables the agent has (from its env, the person's, or the keyring: `agents secret`)."""
+        if method.unusable is not None:
+            return False
         if method.through_agent:
             return True
         if method.runs_in_terminal:
@@ -211,6 +249,11 @@ class SignIn:
         method = next((m for m in self.methods if m.method_id == method_id), None)
         if method is None:
             raise SignInError(f"{self.agent} offers no sign-in method {method_id!r}; it offers: {listing}")
+        if method.unusable is not None:
+            raise SignInError(
+                f"{method.name} cannot be used: {method.unusable}, which no program can be given as it is. "
+                f"Sign in as the agent's documentation says, then `{pasteable('agents', 'restart', self.agent)}`"
+            )
         if method.from_environment and not self.doable(method):
             where = "a remote agent's environment" if self.remote else f"{self.agent}'s environment"
             missing = [v for v in method.vars if self.env_names is None or v not in self.env_names]

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_tray.agents.approvals import ApprovalError, Approvals
+from acp_tray.agents.questions import QuestionError, Questions
 from acp_tray.app.fleet import Fleet
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
+from acp_tray.desktop.url_opener import open_url
 from acp_tray.desktop.window_opener import open_window
 from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.prefs.load import PreferencesError
@@ -31,6 +33,7 @@ from acp_tray.presentation.actions import (
     ApprovalAnswer,
     Choice,
     OpenWindow,
+    QuestionAnswer,
     RecentOpen,
     SetDnd,
     SignIn,
@@ -39,6 +42,7 @@ from acp_tray.presentation.actions import (
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Presentation, Router
 from acp_tray.presentation.severity import severity_class
+from acp_tray.protocol.elicitation import openable, url_host
 from acp_tray.protocol.notice import Notice
 
 log = logging.getLogger(__name__)
@@ -46,6 +50,7 @@ SAME_CHECKS = f"The same checks run in a terminal: `{pasteable('doctor')}`."
 
 # (page, highlight): `acp-tray ui` run for them; why the window did not open (None: it did)
 WindowOpener = Callable[[str, str], Coroutine[Any, Any, str | None]]
+UrlOpener = Callable[[str], Coroutine[Any, Any, str | None]]  # a page: why it did not open (None: it did)
 
 
 class NotificationActions:
@@ -61,10 +66,14 @@ class NotificationActions:
         publisher: TrayPublisher,
         life: Lifetime,
         *,
+        questions: Questions,
         report: EventSink,
         opener: WindowOpener = open_window,
+        url_opener: UrlOpener = open_url,
     ) -> None:
         self._approvals = approvals
+        self._questions = questions
+        self._open_url = url_opener
         self._fleet = fleet
         self._recent = recent
         self._publisher = publisher
@@ -75,9 +84,11 @@ class NotificationActions:
     def on_notification(self, group: int, what: str) -> None:
         """`what`: "clicked", "closed", "expired", or the id of a button the notification offered."""
         action = parse_action(what)
-        if isinstance(action, (ApprovalAnswer, SignIn)):
+        if isinstance(action, (ApprovalAnswer, QuestionAnswer, SignIn)):
             self.answer(action)
             what = "answered"
+        elif isinstance(action, OpenWindow):  # a question's "Answer…": the window, at it
+            self.open_window(action.page, action.highlight)
         elif what == "clicked":
             self._open_at(group)
         if what in ("clicked", "answered", "closed") and self._recent.mark_read(group):
@@ -107,15 +118,37 @@ class NotificationActions:
 
         self._life.in_background(opening())
 
-    def answer(self, action: ApprovalAnswer | SignIn) -> None:
+    def answer(self, action: ApprovalAnswer | QuestionAnswer | SignIn) -> None:
         if isinstance(action, SignIn):
             self._fleet.sign_in(action)
             return
         try:
-            self._approvals.approve(action.approval_id, action.option_id)
-        except ApprovalError as exc:
+            if isinstance(action, QuestionAnswer):
+                self._answer_question(action)
+            else:
+                self._approvals.approve(action.approval_id, action.option_id)
+        except (ApprovalError, QuestionError) as exc:
             log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
         self._publisher.publish_now()
+
+    def _answer_question(self, action: QuestionAnswer) -> None:
+        """A choice of the form's one field, a decline, or "Open": the page opened (only https://,
+        or http:// on loopback) and the question answered as accepted."""
+        pending = self._questions.get(action.question_id)
+        if action.verb == "decline":
+            self._questions.decline(action.question_id)
+        elif action.verb == "choose" and (only := pending.question.single_choice) is not None:
+            self._questions.answer(action.question_id, {only.name: action.value})
+        elif action.verb == "open" and openable(url := pending.question.url) is None:
+            self._questions.answer(action.question_id, {})
+            self._life.in_background(self._opening(pending.agent, url))
+
+    async def _opening(self, agent: str, url: str) -> None:
+        why = await self._open_url(url)
+        if why is not None:  # said without the address (it may carry a code)
+            text = f"The page on {url_host(url)} did not open: {why}."
+            notice = Notice("error", "The page did not open", text)
+            self._report(NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer"))
 
 
 @dataclass(frozen=True)
@@ -174,7 +207,7 @@ class TrayActions:
         self._publisher.publish_now()
 
     def perform(self, action: Action) -> None:
-        if isinstance(action, (ApprovalAnswer, SignIn)):
+        if isinstance(action, (ApprovalAnswer, QuestionAnswer, SignIn)):
             self._notifications.answer(action)
         elif isinstance(action, AgentAction):
             self._fleet.agent_action(action.verb, action.name)

@@ -141,6 +141,7 @@ def core(
     publisher, the preferences reloader, what a notification's buttons do, and push (to `push`'s
     targets; none without it)."""
     from acp_tray.agents.approvals import Approvals
+    from acp_tray.agents.questions import Questions
     from acp_tray.app.actions import NotificationActions
     from acp_tray.app.daemon import Core
     from acp_tray.app.fleet import Fleet, Hosting
@@ -158,13 +159,15 @@ def core(
     clock = clock or SystemClock()
     router = Router(prefs, clock)
     recent = Recent()
-    approvals = Approvals(queue.put_nowait)
-    fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, hosting or Hosting(), life)
-    publisher = TrayPublisher(router, recent, approvals, fleet, publishers)
+    approvals, questions = Approvals(queue.put_nowait), Questions(queue.put_nowait)
+    fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, questions, hosting or Hosting(), life)
+    publisher = TrayPublisher(router, recent, approvals, questions, fleet, publishers)
     reloader = PrefsReloader(prefs_path, router, fleet, publisher, queue.put_nowait)
-    notifications = NotificationActions(approvals, fleet, recent, publisher, life, report=queue.put_nowait)
+    notifications = NotificationActions(
+        approvals, fleet, recent, publisher, life, questions=questions, report=queue.put_nowait
+    )
     pusher = Pusher(push, lambda: router.prefs, clock, queue.put_nowait, life.in_background)
-    return Core(queue, life, router, recent, approvals, fleet, publisher, reloader, notifications, pusher)
+    return Core(queue, life, router, recent, approvals, questions, fleet, publisher, reloader, notifications, pusher)
 
 
 def finish(

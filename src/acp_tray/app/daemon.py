@@ -16,6 +16,7 @@ from typing import Any
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost
+from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.app.actions import NotificationActions, TrayActions
 from acp_tray.app.fleet import Fleet
@@ -44,6 +45,7 @@ class Core:
     router: Router
     recent: Recent
     approvals: Approvals
+    questions: Questions
     fleet: Fleet
     publisher: TrayPublisher
     reloader: PrefsReloader
@@ -111,6 +113,10 @@ class Daemon:
     @property
     def approvals(self) -> Approvals:
         return self.core.approvals
+
+    @property
+    def questions(self) -> Questions:
+        return self.core.questions
 
     @property
     def hosts(self) -> dict[str, AgentHost]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.login_request import AbandonedError, abandoned_text
+from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
@@ -67,11 +68,18 @@ class Hosting:
 
 class Fleet:
     def __init__(
-        self, prefs: Callable[[], Preferences], sink: EventSink, approvals: Approvals, hosting: Hosting, life: Lifetime
+        self,
+        prefs: Callable[[], Preferences],
+        sink: EventSink,
+        approvals: Approvals,
+        questions: Questions,
+        hosting: Hosting,
+        life: Lifetime,
     ) -> None:
         self._prefs = prefs
         self._sink = sink
         self._approvals = approvals
+        self._questions = questions
         self._hosting = hosting
         self._life = life
         self.store = hosting.sessions
@@ -166,6 +174,7 @@ class Fleet:
             spec,
             self._sink,
             approvals=self._approvals,
+            questions=self._questions,
             store=self.store,
             policy=policy_of(config) if config is not None else None,
             protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,

@@ -12,14 +12,16 @@ from enum import StrEnum
 from typing import Any
 
 from acp_tray.agents.approvals import Approvals
+from acp_tray.agents.questions import Questions
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
 from acp_tray.presentation.dnd import DndState
+from acp_tray.presentation.question_notice import question_actions
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
 from acp_tray.timer import OneTimer
-from acp_tray.tray.snapshot import AgentRow, ApprovalRow, TraySnapshot
+from acp_tray.tray.snapshot import AgentRow, ApprovalRow, QuestionRow, TraySnapshot
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,7 @@ Publisher = Callable[[TraySnapshot], None]
 class Changed(StrEnum):
     AGENTS = "agents"  # an agent's state, or the agents configured
     SESSIONS = "sessions"  # a session attached, a prompt queued, a turn started or ended
-    APPROVALS = "approvals"
+    APPROVALS = "approvals"  # and questions
     DND = "dnd"
     UNREAD = "unread"  # the Recent list (its unread count)
     HISTORY = "history"  # a new history record: `record` holds it
@@ -49,11 +51,18 @@ Listener = Callable[[Change], None]
 
 class TrayPublisher:
     def __init__(
-        self, router: Router, recent: Recent, approvals: Approvals, fleet: Fleet, publishers: Sequence[Publisher]
+        self,
+        router: Router,
+        recent: Recent,
+        approvals: Approvals,
+        questions: Questions,
+        fleet: Fleet,
+        publishers: Sequence[Publisher],
     ) -> None:
         self._router = router
         self._recent = recent
         self._approvals = approvals
+        self._questions = questions
         self._fleet = fleet
         self._publishers = tuple(publishers)
         self._listeners: list[Listener] = []
@@ -88,6 +97,10 @@ class TrayPublisher:
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
             approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            questions=tuple(
+                QuestionRow(q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question))
+                for q in self._questions.pending()
+            ),
             morning=dnd.morning,
             quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
             at=self._router.clock.now(),

@@ -2,8 +2,8 @@
 own, made from hosting events) to the history and the surfaces, offers them to push, and tells the
 tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
 and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
-Approvals that DND held back and that still wait are shown when DND ends (a request still
-waiting is current; other notices are not replayed)."""
+Approvals and questions that DND held back and that still wait are shown when DND ends (a request
+still waiting is current; other notices are not replayed)."""
 
 from __future__ import annotations
 
@@ -23,12 +23,15 @@ from acp_tray.events import (
     NoticeReceived,
     PermissionAsked,
     PermissionSettled,
+    QuestionAsked,
+    QuestionSettled,
     QueueChanged,
     SessionAttached,
     SignInNeeded,
     TurnEnded,
 )
 from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
@@ -40,6 +43,8 @@ log = logging.getLogger(__name__)
 
 StatusSink = Callable[[AgentStatus], None]
 _SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
+_ASKED = (PermissionAsked, QuestionAsked)  # a person is needed: shown, held by DND, withdrawn when settled
+_SETTLED = (PermissionSettled, QuestionSettled)
 
 
 class EventPump:
@@ -63,14 +68,15 @@ class EventPump:
         self._fleet = fleet
         self._publisher = publisher
         self._status = status
-        self._approval_groups: dict[str, int] = {}  # approval id -> its "Needs approval" group
-        self._held_by_dnd: dict[str, Presentation] = {}  # approval id -> its "Needs approval", held back by DND
+        # approval or question id ("q1": never an approval's) -> its notice's group; and those held back by DND
+        self._approval_groups: dict[str, int] = {}
+        self._held_by_dnd: dict[str, Presentation] = {}
         self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
-        self._held: deque[tuple[NoticeReceived, Decision, Pushed]] = deque()  # records waiting to be written
+        self._held: deque[tuple[NoticeReceived, Decision | None, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
         while True:
@@ -111,13 +117,16 @@ class EventPump:
 
     def _hosting_event(self, event: Event) -> bool:
         """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
-        if isinstance(event, PermissionSettled):
-            self._withdraw_approval(event.approval_id)
+        if isinstance(event, _SETTLED):
+            self._withdraw_approval(_asked_id(event))
+        if isinstance(event, QuestionSettled) and event.by != "timeout":  # a timeout is told (own notice)
+            ended = NoticeReceived(event.agent, event.session_id, question_ended(event), source=ACP_TRAY)
+            self._record(ended, None, [])  # in the history, not presented
         if isinstance(event, SignInNeeded):
             self._told_sign_in.add(event.agent)
         if isinstance(event, _SESSION_EVENTS):
             self._publisher.changed(Changed.SESSIONS)
-        asked_or_settled = isinstance(event, (PermissionAsked, PermissionSettled))
+        asked_or_settled = isinstance(event, _ASKED + _SETTLED)
         if asked_or_settled:
             self._publisher.changed(Changed.APPROVALS)
         lasted = self._turn_lengths.ended(event) if isinstance(event, TurnEnded) else None
@@ -134,10 +143,10 @@ class EventPump:
             attention=own.attention,
         )
         decision, shown = self._route(notice, event, lasted if own.finished else None)
-        if isinstance(event, PermissionAsked) and shown is not None:
-            self._approval_groups[event.approval_id] = shown.group
+        if isinstance(event, _ASKED) and shown is not None:
+            self._approval_groups[_asked_id(event)] = shown.group
             if decision.suppressed == "dnd":
-                self._held_by_dnd[event.approval_id] = shown
+                self._held_by_dnd[_asked_id(event)] = shown
         return True
 
     def _route(
@@ -179,7 +188,7 @@ class EventPump:
             sound = self._router.prefs.approvals.sound  # new on screen: an approval's sound
             self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False, sound=sound))
 
-    def _record(self, event: NoticeReceived, decision: Decision, pushed: Pushed) -> None:
+    def _record(self, event: NoticeReceived, decision: Decision | None, pushed: Pushed) -> None:
         if not self._held and not isinstance(pushed, asyncio.Future):
             self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
             return
@@ -205,8 +214,8 @@ class EventPump:
         self._surfaces.show(presentation)
 
     def _withdraw_approval(self, approval_id: str) -> None:
-        """Answered anywhere (a button, the tray, the CLI), timed out or cancelled: its "Needs
-        approval" notification has nothing left to ask, so it is taken off the screen."""
+        """Answered anywhere (a button, the tray, the CLI, the window), timed out or cancelled: its
+        "Needs approval" or "Question" notification has nothing left to ask, so it leaves the screen."""
         self._held_by_dnd.pop(approval_id, None)
         group = self._approval_groups.pop(approval_id, None)
         if group is not None:
@@ -220,3 +229,7 @@ class EventPump:
         for presentation in self._router.summaries():
             self.present(presentation)
         self._schedule_summaries()
+
+
+def _asked_id(event: PermissionAsked | PermissionSettled | QuestionAsked | QuestionSettled) -> str:
+    return event.question_id if isinstance(event, (QuestionAsked, QuestionSettled)) else event.approval_id

@@ -53,6 +53,16 @@ def _count(text: str) -> int:
     return value
 
 
+def _session_name(text: str) -> str:
+    """A session's name: text (argv that is not UTF-8 arrives with lone surrogates)."""
+    from acp_tray.control.api import session_name_problem
+
+    problem = session_name_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _port(text: str) -> int:
     """A TCP port: 1 to 65535."""
     try:
@@ -239,13 +249,13 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("prompt"))
     prompt.add_argument("agent")
     prompt.add_argument("text", nargs="+")
-    prompt.add_argument("--session", default=None, help="session name (default: default)")
+    prompt.add_argument("--session", type=_session_name, default=None, help="session name (default: default)")
     prompt.add_argument("--cwd", default=None, help="session directory (default: the agent's cwd)")
     prompt.add_argument("--no-wait", action="store_true", help="queue it and return at once")
 
     cancel = command("cancel", "cancel the running turn of a session", _lazy("prompt", "cancel"), json_output=False)
     cancel.add_argument("agent")
-    cancel.add_argument("--session", default=None)
+    cancel.add_argument("--session", type=_session_name, default=None)
     cancel.add_argument("--cwd", default=None)
 
     command("approvals", "permission requests waiting for you", _lazy("approvals"))
@@ -255,6 +265,18 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     approve.add_argument("id")
     approve.add_argument("option", nargs="?")
     command("deny", "reject a request", _lazy("approvals", "deny"), json_output=False).add_argument("id")
+    command("questions", "questions agents ask you (a form, or a page to open)", _lazy("questions"))
+    answer = command(
+        "answer",
+        "answer a question: ID FIELD=VALUE… (on a terminal, no values: asked field by field)",
+        _lazy("questions", "answer"),
+        json_output=False,
+    )
+    answer.add_argument("id")
+    answer.add_argument("values", nargs="*", metavar="FIELD=VALUE")
+    refusal = answer.add_mutually_exclusive_group()
+    refusal.add_argument("--decline", action="store_true", help="say no to the question")
+    refusal.add_argument("--cancel", action="store_true", help="dismiss it without an answer")
     quit_ = command("quit", "stop the daemon (waits until it has stopped)", _lazy("quit"), json_output=False)
     quit_.add_argument("--no-wait", action="store_true", help="return once the daemon has been told to stop")
 

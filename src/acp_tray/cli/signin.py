@@ -10,34 +10,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from acp_tray.cli.calls import ask, failure
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, field, out, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
-from acp_tray.logs.redact import MASK, looks_secret, redact
-from acp_tray.prefs.names import pasteable, shell_line
+from acp_tray.prefs.launch import find_program
+from acp_tray.prefs.names import pasteable, shown_command
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
-
-
-def find_program(program: str, cwd: str, env: Mapping[str, str]) -> str | None:
-    """The full path `program` runs as with `env` in `cwd`: a name without a directory is looked up
-    in that environment's PATH (not this process's), a relative path is taken from `cwd`."""
-    if os.path.dirname(program):
-        return shutil.which(os.path.join(cwd, program))
-    return shutil.which(program, path=env.get("PATH", os.defpath))
-
-
-def shown_command(argv: Sequence[str], sets: Mapping[str, str]) -> str:
-    """`argv` quoted for pasting, then the variables the sign-in sets, each quoted as one word."""
-    values = [f"{name}={MASK if looks_secret(name) else redact(value)}" for name, value in sorted(sets.items())]
-    where = f" (it sets {shell_line(values)})" if values else ""
-    return shell_line(argv) + where
-
 
 STOP_WAIT = 30.0  # s: for the daemon to say what it did about a sign-in the person stopped
 
@@ -87,10 +69,10 @@ def _choose(name: str) -> tuple[int, str | None]:
 
 
 def _method_line(method: replies.SignInMethodRow) -> str:
-    """'NAME (id)', what it runs or its description."""
+    """'NAME (id)', what it runs (as it will run: the program found, the variables set) or its description."""
     command = method.get("command") or []
     described = f": {method['description']}" if method["description"] else ""
-    what = f": runs {shell_line(command)}" if command else described
+    what = f": runs {shown_command(command, method.get('sets') or {})}" if command else described
     return field(f"{method['name']} ({method['id']}){what}", DESCRIPTION_LIMIT)
 
 
@@ -148,8 +130,8 @@ def _terminal_login(args: argparse.Namespace, plan: replies.TerminalSignIn) -> i
         if program is None:
             raise FileNotFoundError(f"not found in the PATH it runs with ({env.get('PATH', '')})")
         exit_code = subprocess.run([program, *argv[1:]], cwd=plan["cwd"], env=env, check=False).returncode
-    except OSError as exc:
-        say(f"cannot run {argv[0]}: {exc.strerror or exc}")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL, which the daemon refuses before this
+        say(f"cannot run {argv[0]}: {getattr(exc, 'strerror', None) or exc}")
         exit_code = 127
     except KeyboardInterrupt:
         exit_code = 130

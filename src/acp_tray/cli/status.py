@@ -10,6 +10,7 @@ from typing import Any, cast
 from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_json, say
+from acp_tray.cli.questions import question_lines
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
@@ -50,6 +51,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     if status["approvals"]:
         out(f"waiting for your approval: {len(status['approvals'])}")
         out("\n".join(approval_lines(status["approvals"])))
+    if status["questions"]:
+        out(f"questions waiting for you: {len(status['questions'])}")
+        out("\n".join(question_lines(status["questions"])))
     return 0
 
 

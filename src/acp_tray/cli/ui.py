@@ -1,6 +1,8 @@
 """`acp-tray ui [--no-browser] [--page PAGE] [--port N]`: open the acp-tray window (a local web
-page) in the default browser, starting its server if none runs for this user; `--no-browser`
-prints the address; `--port` serves it at that port of 127.0.0.1 (for an SSH port-forward from
+page) in the default browser, starting its server if none runs for this user. The browser is
+opened on a private redirect file (window/redirect.py), never on an address with the key: a
+command line is readable by every local user. `--no-browser` prints an address that opens the
+window once, within a minute; `--port` serves it at that port of 127.0.0.1 (for an SSH port-forward from
 another machine: `ssh -L N:127.0.0.1:N host`, the same port on both ends, which the window's Host
 check requires). The pages: presentation/actions.py `WindowPage`."""
 
@@ -9,7 +11,8 @@ from __future__ import annotations
 import argparse
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
-from acp_tray.window.where import Running, environment_has_display, open_in_browser, running
+from acp_tray.window.keys import opening_key
+from acp_tray.window.where import Running, environment_has_display, running
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
@@ -19,12 +22,20 @@ def cmd_ui(args: argparse.Namespace) -> int:
         if isinstance(started, int):
             return started
         window = started
-    url = window.url(args.page, highlight=args.highlight or "")
+    key = opening_key(window.secret, window.port)
+    url = window.address(key, args.page, highlight=args.highlight or "")
     if args.no_browser or not environment_has_display():
         out(url)
         return 0
-    if not open_in_browser(url):
-        say(f"no web browser to open; open this address yourself:\n{url}")
+    from acp_tray.control.endpoint import EndpointError
+    from acp_tray.window.redirect import open_in_browser
+
+    try:
+        opened = open_in_browser(url, key)
+    except (OSError, EndpointError) as exc:
+        return fail(f"cannot open the window: {exc}", EXIT_FAILED)
+    if not opened:
+        say(f"no web browser to open; open this address yourself within a minute (it works once):\n{url}")
         return 0
     out(f"opened the acp-tray window in your browser (http://127.0.0.1:{window.port}/)")
     return 0

@@ -20,6 +20,7 @@ from acp_tray.control.replies import (
     AddedReply,
     AgentRow,
     AgentSignIn,
+    AnsweredReply,
     ApprovalRow,
     ApprovedReply,
     CancelReply,
@@ -35,6 +36,7 @@ from acp_tray.control.replies import (
     PromptQueued,
     PushTargetRow,
     PushTestReply,
+    QuestionDetail,
     QuitReply,
     RemovedReply,
     SessionRow,
@@ -45,6 +47,7 @@ from acp_tray.control.replies import (
     UnreadReply,
     WaitReply,
 )
+from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
@@ -55,7 +58,7 @@ class ErrorCode(StrEnum):
 
     BAD_REQUEST = "bad_request"  # not a request, or an argument missing or of the wrong type
     UNKNOWN_OP = "unknown_op"  # no op of that name
-    NOT_FOUND = "not_found"  # no such agent, or no such approval request
+    NOT_FOUND = "not_found"  # no such agent, approval request or question
     NOT_RUNNING = "not_running"  # the agent is stopped, or did not connect in time
     NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
     SIGN_IN = "sign_in"  # signing in or out did not work
@@ -143,6 +146,21 @@ class LoginFinishedArgs(Args):
     ok: bool = False  # it exited with 0: signed in
 
 
+def session_name_problem(name: str | None) -> str | None:
+    """Why `name` cannot name a session (it is kept in a file, sent to the agent's log lines, shown
+    and typed again), or None: it must be text, without control characters."""
+    problem = not_text(name) if name is not None else None
+    if problem is None:
+        return None
+    return f"the session name must be text without control characters: {ascii(name)[:60]} {problem}"
+
+
+def _check_session_name(name: str | None) -> None:
+    problem = session_name_problem(name)
+    if problem is not None:
+        raise ArgumentError(problem)
+
+
 @dataclass(frozen=True)
 class PromptArgs(Args):
     agent: str
@@ -150,6 +168,9 @@ class PromptArgs(Args):
     session: str | None = None  # its name (default: "default")
     cwd: str | None = None  # an absolute directory (default: the agent's)
     wait: bool = True  # stream the reply; false: queue it and answer at once
+
+    def __post_init__(self) -> None:
+        _check_session_name(self.session)
 
 
 @dataclass(frozen=True)
@@ -162,6 +183,7 @@ class CancelArgs(Args):  # one prompt (`job`, from its `queued` event), or a ses
     def __post_init__(self) -> None:
         if self.job is None and self.agent is None:
             raise ArgumentError("'agent' must be a non-empty string")
+        _check_session_name(self.session)
 
 
 @dataclass(frozen=True)
@@ -173,6 +195,18 @@ class ApproveArgs(Args):
 @dataclass(frozen=True)
 class DenyArgs(Args):
     id: str
+
+
+@dataclass(frozen=True)
+class AnswerArgs(Args):
+    id: str  # the question's ("q1")
+    values: dict[str, str | list[str]] = field(default_factory=dict)  # accept: field name → value as typed
+    # open: a page question accepted and its page opened on the daemon's desktop (as its notification's Open)
+    action: Literal["accept", "decline", "cancel", "open"] = "accept"
+
+    def __post_init__(self) -> None:
+        if self.values and self.action != "accept":
+            raise ArgumentError("a question is answered with values, or declined or cancelled: not both")
 
 
 @dataclass(frozen=True)
@@ -265,6 +299,10 @@ PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "se
 CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
 APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
 DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
+QUESTIONS: Op[Args, list[QuestionDetail]] = Op("questions", Args, "questions waiting for the person (a form or a page)")
+ANSWER: Op[AnswerArgs, AnsweredReply] = Op(
+    "answer", AnswerArgs, "answer a question (values checked against its form), decline it or cancel it"
+)
 PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
 PREFS_GET: Op[Args, PrefsFormReply] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
 PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply] = Op(
@@ -300,5 +338,5 @@ OPS: tuple[Op[Any, Any], ...] = (
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
     LOGIN_CANCEL,
-    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE,
+    PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE, QUESTIONS, ANSWER,
 )  # fmt: skip

@@ -13,7 +13,9 @@ class SignInMethodRow(TypedDict):
     description: str | None
     vars: list[str]  # env_var: the environment variables it reads (their names)
     doable: NotRequired[bool]  # acp-tray can do it now
-    command: NotRequired[list[str]]  # terminal: the exact command it runs
+    command: NotRequired[list[str]]  # terminal: as it runs (its program by full path); none for a remote agent
+    sets: NotRequired[dict[str, str]]  # terminal: the variables it sets, values for showing (secrets masked)
+    unusable: NotRequired[str]  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
 class AgentRow(TypedDict):
@@ -43,6 +45,54 @@ class ApprovalRow(TypedDict):
     options: list[OptionRow]
 
 
+class ChoiceRow(TypedDict):
+    value: str  # what is sent
+    label: str  # what the person reads
+
+
+class FieldRow(TypedDict):
+    """One field of a question's form, as a form or a prompt shows it."""
+
+    name: str
+    kind: str  # string | number | integer | boolean | array
+    title: str  # its label ("" : use `name`)
+    description: str  # its hint
+    required: bool
+    default: str | int | float | bool | list[str] | None
+    choices: list[ChoiceRow]  # string: one of; array: any of
+    minimum: float | None
+    maximum: float | None
+    min_length: int | None  # string: characters; array: items chosen
+    max_length: int | None
+    format: str  # email | uri | date | date-time | ""
+    hint: str  # what it takes, in words ("a whole number from 1 to 10")
+
+
+class QuestionRow(TypedDict):
+    """A question waiting for the person. Never an answer; a page's address only as its host
+    (the `questions` op alone gives the whole address, asked for by the person)."""
+
+    id: str
+    agent: str
+    session_id: str
+    mode: str  # form | url
+    message: str
+    host: str  # url: the host of the page it asks to have opened
+    opens: bool  # url: acp-tray will open it (https://, or http:// on loopback)
+    fields: list[FieldRow]
+    timeout: float  # seconds it was given
+
+
+class QuestionDetail(QuestionRow):
+    url: str  # url: the whole address
+
+
+class AnsweredReply(TypedDict):
+    id: str
+    outcome: Literal["answered", "declined", "cancelled"]
+    url: str  # an accepted page question: the address to open ("" otherwise)
+
+
 class StatusReply(TypedDict):
     version: str
     pid: int
@@ -53,6 +103,7 @@ class StatusReply(TypedDict):
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
+    questions: list[QuestionRow]
 
 
 class SessionRow(TypedDict):
@@ -232,6 +283,7 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     unread: int
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
+    questions: list[QuestionRow]
     sessions: list[SessionRow]
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 

@@ -2,8 +2,9 @@
 anywhere, no `=` in a variable's name) and the preferences file can keep (UTF-8 text, so no lone
 surrogate from bytes a shell passed undecoded). One rule for every way in: the preferences file,
 the control API's `agents.add`, a registry entry. And whether a new agent's program is there to be
-run (`program_problem`: `agents add` and the window's form), and whether it fetches the agent when
-it starts (`fetches_on_start`). Standard library only."""
+run (`program_problem`: `agents add` and the window's form), where a program is found with the
+environment it runs in (`find_program`: what a terminal sign-in runs, shown and run by that path),
+and whether it fetches the agent when it starts (`fetches_on_start`). Standard library only."""
 
 from __future__ import annotations
 
@@ -75,6 +76,14 @@ def program_problem(program: str, cwd: Path) -> str | None:
     if shutil.which(program) is None:
         return f"there is no program called {program!r}: it is not installed, or not on the PATH"
     return None
+
+
+def find_program(program: str, cwd: str, env: Mapping[str, str]) -> str | None:
+    """The full path `program` runs as with `env` in `cwd`: a name without a directory is looked up
+    in that environment's PATH (not this process's), a relative path is taken from `cwd`."""
+    if os.path.dirname(program):
+        return shutil.which(os.path.join(cwd, program))
+    return shutil.which(program, path=env.get("PATH", os.defpath))
 
 
 def fetches_on_start(command: Sequence[str] | None) -> bool:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from acp_tray.logs.redact import MASK, looks_secret, redact
 
 NAME_MAX = 64
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -50,3 +52,20 @@ def shell_line(argv: Sequence[str], *, windows: bool | None = None) -> str:
 def pasteable(*args: str) -> str:
     """`acp-tray ARGS...` as a person would paste it into their shell (see `shell_line`)."""
     return shell_line(["acp-tray", *args])
+
+
+def shown_variables(sets: Mapping[str, str]) -> dict[str, str]:
+    """The variables a command is run with, for showing: a secret-looking name's value masked, and
+    any secret acp-tray knows masked in the others."""
+    return {name: MASK if looks_secret(name) else redact(value) for name, value in sorted(sets.items())}
+
+
+def shown_sets(sets: Mapping[str, str]) -> str:
+    """' (it sets NAME=value …)', each quoted as one word and masked as `shown_variables`; '' for none."""
+    values = [f"{name}={value}" for name, value in shown_variables(sets).items()]
+    return f" (it sets {shell_line(values)})" if values else ""
+
+
+def shown_command(argv: Sequence[str], sets: Mapping[str, str]) -> str:
+    """`argv` quoted for pasting, then the variables it is run with (`shown_sets`)."""
+    return shell_line(argv) + shown_sets(sets)

@@ -1,11 +1,13 @@
 """What a person can choose in the tray menu or on a notification, as one typed union with its own
 encoding: the action id a menu entry or a notification button carries, and back (pure).
 
-The ids: `approval:ID:OPTION_ID`, `signin:["AGENT","METHOD"]`, `agent:start|stop|restart:NAME`,
-`dnd:off|on|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`, `recent:read-all`,
-`recent:clear`, `window:overview|agents|sessions|history|diagnostics|preferences[:HIGHLIGHT]`, `quit`.
-Only three kinds reach an agent: an approval answers its permission request with an option the agent itself offered, a
-sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
+The ids: `approval:ID:OPTION_ID`, `question:ID:choose:VALUE|decline|open`, `signin:["AGENT","METHOD"]`,
+`agent:start|stop|restart:NAME`, `dnd:off|on|30m|1h|tomorrow`, `quiet-hours:toggle`, `recent:open:GROUP`,
+`recent:read-all`, `recent:clear`, `window:overview|agents|sessions|history|diagnostics|preferences[:HIGHLIGHT]`,
+`quit`.
+Only four kinds reach an agent: an approval answers its permission request with an option the agent itself offered, a
+question's answer is a choice its own form offered (checked against it), a decline, or the page it asked to have opened,
+a sign-in uses a method the agent itself offered, and start/stop/restart manage the agent process.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ AgentVerb = Literal["start", "stop", "restart"]
 WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences"]
 DndSpan = Literal["off", "on", "30m", "1h", "tomorrow"]
 Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
+QuestionVerb = Literal["choose", "decline", "open"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,19 @@ class ApprovalAnswer:
 
     def encode(self) -> str:
         return f"approval:{self.approval_id}:{self.option_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionAnswer:
+    """Answer the question `question_id`: `choose` the form's one field's `value`, `decline`, or
+    `open` the page it asks the person to open (only when clicked)."""
+
+    question_id: str
+    verb: QuestionVerb
+    value: str = ""
+
+    def encode(self) -> str:
+        return f"question:{self.question_id}:{self.verb}" + (f":{self.value}" if self.verb == "choose" else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +109,7 @@ class Choice:
         return self.what
 
 
-Action = ApprovalAnswer | SignIn | AgentAction | SetDnd | RecentOpen | OpenWindow | Choice
+Action = ApprovalAnswer | QuestionAnswer | SignIn | AgentAction | SetDnd | RecentOpen | OpenWindow | Choice
 
 TOGGLE_QUIET_HOURS = Choice("quiet-hours:toggle")
 READ_ALL = Choice("recent:read-all")
@@ -114,6 +130,8 @@ def parse_action(text: str) -> Action | None:
     if kind == "approval":
         approval_id, sep, option_id = rest.partition(":")
         return ApprovalAnswer(approval_id, option_id) if sep else None
+    if kind == "question":
+        return _question(rest)
     if kind == "signin":
         return _sign_in(rest)
     if kind == "agent":
@@ -126,6 +144,16 @@ def parse_action(text: str) -> Action | None:
     if kind == "window":
         page, _, highlight = rest.partition(":")
         return OpenWindow(_PAGES[page], highlight) if page in _PAGES else None
+    return None
+
+
+def _question(encoded: str) -> QuestionAnswer | None:
+    question_id, _, rest = encoded.partition(":")
+    verb, sep, value = rest.partition(":")
+    if verb == "choose" and sep:
+        return QuestionAnswer(question_id, "choose", value)
+    if verb in ("decline", "open") and not sep:
+        return QuestionAnswer(question_id, "decline" if verb == "decline" else "open")
     return None
 
 
@@ -145,10 +173,10 @@ def _sign_in(encoded: str) -> SignIn | None:
 
 
 def page_for(actions: tuple[tuple[str, str], ...]) -> WindowPage:
-    """Where the window opens for a notification with these buttons: a waiting approval is on the
-    overview, a sign-in on the agents page; anything else is its entry in the history."""
+    """Where the window opens for a notification with these buttons: a waiting approval or question
+    is on the overview, a sign-in on the agents page; anything else is its entry in the history."""
     kinds = {type(parse_action(action_id)) for action_id, _ in actions}
-    if ApprovalAnswer in kinds:
+    if ApprovalAnswer in kinds or QuestionAnswer in kinds or OpenWindow in kinds:
         return "overview"
     if SignIn in kinds:
         return "agents"

@@ -18,14 +18,19 @@ from acp_tray.events import (
     InputRequested,
     PermissionAsked,
     PermissionSettled,
+    QuestionAsked,
+    QuestionSettled,
     SessionAttached,
     SignInNeeded,
     TurnEnded,
 )
-from acp_tray.prefs.names import pasteable, shell_line
+from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
+from acp_tray.presentation.question_notice import question_notice
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.when import span_words
+from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice
 
 DOABLE_KINDS = ("agent", "terminal")  # listed plainly; other kinds are listed with their kind
@@ -57,10 +62,6 @@ class OwnNotice:
     attention: Attention = ""
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g} s" if value < 120 else f"{value / 60:g} min"
-
-
 def _session(name: str) -> str:
     return "" if name == "default" else f" (session {name})"
 
@@ -73,8 +74,11 @@ def own_notice(event: Event) -> OwnNotice | None:
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."
         return _said(event.agent, event.session_id, "warning", "Approval timed out", text)
+    if isinstance(event, (QuestionAsked, QuestionSettled)):
+        return _question(event)
     if isinstance(event, InputRequested):
-        text = f"{event.message}\nacp-tray cannot show forms, so it declined; answer the agent another way."
+        why = event.reason or "acp-tray cannot show it"
+        text = f"{event.message}\nIt was declined: {why}. Answer the agent another way."
         return _said(event.agent, event.session_id, "warning", "Asked for input", text)
     if isinstance(event, AgentCrashed):
         return _crash(event)
@@ -102,7 +106,7 @@ def _approval(event: PermissionAsked) -> OwnNotice:
         lines.append(f"Touches: {plain_line(', '.join(touches.paths), REQUEST_SHOWN)}")
     if touches.kind:
         lines.append(f"Kind: {plain_line(touches.kind, NAME_LIMIT)}")
-    lines.append(f"No answer in {_seconds(event.timeout)}: cancelled.")
+    lines.append(f"No answer in {span_words(event.timeout)}: cancelled.")
     commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
     notice = Notice("warning", "Needs approval", "\n".join([*lines, commands]))
     actions = tuple(
@@ -110,6 +114,17 @@ def _approval(event: PermissionAsked) -> OwnNotice:
         for o in event.options
     )
     return OwnNotice(event.agent, event.session_id, notice, actions, commands=commands, attention="approval")
+
+
+def _question(event: QuestionAsked | QuestionSettled) -> OwnNotice | None:
+    """A question asked ("NAME asks: …", answered like an approval), or one that timed out."""
+    if isinstance(event, QuestionAsked):
+        notice, actions, commands = question_notice(event)
+        return OwnNotice(event.agent, event.session_id, notice, actions, commands=commands, attention="approval")
+    if event.by == "timeout":
+        text = f"Nobody answered question {event.question_id} in time, so it was cancelled."
+        return _said(event.agent, event.session_id, "warning", "Question timed out", text)
+    return None
 
 
 def _said(agent: str, session_id: str, severity: str, title: str, description: str | None = None) -> OwnNotice:
@@ -135,7 +150,7 @@ def _turn(event: TurnEnded) -> OwnNotice | None:
 def _crash(event: AgentCrashed) -> OwnNotice:
     stderr = "\n".join(event.stderr[-5:])
     if event.retry_in is not None:
-        description = f"{event.detail}. Restarting in {_seconds(event.retry_in)}."
+        description = f"{event.detail}. Restarting in {span_words(event.retry_in)}."
         return OwnNotice(event.agent, "", Notice("warning", "Crashed", description))
     description = f"{event.detail}.\nRestart it from the tray or with `{pasteable('agents', 'restart', event.agent)}`."
     if stderr:
@@ -165,8 +180,12 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
             line += f" — `{secret}`, then `{login}`"
         elif m.kind not in DOABLE_KINDS and not m.doable:
             line += f" [{m.kind}]"
-        if m.command:
-            line += f" — runs `{shell_line(m.command)}`"
+        if m.unusable:
+            line += f" — cannot be used: {m.unusable}"
+        elif m.command:  # as it runs: the program found by its full path, and the variables it sets
+            line += f" — runs `{shell_line(m.command)}`{shown_sets(dict(m.sets))}"
+        elif m.kind == TERMINAL:  # a remote agent's: its command is not acp-tray's to run
+            line += " — sign in where the agent runs"
         lines.append(line)
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))

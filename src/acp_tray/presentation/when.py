@@ -8,6 +8,11 @@ from datetime import datetime
 WEEK_DAYS = 7  # within this many calendar days a weekday is unambiguous
 
 
+def span_words(seconds: float) -> str:
+    """A span of time in a few words: "90 s", "5 min"."""
+    return f"{seconds:g} s" if seconds < 120 else f"{seconds / 60:g} min"
+
+
 def when_label(moment: datetime, now: datetime) -> str:
     """`moment` (aware) as seen from `now` (aware, local): both in `now`'s time zone."""
     local = moment.astimezone(now.tzinfo)

@@ -6,7 +6,9 @@ object; login is `authenticate`, logout is `logout` (only when `agentCapabilitie
 v2: methods carry `methodId` and a `type`; a terminal method's `env` is a list of `{name, value}`;
 login is `auth/login`, logout `auth/logout` (both baseline when `authMethods` is not empty).
 Older terminal methods (before the `terminal` type): Zed's `_meta["terminal-auth"]` (a whole command:
-`command`, `args`, `env`, `label`), or the type given only in `_meta` (`_meta.type`).
+`command`, `args`, `env`, `label`), or the type given only in `_meta` (`_meta.type`). A terminal
+method whose command or variables are not text (a NUL, a control character, a lone surrogate) is
+kept, marked `unusable` with the reason: no program could be given it as it is declared.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from acp_tray.protocol.text_rules import not_text
 from acp_tray.protocol.version import ProtocolVersion
 
 AUTH_REQUIRED = -32000  # the JSON-RPC error code of "authentication required"
@@ -34,6 +37,7 @@ class AuthMethod:
     env: tuple[tuple[str, str], ...] = field(default=())  # terminal: laid over the agent's environment
     vars: tuple[str, ...] = ()  # env_var: the variables the agent reads (then `authenticate` with the id)
     command: tuple[str, ...] = ()  # terminal, `_meta["terminal-auth"]`: the whole command (not the agent's)
+    unusable: str | None = None  # why it cannot be run as declared (a terminal method's command or env)
     replaces: bool = False  # terminal typed in `_meta`: its args replace the agent's default args (the registry's way)
 
     @property
@@ -92,6 +96,24 @@ def _args(raw: object) -> tuple[str, ...]:
     return tuple(a for a in raw if isinstance(a, str)) if isinstance(raw, list) else ()
 
 
+def _terminal_problem(command: tuple[str, ...], args: tuple[str, ...], env: tuple[tuple[str, str], ...]) -> str | None:
+    """Why a terminal method's command (or args) and variables cannot be given to a program, or
+    None (a variable's value is never quoted: it may be a secret)."""
+    what = "word {} of its command" if command else "its argument {}"
+    for number, word in enumerate(command or args, 1):
+        problem = not_text(word)
+        if problem is not None:
+            return f"{what.format(number)} {problem}"
+    for variable, value in env:
+        problem = not_text(variable)
+        if problem is not None:
+            return f"the name of its variable {ascii(variable)[:60]} {problem}"
+        problem = not_text(value)
+        if problem is not None:
+            return f"the value of its variable {variable} {problem}"
+    return None
+
+
 def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
     """One method; its kind from `type`, else from `_meta` (older agents), else `agent`. A method
     typed `terminal` is run the standard way even when it also carries `_meta["terminal-auth"]`."""
@@ -109,6 +131,7 @@ def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
         args, env = (), _env(legacy.get("env"))
     else:
         command, args, env = (), _args(terminal.get("args")), _env(terminal.get("env"))
+    unusable = _terminal_problem(command, args, env) if kind == TERMINAL else None
     return AuthMethod(
         method_id,
         name[:TEXT_KEPT] or method_id,
@@ -118,6 +141,7 @@ def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
         env if kind == TERMINAL else (),
         _vars(item.get("vars")) if kind == ENV_VAR else (),
         command,
+        unusable,
         replaces=kind == TERMINAL and not item.get("type") and legacy is None,
     )
 

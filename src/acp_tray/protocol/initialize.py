@@ -21,16 +21,21 @@ def client_info() -> dict[str, str]:
     return {"name": CLIENT_NAME, "title": "acp-tray", "version": __version__}
 
 
+def elicitation_capabilities() -> dict[str, Any]:
+    """Questions, both kinds (the same in v1 and v2): forms the person fills in, pages they open."""
+    return {"form": {}, "url": {}}
+
+
 def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
-    """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, and
-    terminal sign-in (acp-tray runs the agent's own command in a terminal), also said the older
-    way (`_meta["terminal-auth"]`).
+    """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, questions
+    (elicitation), and terminal sign-in (acp-tray runs the agent's own command in a terminal), also
+    said the older way (`_meta["terminal-auth"]`).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
     auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
-    session: dict[str, Any] = {"session": {"notices": {}}} if notices else {}
-    return {**session, "auth": auth, **client_meta(terminal=terminal_auth)}
+    both = {"auth": auth, "elicitation": elicitation_capabilities(), **client_meta(terminal=terminal_auth)}
+    return {"session": {"notices": {}}, **both} if notices else both
 
 
 def initialize_params_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
@@ -43,13 +48,14 @@ def initialize_params_v1(*, notices: bool = True, terminal_auth: bool = True) ->
 
 def initialize_params_v2(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v2 needs no notice capability; `capabilities` holds only what v2 defines that we implement
-    (terminal sign-in)."""
+    (terminal sign-in, questions)."""
     return {
         "protocolVersion": int(ProtocolVersion.V2),
         "info": client_info(),
         "capabilities": {
             "auth": client_auth_capabilities(ProtocolVersion.V2, terminal=terminal_auth),
             **client_meta(terminal=terminal_auth),
+            "elicitation": elicitation_capabilities(),
         },
         "clientInfo": client_info(),
         "clientCapabilities": client_capabilities_v1(notices=notices, terminal_auth=terminal_auth),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_tray.protocol.auth import AuthMethod, can_log_out, parse_auth_methods
+from acp_tray.protocol.text_rules import not_text
 from acp_tray.protocol.version import ProtocolVersion
 
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
@@ -17,6 +18,18 @@ TITLE_KEPT = 1000  # characters of a permission request's title kept (an agent l
 OPTIONS_KEPT = 50
 PATHS_KEPT = 10  # paths of a tool call kept for the person to see
 SCOPE_KEPT = 1000  # characters of a path or a command kept
+SESSION_ID_MAX = 1000  # characters: acp-tray keeps an agent's session ids in a file and shows them
+
+
+def session_id_problem(session_id: str) -> str | None:
+    """Why an agent's new session id cannot be used (acp-tray keeps it, shows it and sends it
+    back), or None: empty, too long, a lone surrogate or a NUL (`text_rules.not_text`; other
+    control characters are cleaned where it is shown)."""
+    if not session_id:
+        return "is empty"
+    if len(session_id) > SESSION_ID_MAX:
+        return f"is longer than {SESSION_ID_MAX} characters"
+    return not_text(session_id, controls=False)
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 message that goes: "NAME: title" and the description, plain text, bounded. Pure: no I/O.
 
 Kinds: an agent's notice is its severity class; acp-tray's own notices about an agent are
-"approvals" (a permission request), "turns" (finished, failed, stopped) and "agents" (crashed,
+"approvals" (a permission request, a question), "turns" (finished, failed, stopped) and "agents" (crashed,
 unusable, needs sign-in), the rest (an approval timed out, input declined) their severity class.
 DND and quiet hours hold a push unless `[dnd] allow` lets its class through ("approvals" for an
 approval, the severity class for everything else).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, SignInNeeded, TurnEnded
+from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, QuestionAsked, SignInNeeded, TurnEnded
 from acp_tray.logs.redact import redact
 from acp_tray.prefs.model import Preferences, PushKind, SeverityClass
 from acp_tray.presentation.dnd import dnd_state
@@ -21,7 +21,7 @@ from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, TITLE_LIMIT, plain_line, plain_text
 
-ANSWER_AT_THE_DESK = "It waits for your answer at the desk: the tray, the window, or `acp-tray approve {id}`."
+ANSWER_AT_THE_DESK = "It waits for your answer at the desk: the tray, the window, or `acp-tray {command} {id}`."
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class PushMessage:
 
 
 def push_kind(event: Event, severity: SeverityClass) -> PushKind:
-    if isinstance(event, PermissionAsked):
+    if isinstance(event, (PermissionAsked, QuestionAsked)):
         return "approvals"
     if isinstance(event, TurnEnded):
         return "turns"
@@ -58,10 +58,14 @@ def held_by(prefs: Preferences, kind: PushKind, severity: SeverityClass, now: da
 
 def message_of(presentation: Presentation, event: Event) -> PushMessage:
     """The push for `presentation` (made from `event`): an approval says what the agent wants and that
-    it waits; a turn says its stop reason."""
+    it waits, a question what it asks (never a field's value, nor a page's address); a turn says its
+    stop reason."""
     description = presentation.description or ""
     if isinstance(event, PermissionAsked):
-        description = f"It wants: {event.title}\n{ANSWER_AT_THE_DESK.format(id=event.approval_id)}"
+        description = f"It wants: {event.title}\n{ANSWER_AT_THE_DESK.format(command='approve', id=event.approval_id)}"
+    elif isinstance(event, QuestionAsked):
+        desk = ANSWER_AT_THE_DESK.format(command="answer", id=event.question_id)
+        description = f"It asks: {event.question.message}\n{desk}"
     elif isinstance(event, TurnEnded):
         reason = f"Failed: {event.error}" if event.error is not None else f"Stop reason: {event.stop_reason}"
         description = reason if not description or event.error is not None else f"{reason}\n{description}"

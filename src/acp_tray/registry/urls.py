@@ -4,23 +4,15 @@ loopback addresses (what the tests serve on). Light to import: the preferences m
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
+
+from acp_tray.loopback import is_loopback
 
 DEFAULT_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
 
 
 class URLRefusedError(ValueError):
     """Not a URL acp-tray fetches from; `str()` says why."""
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_url(url: str) -> str:
@@ -30,6 +22,6 @@ def check_url(url: str) -> str:
         host = parts.hostname
     except ValueError:
         raise URLRefusedError(f"{url!r} is not a URL") from None
-    if host and (parts.scheme == "https" or (parts.scheme == "http" and _loopback(host))):
+    if host and (parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))):
         return url
     raise URLRefusedError(f"{url}: refused, only https:// URLs are fetched (http:// only from this machine)")

@@ -26,7 +26,7 @@ from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.presentation.when import when_label
 from acp_tray.protocol.notice import SeverityKind
-from acp_tray.tray.snapshot import ApprovalRow, TraySnapshot
+from acp_tray.tray.snapshot import ApprovalRow, QuestionRow, TraySnapshot
 
 GLYPH = {
     SeverityKind.INFO: "ℹ",
@@ -77,9 +77,15 @@ def option_label(name: str, kind: str) -> str:
     return kind_first_label(name, kind, MENU_TEXT_LIMIT)
 
 
+def question_label(row: QuestionRow) -> str:
+    return plain_line(f"{plain_line(row.agent, NAME_LIMIT)} asks: {row.message}", MENU_TEXT_LIMIT)
+
+
 def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
-    """The "Needs approval (N)" entry: a submenu per pending request, an entry per option; none if none."""
-    if not snapshot.approvals:
+    """The "Needs you (N)" entry: a submenu per pending request (an entry per option) and per
+    question (an entry per way to answer it); none if none."""
+    waiting = len(snapshot.approvals) + len(snapshot.questions)
+    if not waiting:
         return ()
     rows = []
     for row in snapshot.approvals[:MAX_APPROVALS]:
@@ -88,10 +94,13 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
             for option in row.options[:MAX_OPTIONS]
         )
         rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
-    hidden = len(snapshot.approvals) - MAX_APPROVALS
+    for question in snapshot.questions[: max(0, MAX_APPROVALS - len(rows))]:
+        answers = tuple(Entry(label, action) for action, label in question.actions[:MAX_OPTIONS])
+        rows.append(Entry(question_label(question), children=answers))
+    hidden = waiting - len(rows)
     if hidden > 0:
         rows.append(Entry(f"… and {hidden} more"))
-    return (Entry(f"Needs approval ({len(snapshot.approvals)})", children=tuple(rows)),)
+    return (Entry(f"Needs you ({waiting})", children=tuple(rows)),)
 
 
 def _recent(snapshot: TraySnapshot) -> Entry:

@@ -33,6 +33,16 @@ class ApprovalRow:
 
 
 @dataclass(frozen=True)
+class QuestionRow:
+    """A question waiting for the person, with the (action id, label) pairs that answer it."""
+
+    question_id: str
+    agent: str
+    message: str
+    actions: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class TraySnapshot:
     agents: tuple[AgentRow, ...] = ()
     dnd: DndState = dataclasses.field(default_factory=lambda: DndState(False))
@@ -40,6 +50,7 @@ class TraySnapshot:
     recent: tuple[RecentItem, ...] = ()  # newest first
     missed_during_dnd: int = 0
     approvals: tuple[ApprovalRow, ...] = ()  # oldest first
+    questions: tuple[QuestionRow, ...] = ()  # oldest first
     morning: time = DndPrefs().morning  # when "Until tomorrow" ends
     quiet_hours: tuple[time, time] = (QuietHours().start, QuietHours().end)  # the schedule's start and end
     # when this was taken (how old a Recent item is); like `DndState.at`, not part of what it shows
@@ -56,16 +67,19 @@ class TraySnapshot:
 
 def badge_of(snapshot: TraySnapshot) -> str:
     """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other"),
-    and at least "warning" while an approval is pending (a person is needed)."""
+    and at least "warning" while an approval or a question is pending (a person is needed)."""
     classes: list[SeverityClass] = [severity_class(item.kind) for item in snapshot.recent if item.unread]
-    if snapshot.approvals:
+    if snapshot.approvals or snapshot.questions:
         classes.append("warning")
     return max(classes, key=SEVERITY_RANK.__getitem__) if classes else "none"
 
 
 def tooltip_of(snapshot: TraySnapshot) -> str:
-    """One line: "1 awaiting approval · 3 unread · 2/3 agents connected · DND until 14:00"."""
+    """One line: "1 awaiting approval · 1 question · 3 unread · 2/3 agents connected · DND until 14:00"."""
     parts = [f"{len(snapshot.approvals)} awaiting approval"] if snapshot.approvals else []
+    if snapshot.questions:
+        n = len(snapshot.questions)
+        parts.append(f"{n} question" if n == 1 else f"{n} questions")
     parts.append(f"{snapshot.unread} unread" if snapshot.unread else "nothing unread")
     total = len(snapshot.agents)
     parts.append(

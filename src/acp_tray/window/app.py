@@ -22,6 +22,7 @@ from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
 from acp_tray.window.prefs_page import PrefsPage
 from acp_tray.window.push_page import PushPage
+from acp_tray.window.questions import question_routes
 from acp_tray.window.sessions_page import session_routes
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
@@ -50,7 +51,7 @@ async def _icon(request: Request) -> Response:
     return FileResponse(icon_path(64), media_type="image/png")
 
 
-def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
+def build_app(*, port: int, secret: str, feed: Feed, shutdown: anyio.Event) -> App:
     views = templates()
     pages, actions, sign_ins = Pages(feed, views, shutdown), Actions(views), SignIns(feed, views)
     app = Starlette(
@@ -75,7 +76,8 @@ def build_app(*, port: int, key: str, feed: Feed, shutdown: anyio.Event) -> App:
             *PrefsPage(feed, views).routes(),
             *PushPage(views).routes(),
             *session_routes(feed, views, shutdown),
+            *question_routes(feed, views),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )
-    return Guard(app, port=port, key=key)
+    return Guard(app, port=port, secret=secret)

@@ -1,9 +1,15 @@
 """The window's door: what every request must carry before it reaches a page.
 
 - `Host` must be `127.0.0.1:PORT` or `localhost:PORT` (a DNS-rebinding page gets 403);
-- the per-launch key, once, in `/open?key=...`: exchanged for an HttpOnly, SameSite=Strict cookie
-  and a redirect that takes it out of the address bar; anything without the cookie gets 403;
-- a state change is a POST from this origin (`Origin`, and `Sec-Fetch-Site` where sent): CSRF;
+- a one-shot opening key (window/keys.py), in `/open?key=...`, is exchanged for a session: an HttpOnly,
+  SameSite=Strict cookie named for the port, whose value is a new random one (never the key), and a
+  redirect that takes the key out of the address bar; anything without the cookie gets 403. A key
+  used once, or expired, opens nothing;
+- a state change is a POST from this origin (`Origin`, and `Sec-Fetch-Site` where sent): CSRF; it
+  also carries the session's token in a header (the page's htmx sends it): a cookie, which the
+  browser sends to every port of 127.0.0.1, is not enough to change anything;
+- `/challenge?nonce=...` is answered with a MAC under the window's secret: how `acp-tray ui` tells
+  this window from whatever else may listen on its recorded port (window/where.py);
 - request bodies are bounded; every answer carries a strict Content-Security-Policy (no inline
   script or style), `frame-ancestors 'none'`, `nosniff` and `no-referrer`; no CORS headers.
 """
@@ -16,6 +22,8 @@ from typing import Any, get_args
 from urllib.parse import parse_qs, urlencode
 
 from acp_tray.presentation.actions import WindowPage
+from acp_tray.window import redirect
+from acp_tray.window.keys import OpeningKeys, Visits, challenge_answer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -23,7 +31,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-COOKIE = "acp_tray_window"
+COOKIE = "acp_tray_window_{port}"  # one per window's port: two windows' sessions never clash
+TOKEN_HEADER = b"x-acp-tray-token"
 MAX_BODY = 64 * 1024
 TOO_LARGE = f"Request too large: acp-tray's window takes at most {MAX_BODY // 1024} KB."
 CSP = (
@@ -48,11 +57,15 @@ OWN_FILES = ("/static/", "/icon.png")  # the package's own files, cached by the 
 class Guard:
     """ASGI middleware in front of the pages: checks, then the app; or a plain 403/413."""
 
-    def __init__(self, app: App, *, port: int, key: str) -> None:
+    def __init__(self, app: App, *, port: int, secret: str) -> None:
         self._app = app
+        self._port = port
         self._hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
         self._origins = {f"http://127.0.0.1:{port}".encode(), f"http://localhost:{port}".encode()}
-        self._key = key
+        self._secret = secret
+        self._keys = OpeningKeys(secret, port)
+        self._visits = Visits()
+        self._cookie = COOKIE.format(port=port)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -63,12 +76,20 @@ class Guard:
         if problem is not None:
             await _plain(send, *problem)
             return
-        if scope["path"] == "/open":
-            await self._open(scope, send)
+        if scope["path"] == "/challenge":
+            await self._challenge(scope, send)
             return
-        if not self._has_cookie(headers):
+        token = self._visits.token(self._session(headers))
+        if scope["path"] == "/open":
+            await self._open(scope, send, known=token is not None)
+            return
+        if token is None:
             await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
             return
+        if scope["method"] == "POST" and not hmac.compare_digest(headers.get(TOKEN_HEADER, b""), token.encode()):
+            await _plain(send, 403, "Refused: a change must come from acp-tray's own page; reload it.")
+            return
+        scope.setdefault("state", {})["window_token"] = token  # for the page: base.html's hx-headers
         bounded = await _bounded(receive)
         if bounded is None:
             await _plain(send, 413, TOO_LARGE)
@@ -90,32 +111,42 @@ class Guard:
                 return 413, TOO_LARGE
         return None
 
-    def _has_cookie(self, headers: dict[bytes, bytes]) -> bool:
+    def _session(self, headers: dict[bytes, bytes]) -> str:
+        """The value of this window's cookie ("" without one)."""
         for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
             name, _, value = part.strip().partition("=")
-            if name == COOKIE and hmac.compare_digest(value.encode(), self._key.encode()):
-                return True
-        return False
+            if name == self._cookie:
+                return value
+        return ""
 
-    async def _open(self, scope: Scope, send: Send) -> None:
-        """The key from the launch URL, once: a cookie for the rest, and the page without the key."""
+    async def _challenge(self, scope: Scope, send: Send) -> None:
+        nonce = (parse_qs(scope.get("query_string", b"").decode("latin-1")).get("nonce") or [""])[0]
+        if not 16 <= len(nonce) <= 64:
+            await _plain(send, 400, "A challenge needs a nonce.")
+            return
+        await _plain(send, 200, challenge_answer(self._secret, self._port, nonce))
+
+    async def _open(self, scope: Scope, send: Send, *, known: bool) -> None:
+        """The one-shot key from `acp-tray ui`: a session for the rest, and the page without the key.
+        A used key in a browser that has a session already (the address again, from its history)
+        just shows the page."""
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         given = (query.get("key") or [""])[0]
-        if not hmac.compare_digest(given.encode(), self._key.encode()):
-            await _plain(send, 403, "This link is not (or no longer) valid: run `acp-tray ui` again.")
+        taken = self._keys.take(given)
+        if taken:
+            redirect.forget(given)
+        elif not known:
+            await _plain(send, 403, "This link was used already or has expired: run `acp-tray ui` again.")
             return
         page = (query.get("page") or ["overview"])[0]
         target = "/" + (page if page in PAGES else "overview")
         kept = {name: values[0] for name, values in query.items() if name in ("highlight", "agent", "approval")}
         location = target + ("?" + urlencode(kept) if kept else "")
-        cookie = f"{COOKIE}={self._key}; HttpOnly; SameSite=Strict; Path=/"
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 303,
-                "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *HEADERS],
-            }
-        )
+        headers = [(b"location", location.encode()), *HEADERS]
+        if taken:
+            cookie = f"{self._cookie}={self._visits.start()}; HttpOnly; SameSite=Strict; Path=/"
+            headers.append((b"set-cookie", cookie.encode()))
+        await send({"type": "http.response.start", "status": 303, "headers": headers})
         await send({"type": "http.response.body", "body": b""})
 
 

@@ -1,8 +1,8 @@
 """The window's process (`python -m acp_tray.window.server`, started by `acp-tray ui`): serves the
 pages on 127.0.0.1 at a random port (or the one `acp-tray ui --port` asks for), writes where it
-is (port and key) to a 0600 file in the private runtime directory, and ends when the daemon stops
-or when no page has been open for IDLE seconds. It keeps no state of its own: everything comes
-from the daemon's control API."""
+is (its pid, port and secret: window/keys.py) to a 0600 file in the private runtime directory,
+and ends when the daemon stops or when no page has been open for IDLE seconds. It keeps no state
+of its own: everything comes from the daemon's control API."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import contextlib
 import errno
 import json
 import os
-import secrets
 import socket
 import sys
 import time
@@ -29,6 +28,7 @@ from acp_tray.files.private import make_dir
 from acp_tray.window.app import build_app
 from acp_tray.window.connections import CONCURRENCY, WindowProtocol, most_files
 from acp_tray.window.feed import Feed
+from acp_tray.window.keys import new_secret
 from acp_tray.window.where import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
@@ -46,17 +46,17 @@ def idle_limit() -> float:
 class Window:
     """The server, its connection to the daemon, and the two reasons it ends."""
 
-    def __init__(self, sock: socket.socket, key: str) -> None:
+    def __init__(self, sock: socket.socket, secret: str) -> None:
         self._sock = sock
         self.port: int = sock.getsockname()[1]
-        self.key = key
+        self.secret = secret
         self._server: uvicorn.Server | None = None
         self._shutdown = anyio.Event()
         self.ended = ""
 
     async def run(self) -> None:
         feed = Feed(asyncio.get_running_loop(), self._end)
-        app = build_app(port=self.port, key=self.key, feed=feed, shutdown=self._shutdown)
+        app = build_app(port=self.port, secret=self.secret, feed=feed, shutdown=self._shutdown)
         config = uvicorn.Config(
             app,
             log_level="warning",
@@ -100,7 +100,7 @@ def _record(window: Window) -> Path:
     if sys.platform != "win32":  # on Windows the folder is in the person's own profile, private by its ACL
         check_private_dir(folder)
     path = folder / WHERE
-    write_atomically(path, json.dumps({"pid": os.getpid(), "port": window.port, "key": window.key}), mode=0o600)
+    write_atomically(path, json.dumps({"pid": os.getpid(), "port": window.port, "secret": window.secret}), mode=0o600)
     return path
 
 
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"acp-tray ui: {exc}", file=sys.stderr)
         return EXIT_PORT
     most_files()
-    window = Window(sock, secrets.token_urlsafe(32))  # 256 bits
+    window = Window(sock, new_secret())
     path = _record(window)
     try:
         asyncio.run(window.run())

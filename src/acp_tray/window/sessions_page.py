@@ -101,7 +101,7 @@ class SessionsPage:
         with anyio.move_on_after(OPENING):  # its first answer: queued, or why not (no such agent, ...)
             while run.job is None and run.ended is None:
                 await run.changed.wait()
-        return HTMLResponse(self._html(request, "_turn.html", run=run, approvals=self._approvals(run)))
+        return HTMLResponse(self._html(request, "_turn.html", run=run, **self._waiting(run)))
 
     async def cancel(self, request: Request) -> Response:
         run = self._runs.get(request.path_params["run"])
@@ -121,10 +121,17 @@ class SessionsPage:
             return Response(status_code=204)  # a page from before the window restarted: nothing to follow
         return EventSourceResponse(self._stream(request, run), ping=15, shutdown_event=self._shutdown)
 
-    def _approvals(self, run: PromptRun) -> list[views.ApprovalView]:
-        rows = self._feed.state.get("approvals", [])
-        ours = [row for row in rows if row["agent"] == run.args.agent and row["session_id"] == run.session_id]
-        return [views.approval_view(row) for row in ours]
+    def _waiting(self, run: PromptRun) -> dict[str, Any]:
+        """The approvals and questions the turn waits on (its agent's, in its session)."""
+        state = self._feed.state
+
+        def ours(row: replies.ApprovalRow | replies.QuestionRow) -> bool:
+            return row["agent"] == run.args.agent and row["session_id"] == run.session_id
+
+        return {
+            "approvals": [views.approval_view(row) for row in state.get("approvals", []) if ours(row)],
+            "questions": [row for row in state.get("questions", []) if ours(row)],
+        }
 
     async def _stream(self, request: Request, run: PromptRun) -> AsyncIterator[ServerSentEvent]:
         """The reply so far, then each new piece, the approvals the turn waits on and its state; the
@@ -138,7 +145,7 @@ class SessionsPage:
                     yield ServerSentEvent(data=self._html(request, "_reply.html", text=chunk), event="chunk")
                 sent = len(run.chunks)
                 parts = {
-                    "approvals": self._html(request, "_turn_approvals.html", approvals=self._approvals(run)),
+                    "approvals": self._html(request, "_turn_approvals.html", **self._waiting(run)),
                     "status": self._html(request, "_turn_state.html", run=run),
                 }
                 for part, html in parts.items():

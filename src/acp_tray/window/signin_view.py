@@ -1,6 +1,8 @@
 """How the window offers an agent's sign-in methods: a button for one the agent does or one run in a
-terminal, password fields for one read from the agent's environment (kept in the OS keyring), and
-a note in plain words for one acp-tray cannot do. Pure: from the control API's agent row."""
+terminal (with what it runs, as it will run: the program found, the variables set), password fields
+for one read from the agent's environment (kept in the OS keyring), and a note in plain words for
+one acp-tray cannot do (a remote agent's terminal method, one declared unusably, a kind it does not
+know). Pure: from the control API's agent row."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from acp_tray.control import replies
-from acp_tray.prefs.names import shell_line
+from acp_tray.prefs.names import shell_line, shown_sets
 
 How = Literal["agent", "terminal", "secret", "note"]
 
@@ -29,7 +31,8 @@ class SignInChoice:
     description: str
     fields: list[SecretField]
     note: str  # `note`: why acp-tray cannot do it, and what to do instead
-    command: str = ""  # `terminal`: the exact command it runs, as a person would paste it
+    command: str = ""  # `terminal`: the command as it runs (its program's full path), as a person would paste it
+    sets: str = ""  # `terminal`: " (it sets NAME=value …)", secret values masked
 
 
 def field_name(var: str) -> str:
@@ -45,6 +48,11 @@ def _field(agent: str, method: str, var: str) -> SecretField:
 def note(agent: str, remote: bool, method: replies.SignInMethodRow) -> str:
     """Why acp-tray cannot do `method` for this agent, and what the person can do instead."""
     kind, name, variables = method["kind"], method["name"], ", ".join(method["vars"])
+    if method.get("unusable"):
+        return (
+            f"{name} cannot be used: {method.get('unusable')}. "
+            "Sign in as the agent's documentation says, then restart it."
+        )
     if kind == "terminal":
         return f"{name} runs the agent's command in a terminal; {agent} runs elsewhere: sign in there, then restart it."
     if kind == "env_var" and remote and variables:
@@ -59,6 +67,8 @@ def note(agent: str, remote: bool, method: replies.SignInMethodRow) -> str:
 def how_offered(remote: bool, method: replies.SignInMethodRow) -> How:
     """How the page offers `method`: done by the agent, in a terminal, with secrets typed, or only said."""
     kind = method["kind"]
+    if method.get("unusable"):
+        return "note"
     if kind == "agent":
         return "agent"
     if kind == "terminal" and not remote:
@@ -85,6 +95,7 @@ def sign_in_choices(row: replies.AgentRow) -> list[SignInChoice]:
                 fields=[_field(agent, method["id"], var) for var in method["vars"]] if how == "secret" else [],
                 note=note(agent, remote, method) if how == "note" else "",
                 command=shell_line(method.get("command") or []) if how == "terminal" else "",
+                sets=shown_sets(method.get("sets") or {}) if how == "terminal" else "",
             )
         )
     return choices

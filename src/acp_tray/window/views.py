@@ -103,6 +103,7 @@ def overview(state: replies.WatchState) -> dict[str, Any]:
     return {
         "agents": [agent_view(row) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
+        "questions": state.get("questions", []),
         "sessions": state.get("sessions", []),
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),

@@ -1,59 +1,118 @@
-"""Where the window's server for this user is, if one runs, and how to show its address: what
-`acp-tray ui` needs when the window is already open (the tray's "Open acp-tray…" every time but the
-first), so it imports the standard library only; starting a server is window/launch.py."""
+"""Where the window's server for this user is, if one runs and is really its own, and the one-shot
+address that opens it: what `acp-tray ui` needs when the window is already open (the tray's "Open
+acp-tray…" every time but the first), so it imports the standard library only; starting a server
+is window/launch.py, the browser's redirect file window/redirect.py.
+
+A recorded window is trusted only when its process is alive and ours (on Linux: our user id, and
+its command line is the window's server) and the server at its port answers a challenge that only
+the holder of the record's secret can; otherwise the record is dropped (and a new window starts):
+a stale record never sends anything secret to whatever listens on an old port now."""
 
 from __future__ import annotations
 
+import contextlib
+import hmac
+import http.client
 import json
 import os
-import socket
+import secrets
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlencode
 
 from acp_tray.control.endpoint import runtime_dir
+from acp_tray.window.keys import challenge_answer, opening_key
 
 WHERE = "window.json"  # written by window/server.py
+SERVER_ARG = b"window-server"  # the window's process: `acp-tray window-server`
+CHALLENGE_WAIT = 5.0  # seconds for the window's answer
 
 
 @dataclass(frozen=True)
 class Running:
     pid: int
     port: int
-    key: str
+    secret: str  # from the 0600 record; never sent
 
-    def url(self, page: str = "overview", **extra: str) -> str:
-        query = urlencode({"key": self.key, "page": page, **{k: v for k, v in extra.items() if v}})
+    def address(self, key: str, page: str = "overview", **extra: str) -> str:
+        """The window's address that opens it with the one-shot `key`."""
+        query = urlencode({"key": key, "page": page, **{k: v for k, v in extra.items() if v}})
         return f"http://127.0.0.1:{self.port}/open?{query}"
 
+    def url(self, page: str = "overview", **extra: str) -> str:
+        """An address that opens the window once, within a minute (a new key each time)."""
+        return self.address(opening_key(self.secret, self.port), page, **extra)
 
-def _answers(port: int) -> bool:
+
+def record_path() -> Path:
+    return runtime_dir() / WHERE
+
+
+def _recorded() -> tuple[Running, str] | None:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-            return True
-    except OSError:
+        text = record_path().read_text(encoding="utf-8")
+        found = json.loads(text)
+        return Running(int(found["pid"]), int(found["port"]), str(found["secret"])), text
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _ours(pid: int) -> bool:
+    """The process is alive, runs as this user and (on Linux) is the window's server. Elsewhere the
+    challenge alone decides (on Windows a process cannot be probed without risk of ending it)."""
+    if sys.platform == "win32":
+        return True
+    if sys.platform.startswith("linux"):
+        try:
+            owner = os.stat(f"/proc/{pid}").st_uid
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return False
+        return owner == os.getuid() and SERVER_ARG in argv
+    try:
+        os.kill(pid, 0)
+    except OSError:  # gone, or another user's (PermissionError)
         return False
+    return True
+
+
+def _answers_challenge(window: Running) -> bool:
+    """The server at the window's port proves it holds the secret: its MAC of a fresh nonce and its
+    port (the nonce is all it is sent)."""
+    nonce = secrets.token_urlsafe(16)
+    connection = http.client.HTTPConnection("127.0.0.1", window.port, timeout=CHALLENGE_WAIT)
+    try:
+        connection.request("GET", f"/challenge?nonce={nonce}", headers={"Host": f"127.0.0.1:{window.port}"})
+        answer = connection.getresponse()
+        said = answer.read(256)
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
+    expected = challenge_answer(window.secret, window.port, nonce).encode()
+    return answer.status == 200 and hmac.compare_digest(said, expected)
+
+
+def _drop(text: str) -> None:
+    """Remove the record, if it still says what was read (a new window may have replaced it)."""
+    path = record_path()
+    with contextlib.suppress(OSError):
+        if path.read_text(encoding="utf-8") == text:
+            path.unlink()
 
 
 def running() -> Running | None:
-    """The window server already running for this user, if one is there and answers."""
-    path = runtime_dir() / WHERE
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-        window = Running(int(found["pid"]), int(found["port"]), str(found["key"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    """The window server running for this user, if its record is there and the server proves to be
+    it; a record that does not hold is dropped."""
+    found = _recorded()
+    if found is None:
         return None
-    return window if _answers(window.port) else None
-
-
-def open_in_browser(url: str) -> bool:
-    """The person's default browser, as the desktop opens links; False when there is none."""
-    import webbrowser
-
-    try:
-        return webbrowser.open(url, new=2)
-    except webbrowser.Error:
-        return False
+    window, text = found
+    if _ours(window.pid) and _answers_challenge(window):
+        return window
+    _drop(text)
+    return None
 
 
 def environment_has_display() -> bool:

@@ -13,6 +13,7 @@ from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
 from acp_tray.app.ops.push import PushOps
+from acp_tray.app.ops.questions import QuestionOps
 from acp_tray.app.ops.signin import SignInOps
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.ops.waiting import WaitingPrompts
@@ -29,7 +30,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
     waiting = WaitingPrompts(daemon.report)  # prompts sent with --no-wait, before their session opens
     status, agents, signin = StatusOps(daemon, waiting), AgentOps(daemon, hosts, waiting), SignInOps(hosts)
     prompts, approvals, prefs = PromptOps(daemon, hosts, waiting), ApprovalOps(daemon), PrefsOps(daemon)
-    history, push = HistoryOps(daemon), PushOps(daemon)
+    history, push, questions = HistoryOps(daemon), PushOps(daemon), QuestionOps(daemon)
     return dispatch(
         reading(api.STATUS, status.status),
         reading(api.AGENTS_LIST, status.agents),
@@ -50,6 +51,8 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.CANCEL, prompts.cancel),
         answering(api.APPROVE, approvals.approve),
         answering(api.DENY, approvals.deny),
+        reading(api.QUESTIONS, questions.questions),
+        answering(api.ANSWER, questions.answer),
         reading(api.PREFS_APPLY, prefs.apply),
         reading(api.PREFS_GET, prefs.form),
         answering(api.PREFS_SET, prefs.change),

@@ -10,7 +10,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
-from acp_tray.agents.signin import SignInError, terminal_plan
+from acp_tray.agents.signin import SignInError
 from acp_tray.app.ops.hosts import Hosts, settled
 from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
@@ -58,7 +58,7 @@ class SignInOps:
                 await self._offered(host, emit)
             method = host.signin.choose(args.method)
             if method.runs_in_terminal:
-                plan = terminal_plan(host.signin, host.spec.cwd, host.spec.env, method)
+                plan = host.signin.plan(method)
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
             host = self._hosts.running(args.name)

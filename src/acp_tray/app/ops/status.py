@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
+from acp_tray.app.ops.questions import question_rows
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import AgentRow, ApprovalRow, QuitReply, SessionRow, SignInMethodRow, StatusReply
 from acp_tray.events import AgentState
@@ -18,6 +19,7 @@ from acp_tray.presentation.text import bounded
 if TYPE_CHECKING:
     from acp_tray.agents.signin import SignIn
     from acp_tray.app.daemon import Daemon
+    from acp_tray.protocol.auth import AuthMethod
 
 # an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
 REPLY_TITLE_LIMIT, REPLY_NAME_LIMIT = 1000, 200
@@ -43,6 +45,7 @@ class StatusOps:
             "unread": snapshot.unread,
             "agents": self._agents(),
             "approvals": self._approvals(),
+            "questions": question_rows(self._daemon.questions),
         }
 
     async def agents(self) -> list[AgentRow]:
@@ -141,18 +144,25 @@ class StatusOps:
 
 
 def sign_in_rows(signin: SignIn | None) -> list[SignInMethodRow]:
-    """The agent's sign-in methods: what each is, whether acp-tray can do it now, what a terminal one runs."""
+    """The agent's sign-in methods: what each is, whether acp-tray can do it now, what a terminal one
+    runs (as it will run, the variables it sets masked for showing), or why it cannot be used."""
     if signin is None:
         return []
-    return [
-        {
-            "id": m.method_id,
-            "name": m.name,
-            "kind": m.kind,
-            "description": m.description,
-            "vars": list(m.vars),
-            "doable": signin.doable(m),
-            "command": list(signin.shown_command(m)),
-        }
-        for m in signin.methods
-    ]
+    return [sign_in_row(signin, m) for m in signin.methods]
+
+
+def sign_in_row(signin: SignIn, method: AuthMethod) -> SignInMethodRow:
+    command, sets = signin.shown(method)
+    row: SignInMethodRow = {
+        "id": method.method_id,
+        "name": method.name,
+        "kind": method.kind,
+        "description": method.description,
+        "vars": list(method.vars),
+        "doable": signin.doable(method),
+        "command": list(command),
+        "sets": sets,
+    }
+    if method.unusable is not None:
+        row["unusable"] = method.unusable
+    return row

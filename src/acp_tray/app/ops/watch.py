@@ -55,6 +55,7 @@ class WatchOps:
             "unread": status["unread"],
             "agents": status["agents"],
             "approvals": status["approvals"],
+            "questions": status["questions"],
             "sessions": await self._status.sessions(),
             "preferences": self._daemon.prefs_version,
         }

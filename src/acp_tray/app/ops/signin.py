@@ -27,8 +27,9 @@ RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear wh
 
 
 def agent_outcome(name: str, method: str, was_connected: bool, after: StateReply) -> tuple[bool, str]:
-    """Whether an agent's own sign-in that it accepted took (it was not connected, and now is), and
-    what came of it in words: an accepted sign-in that changed nothing is not "signed in"."""
+    """Whether an agent's own sign-in that it accepted took (it was not connected, or it refused
+    for want of a sign-in, and now is connected), and what came of it in words: an accepted
+    sign-in that changed nothing is not "signed in"."""
     state, detail = after["state"], after["detail"]
     if not was_connected and state == AgentState.CONNECTED:
         return True, f"signed in with {method}"
@@ -62,7 +63,7 @@ class SignInOps:
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
             host = self._hosts.running(args.name)
-            was_connected = host.connected.is_set()
+            was_connected = host.connected.is_set() and host.signin.needed is None  # and not refusing prompts
             await self._agent_login(host, method, emit)
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None

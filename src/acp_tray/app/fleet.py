@@ -18,7 +18,7 @@ from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.lifetime import Lifetime
-from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
+from acp_tray.desktop.terminal_window import NoTerminalError, sign_in_starter
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon, registry_agents_dir
 from acp_tray.prefs.model import AgentConfig, Preferences
@@ -220,14 +220,10 @@ class Fleet:
             self._sign_in_failed(name, str(exc))
             return
         if method.runs_in_terminal:
-
-            async def in_terminal() -> None:
-                try:
-                    await asyncio.to_thread(open_sign_in, name, method_id)  # it waits to see a window open
-                except NoTerminalError as exc:
-                    self._sign_in_failed(name, str(exc))
-
-            self._life.in_background(in_terminal())
+            try:
+                self._life.in_background(self._in_terminal(name, sign_in_starter(name, method_id)))
+            except NoTerminalError as exc:
+                self._sign_in_failed(name, str(exc))
             return
 
         async def through_agent() -> None:
@@ -242,6 +238,13 @@ class Fleet:
                 self._sign_in_failed(name, abandoned_text(name, exc))
 
         self._life.in_background(through_agent())
+
+    async def _in_terminal(self, name: str, start: Callable[[], None]) -> None:
+        """The terminal window opened, off the loop (it waits to see the window open), or why not."""
+        try:
+            await asyncio.to_thread(start)
+        except NoTerminalError as exc:
+            self._sign_in_failed(name, str(exc))
 
     def _sign_in_failed(self, agent: str, message: str) -> None:
         log.warning("%s: sign-in failed: %s", agent, message)

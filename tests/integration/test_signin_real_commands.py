@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,13 +78,13 @@ def added_from_registry(
     return paths.registry_agents_dir() / agent_id / "1.0.0" / agent_id / "bin" / agent_id
 
 
-def row(name: str) -> dict[str, object]:
-    found: dict[str, object] = next(r for r in json.loads(cli("agents", "list", "--json").stdout) if r["name"] == name)
+def row(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(r for r in json.loads(cli("agents", "list", "--json").stdout) if r["name"] == name)
     return found
 
 
 def method_command(name: str, method: str) -> list[str]:
-    methods = {m["id"]: m for m in row(name)["sign_in_methods"]}  # type: ignore[attr-defined]
+    methods = {m["id"]: m for m in row(name)["sign_in_methods"]}
     return list(methods[method]["command"])
 
 
@@ -173,7 +174,7 @@ def test_opencode_offers_its_terminal_login_command(daemons: list[Daemon], tmp_p
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     until(lambda: row("opencode")["state"] == "connected", timeout=READY, what="opencode to connect")
-    [method] = row("opencode")["sign_in_methods"]  # type: ignore[misc]
+    [method] = row("opencode")["sign_in_methods"]
     assert (method["id"], method["kind"]) == ("opencode-login", "terminal"), method
     assert method["command"][-2:] == ["auth", "login"], method
     assert Path(method["command"][0]).name == "opencode", method

@@ -39,6 +39,13 @@ The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oau
               JSON-RPC as the code, echoes it as readline does, and signs in when it is URL_CODE
               (else -32000 "Failed to authenticate with user code.", after a stderr line naming
               the token endpoint that failed); its answer comes after `ESC[?1049l` on one line.
+`--acp` on its command line is its default arg (as the ACP Registry lists agents: `qwen --acp`):
+with it, the program serves ACP whatever else it is given, as qwen-code does (`--acp --login` is
+an ACP server on a terminal, not a sign-in). AUTH_AGENT_CANCEL_ANSWER=1: it answers
+`$/cancel_request` with an error without an id (a JSON-RPC error to a notification), as codex-acp does.
+AUTH_AGENT_HOLD=PATH: it reads nothing until PATH exists (an agent still starting).
+AUTH_AGENT_REFUSAL_CODE: the code of its refusal (another than -32000: a refusal that is not about
+signing in, which leaves it `refused`).
 AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSAL_DATA (JSON) its
 `data`; AUTH_AGENT_OFFER= (empty) offers no method at all.
 """
@@ -51,6 +58,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,6 +76,9 @@ OAUTH_PORT = int(os.environ.get("AUTH_AGENT_OAUTH_PORT", "0"))
 STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
 REFUSAL = os.environ.get("AUTH_AGENT_REFUSAL", "Authentication required")
 REFUSAL_DATA = os.environ.get("AUTH_AGENT_REFUSAL_DATA")
+CANCEL_ANSWER = os.environ.get("AUTH_AGENT_CANCEL_ANSWER") == "1"
+HOLD = os.environ.get("AUTH_AGENT_HOLD")
+REFUSAL_CODE = int(os.environ.get("AUTH_AGENT_REFUSAL_CODE", "-32000"))
 SENDING = threading.Lock()  # the OAuth callback answers from its own thread
 URL_CODE = "4/0AVMBsJh-good-code"
 SIGN_IN_PAGE = "https://accounts.example.com/o/oauth2/v2/auth?redirect_uri=urn%3Aietf&state=8f3a&scope=openid"
@@ -155,7 +166,7 @@ def wild_method(key: str, name: str) -> dict[str, Any]:
 def require(where: str) -> None:
     if where == AT and not signed_in():
         data = json.loads(REFUSAL_DATA) if REFUSAL_DATA else None
-        raise RefusedError(-32000, REFUSAL, data)
+        raise RefusedError(REFUSAL_CODE, REFUSAL, data)
 
 
 class OAuth:
@@ -276,6 +287,18 @@ def load_session(params: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def held() -> None:
+    """Until AUTH_AGENT_HOLD exists, when it is set: an agent still starting."""
+    while HOLD and not os.path.exists(HOLD):
+        time.sleep(0.05)
+
+
+def cancelled(message: dict[str, Any]) -> None:
+    OAUTH.cancel((message.get("params") or {}).get("requestId"))
+    if CANCEL_ANSWER:  # as codex-acp: an error to the notification, without an id
+        send({"error": {"code": -32601, "message": "Method not found: $/cancel_request"}})
+
+
 class Agent:
     def __init__(self) -> None:
         self.sessions = 0
@@ -304,6 +327,7 @@ class Agent:
         return {"sessionId": f"auth-{self.sessions}-{os.getpid()}"}
 
     def serve(self) -> None:
+        held()
         for line in sys.stdin:
             if not line.strip():
                 continue
@@ -318,7 +342,7 @@ class Agent:
             with open(LOG, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(message) + "\n")
         if message.get("method") == "$/cancel_request":
-            OAUTH.cancel((message.get("params") or {}).get("requestId"))
+            cancelled(message)
         if "method" not in message or "id" not in message:
             return  # notifications (session/cancel) and answers: nothing to do
         try:
@@ -363,8 +387,11 @@ def terminal_login(succeed: bool) -> int:
 
 
 if __name__ == "__main__":
-    if "--login" in sys.argv[1:]:
+    if "--acp" in sys.argv[1:]:  # its default arg: an ACP server, whatever else it is given
+        Agent().serve()
+    elif "--login" in sys.argv[1:]:
         raise SystemExit(terminal_login(True))
-    if "--login-fail" in sys.argv[1:]:
+    elif "--login-fail" in sys.argv[1:]:
         raise SystemExit(terminal_login(False))
-    Agent().serve()
+    else:
+        Agent().serve()

@@ -62,7 +62,7 @@ def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
     broken = cli("login", "locked", "broken-tui")
     assert broken.returncode == 1
     assert "auth-agent: sign-in failed" in broken.stdout  # it ran here, in this terminal
-    assert "did not succeed (exit code 3); locked still needs it" in broken.stderr
+    assert "did not succeed (exit code 3); locked still needs a sign-in" in broken.stderr
     assert agent_row("locked")["state"] == "needs sign-in"
 
     stored = subprocess.run(

@@ -212,7 +212,7 @@ def test_the_restart_command_is_quoted_for_pasting() -> None:
     ("data", "said"),
     [
         ({"authMethods": [{"id": "openai", "name": "Use OpenAI"}, {"id": "gemini"}]},
-         "authenticate first: it offers 2 way(s) to sign in: Use OpenAI, gemini (code -32000)"),
+         "authenticate first: it offers 2 ways to sign in: Use OpenAI, gemini (code -32000)"),
         ({"details": "token expired"}, "authenticate first: token expired (code -32000)"),
         ({"trace": {"request": "x-internal-7"}}, "authenticate first (code -32000)"),
         ([1, 2, {"a": "b"}], "authenticate first (code -32000)"),
@@ -220,3 +220,17 @@ def test_the_restart_command_is_quoted_for_pasting() -> None:
 )  # fmt: skip
 def test_a_refusals_data_is_said_only_in_known_shapes(data: object, said: str) -> None:
     assert error_text(RequestError(-32000, "authenticate first", data)) == said
+
+
+def test_a_refusal_ending_a_sentence_is_followed_by_a_sentence() -> None:
+    """qwen-code's refusal ends with a full stop: its ways to sign in follow as a sentence of their
+    own, one way said in words ("first. It offers one way", never "first.: it offers 1 way(s)")."""
+    refusal = RequestError(
+        -32000,
+        "Authentication required: Use Qwen Code CLI to authenticate first.",
+        {"authMethods": [{"id": "openai", "name": "OpenAI"}]},
+    )
+    assert error_text(refusal) == (
+        "Authentication required: Use Qwen Code CLI to authenticate first. "
+        "It offers one way to sign in: OpenAI (code -32000)"
+    )

@@ -17,7 +17,12 @@ def test_first_run_writes_the_default_file_with_the_demo_agent(tmp_path: Path) -
     loaded = load_preferences(path, explicit=False)
     assert loaded.source == path and loaded.created
     assert list(loaded.prefs.agents) == [DEMO_AGENT_NAME]
-    assert spec_of(loaded.prefs.agents[DEMO_AGENT_NAME]).command == [sys.executable, "-m", "acp_tray", "demo-agent"]
+    assert spec_of(DEMO_AGENT_NAME, loaded.prefs.agents[DEMO_AGENT_NAME]).command == [
+        sys.executable,
+        "-m",
+        "acp_tray",
+        "demo-agent",
+    ]
 
 
 def test_agents_with_cwd_and_env(tmp_path: Path) -> None:
@@ -29,11 +34,11 @@ def test_agents_with_cwd_and_env(tmp_path: Path) -> None:
     )
     prefs = load_preferences(path, explicit=True).prefs
     assert list(prefs.agents) == ["claude", "gemini"]
-    claude = spec_of(prefs.agents["claude"])
+    claude = spec_of("claude", prefs.agents["claude"])
     assert claude.command == ["claude-code-acp", "--verbose"]
     assert claude.cwd == Path.home() / "src" / "app"
     assert claude.env == {"ANTHROPIC_LOG": "debug"}
-    assert spec_of(prefs.agents["gemini"]).cwd == Path.home()
+    assert spec_of("gemini", prefs.agents["gemini"]).cwd == Path.home()
 
 
 def test_empty_file_means_no_agents(tmp_path: Path) -> None:

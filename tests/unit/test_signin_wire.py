@@ -34,12 +34,15 @@ def test_initialize_advertises_terminal_sign_in_and_validates(version: ProtocolV
     assert not list(validator.iter_errors(params))
     caps = params["capabilities"] if version is V2 else params["clientCapabilities"]
     assert caps["auth"]["terminal"] == ({} if version is V2 else True)
+    # said the older way too: opencode offers its `opencode auth login` only to a client that says this
+    assert params["clientCapabilities"]["_meta"] == {"terminal-auth": True}
     broken = initialize_params(version)
     (broken["capabilities"] if version is V2 else broken["clientCapabilities"])["auth"]["terminal"] = "yes"
     assert not validator.is_valid(broken)
     remote = initialize_params(version, terminal_auth=False)  # a remote agent: its command is not ours to run
     assert not list(validator.iter_errors(remote))
     assert not (remote["capabilities"] if version is V2 else remote["clientCapabilities"])["auth"].get("terminal")
+    assert "_meta" not in remote["clientCapabilities"]
 
 
 def test_a_terminal_method_no_program_can_be_given_is_unusable_and_says_why() -> None:

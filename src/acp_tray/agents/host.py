@@ -113,6 +113,7 @@ class AgentHost:
             self._report.status,
             remote=spec.remote,
             command=spec.command,
+            program=spec.program,
             cwd=spec.cwd,
             env=spec.env,
             on_signed_in=self._signed_in,

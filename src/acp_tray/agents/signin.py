@@ -9,8 +9,9 @@ what waited goes on: the handshake retries its session, the queues send their pr
 
 Method kinds: `agent` (also when the agent gave no type) is done by the agent itself through
 `authenticate` (v1) / `auth/login` (v2), in flight as a `LoginRequest` (a given-up one is
-cancelled in the agent); `terminal` runs the agent's own command with the method's args and env
-(or, declared the older way, the command in the method's `_meta`), interactively, outside the
+cancelled in the agent); `terminal` runs the agent's own program with the method's args and env
+(`agents/invocation.py`: in place of its default args, the ACP Registry's way, or after them; or,
+declared the older way, the command in the method's `_meta`), interactively, outside the
 connection (a zero exit means signed in: see `TerminalPlan`), and is shown as it will run (the
 program its own PATH finds, the variables it sets); any other kind is shown with its description,
 never sent blindly. A remote agent's terminal methods are not acp-tray's to run: they show no
@@ -29,6 +30,7 @@ from typing import TypeVar
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.invocation import login_command
 from acp_tray.agents.login_request import LoginRequest, Requester
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
@@ -56,9 +58,10 @@ class SignInError(Exception):
 
 @dataclass(frozen=True)
 class TerminalPlan:
-    """A terminal method: the agent's own command with the method's args appended (or the method's
-    own command, declared the older way), in the agent's directory, with `env` (the agent's
-    configured env and the method's) laid over the caller's."""
+    """A terminal method: the agent's own program with the method's args (`agents/invocation.py`:
+    in place of its default args, or after them), or the method's own command (declared the older
+    way), in the agent's directory, with `env` (the agent's configured env and the method's) laid
+    over the caller's."""
 
     method: AuthMethod
     argv: list[str]
@@ -66,13 +69,11 @@ class TerminalPlan:
     env: dict[str, str]
 
 
-def terminal_plan(command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod) -> TerminalPlan:
-    return TerminalPlan(method, command_of(command, method), str(cwd), {**env, **dict(method.env)})
-
-
-def command_of(agent_command: Sequence[str], method: AuthMethod) -> list[str]:
-    """What a terminal method runs: its own command (`_meta["terminal-auth"]`), else the agent's with its args."""
-    return list(method.command) if method.command else [*agent_command, *method.args]
+def terminal_plan(
+    command: list[str], cwd: Path, env: dict[str, str], method: AuthMethod, program: Sequence[str] = ()
+) -> TerminalPlan:
+    """`program`: `command` without its default args, when known (agents/invocation.py)."""
+    return TerminalPlan(method, login_command(command, method, program), str(cwd), {**env, **dict(method.env)})
 
 
 class SignIn:
@@ -86,12 +87,14 @@ class SignIn:
         *,
         remote: bool = False,
         command: Sequence[str] = (),
+        program: Sequence[str] = (),
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         on_signed_in: Callable[[], None] = lambda: None,
     ) -> None:
         self.agent = agent
-        self.command = tuple(command)  # the agent's own: what its terminal methods run (args appended)
+        self.command = tuple(command)  # the agent's own: what its terminal methods run (agents/invocation.py)
+        self.program = tuple(program)  # `command` without its default args, when known (added from the registry)
         self.cwd = cwd or Path.home()  # the agent's directory, where they run
         self.env = dict(env or {})  # the agent's configured variables, which they get too
         self.remote = remote  # its command is not acp-tray's to run: no terminal sign-in
@@ -157,7 +160,7 @@ class SignIn:
 
     def plan(self, method: AuthMethod) -> TerminalPlan:
         """How a terminal method runs for this agent."""
-        return terminal_plan(list(self.command), self.cwd, self.env, method)
+        return terminal_plan(list(self.command), self.cwd, self.env, method, self.program)
 
     def shown(self, method: AuthMethod) -> tuple[tuple[str, ...], dict[str, str]]:
         """A terminal method as it will run: the program the PATH of its environment finds (by its

@@ -17,6 +17,7 @@ class AgentSpec:
     env: dict[str, str] = field(default_factory=dict)
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)  # templates: "${VAR}" from the environment
+    program: tuple[str, ...] = ()  # `command` without its default args, when known (an agent added from the registry)
 
     @property
     def remote(self) -> bool:

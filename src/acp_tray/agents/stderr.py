@@ -25,6 +25,10 @@ CHUNK = 256 * 1024  # bytes read at once
 PAUSE = 0.01  # seconds after a busy read: a flood is taken at ~25 MB/s at most (CHUNK / PAUSE)
 BUSY = 16 * 1024  # bytes in one read that mean the agent writes without pause
 HINT_LINES = 3
+ERROR_REACH = 10  # meaningful lines looked back through for the error a hint starts with
+LABEL_LIMIT = 60  # characters: a shorter line ending in ":" labels the line after it
+# words that say an error (in the usual English of programs' messages), or "No X configured/found"
+_ERROR = re.compile(r"\b(?:error|fatal|failed|failure|exception|panic)\b|^no \w+ (?:configured|found|set)\b", re.I)
 QUIET = 0.1
 
 # CSI (colours, cursor), OSC (titles, links) and other escape sequences, then any control character left
@@ -54,6 +58,22 @@ def meaningful(line: str) -> bool:
     return _WORD.search(line) is not None
 
 
+def _labelled(lines: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """`lines` stripped, each short one ending in ":" joined with the line after it."""
+    joined: list[tuple[str, bool]] = []
+    label: tuple[str, bool] | None = None
+    for line, stdout in lines:
+        text = line.strip()
+        if label is not None:
+            text, stdout = f"{label[0]} {text}", label[1] or stdout
+            label = None
+        if text.endswith(":") and len(text) <= LABEL_LIMIT:
+            label = (text, stdout)
+            continue
+        joined.append((text, stdout))
+    return [*joined, label] if label is not None else joined
+
+
 class StderrTail:
     """Reads a stream to its end; logs each line (truncated) and keeps the last few lines."""
 
@@ -76,11 +96,18 @@ class StderrTail:
         return [line for line, _ in self._lines]
 
     def hint(self) -> str:
-        """The last few meaningful lines, to end a status detail with ("" when there are none)."""
-        last = list(self._lines)[-HINT_LINES:]
-        lines = [line.strip() for line, _ in last]
-        what = "output" if any(stdout for _, stdout in last) else "stderr"
-        return f"{HINT_LEAD}{what}: {' | '.join(lines)}" if lines else ""
+        """The last few meaningful lines, to end a status detail with ("" when there are none): a
+        label ending in ":" is read with the line after it ("Model Configuration Error: No model
+        configured"), and an error said a little earlier than the last HINT_LINES (followed by its
+        details and advice, as fast-agent does) starts the lines shown."""
+        last = _labelled(list(self._lines)[-ERROR_REACH:])
+        start = max(len(last) - HINT_LINES, 0)
+        said = [n for n, (line, _) in enumerate(last) if _ERROR.search(line)]
+        if said and said[-1] < start:
+            start = said[-1]
+        shown = last[start : start + HINT_LINES]
+        what = "output" if any(stdout for _, stdout in shown) else "stderr"
+        return f"; last {what}: {' | '.join(line for line, _ in shown)}" if shown else ""
 
     def keep_stdout(self, raw: bytes) -> None:
         """A line the agent wrote on stdout that is not JSON-RPC: kept for the hint like a stderr

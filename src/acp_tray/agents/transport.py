@@ -30,6 +30,9 @@ SIGN_IN_METHODS = ("authenticate", "auth/login")  # ours, whose ids are kept to 
 DropHandler = Callable[[str, bytes], None]
 TextHandler = Callable[[bytes], None]
 NOT_JSON = "not JSON"
+# JSON-RPC answers a notification it cannot take with an error and no id (codex-acp, to acp-tray's
+# `$/cancel_request` of an abandoned sign-in): nothing to route, nothing wrong, not worth a warning
+ERROR_WITHOUT_ID = "an error answer without an id"
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
@@ -43,6 +46,9 @@ class DropLog:
         self.count = 0
 
     def __call__(self, reason: str, line: bytes) -> None:
+        if reason == ERROR_WITHOUT_ID:
+            self._log.debug("the agent answered a notification with an error: %r", line[:PREVIEW_BYTES])
+            return
         self.count += 1
         n = self.count
         if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
@@ -62,7 +68,11 @@ def jsonrpc_problem(message: object) -> str | None:
             return "method must be a string"
         return None
     if "id" not in message:
-        return "neither a request, a notification nor a response"
+        return (
+            ERROR_WITHOUT_ID
+            if isinstance(message.get("error"), dict)
+            else "neither a request, a notification nor a response"
+        )
     if "error" in message and not isinstance(message["error"], dict):
         return "error must be an object"
     if "result" not in message and "error" not in message:

@@ -19,14 +19,15 @@ from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.troubles import Troubles
-from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
+from acp_tray.desktop.terminal_window import NoTerminalError, sign_in_starter
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
-from acp_tray.files.paths import agent_icon
+from acp_tray.files.paths import agent_icon, registry_agents_dir
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.actions import AgentVerb, SignIn
 from acp_tray.presentation.own_notices import sign_in_topic
 from acp_tray.presentation.router import ACP_TRAY
 from acp_tray.protocol.notice import Notice
+from acp_tray.registry.install import program_part, recall
 from acp_tray.state.secrets import SecretNames
 
 log = logging.getLogger(__name__)
@@ -34,9 +35,15 @@ log = logging.getLogger(__name__)
 SHUTDOWN_GRACE = 5.0
 
 
-def spec_of(config: AgentConfig) -> AgentSpec:
+def spec_of(name: str, config: AgentConfig) -> AgentSpec:
+    """How to run `name`; for an agent added from the registry and run as installed, its program
+    without the entry's default args too (what its terminal sign-ins run)."""
     command, cwd, env = config.launch()
-    return AgentSpec(command=command, cwd=cwd, env=env, url=config.url, headers=dict(config.headers))
+    installed = recall(name, registry_agents_dir()) if config.command is not None else None
+    program = program_part(installed) if installed is not None and installed.command == command else []
+    return AgentSpec(
+        command=command, cwd=cwd, env=env, url=config.url, headers=dict(config.headers), program=tuple(program)
+    )
 
 
 def policy_of(config: AgentConfig) -> PermissionPolicy:
@@ -92,7 +99,7 @@ class Fleet:
 
     def sync(self, prefs: Preferences) -> None:
         """Start new agents, stop removed ones, restart those whose command, cwd or env changed."""
-        wanted = {name: spec_of(config) for name, config in prefs.agents.items()}
+        wanted = {name: spec_of(name, config) for name, config in prefs.agents.items()}
         self.troubles.forget(set(wanted))
         self.icons = {name: str(agent_icon(name)) for name in prefs.agents if agent_icon(name).is_file()}
         changed = [
@@ -123,9 +130,9 @@ class Fleet:
         else:
             self._stopped_by_user.discard(name)
         if verb in ("stop", "restart"):
-            self._life.in_background(self._restart([name], {name: spec_of(config)} if verb == "restart" else {}))
+            self._life.in_background(self._restart([name], {name: spec_of(name, config)} if verb == "restart" else {}))
         elif verb == "start":
-            self._life.in_background(self._restart([name], {name: spec_of(config)}, stop=False))
+            self._life.in_background(self._restart([name], {name: spec_of(name, config)}, stop=False))
 
     async def stop_agent(self, name: str, *, held: bool = False) -> None:
         """Stop `name` (its whole process tree) and return once it has stopped: after `agents
@@ -162,7 +169,7 @@ class Fleet:
             for name in names:
                 config = self._prefs().agents.get(name)  # removed or changed while this waited: not undone
                 if name in wanted and config is not None and name not in self._tasks:
-                    self._start(name, spec_of(config))
+                    self._start(name, spec_of(name, config))
 
     def _start(self, name: str, spec: AgentSpec) -> None:
         prefs = self._prefs()
@@ -220,7 +227,7 @@ class Fleet:
             return
         if method.runs_in_terminal:
             try:
-                open_sign_in(name, method_id)
+                self._life.in_background(self._in_terminal(name, sign_in_starter(name, method_id)))
             except NoTerminalError as exc:
                 self._sign_in_failed(name, str(exc))
             return
@@ -237,6 +244,13 @@ class Fleet:
                 self._sign_in_failed(name, abandoned_text(name, exc))
 
         self._life.in_background(through_agent())
+
+    async def _in_terminal(self, name: str, start: Callable[[], None]) -> None:
+        """The terminal window opened, off the loop (it waits to see the window open), or why not."""
+        try:
+            await asyncio.to_thread(start)
+        except NoTerminalError as exc:
+            self._sign_in_failed(name, str(exc))
 
     def _sign_in_failed(self, agent: str, message: str) -> None:
         log.warning("%s: sign-in failed: %s", agent, message)

@@ -33,10 +33,11 @@ def cmd_login(args: argparse.Namespace) -> int:
     if result is not None:
         if result["kind"] == "terminal":
             code = _terminal_login(args, result)
-        elif result["state"] == "needs sign-in":
-            code = _still_refuses(args.name, f"accepted the sign-in with {field(result['method_name'])}", result)
-        else:
+        elif result["took"]:
             out(f"{field(args.name)}: signed in with {field(result['method_name'])} · {_state_of(result)}")
+        else:  # accepted, yet nothing shows it signed in: never said to be "signed in"
+            say(f"{field(args.name)}: {field(result['outcome'], DESCRIPTION_LIMIT)}")
+            code = EXIT_FAILED
     if args.pause:  # in a terminal window acp-tray opened: let the person read the outcome
         with contextlib.suppress(EOFError, KeyboardInterrupt):
             input("Press Enter to close this window.")
@@ -161,7 +162,8 @@ def _terminal_login(args: argparse.Namespace, plan: replies.TerminalSignIn) -> i
     if result is None:
         return code
     if exit_code != 0:
-        say(f"the sign-in did not succeed (exit code {exit_code}); {args.name} still needs it")
+        still = "still needs a sign-in" if result["state"] == "needs sign-in" else f"is as it was: {_state_of(result)}"
+        say(f"the sign-in did not succeed (exit code {exit_code}); {args.name} {still}")
         return EXIT_FAILED
     if result["state"] == "needs sign-in":  # the command ended well, yet the agent refuses as before
         return _still_refuses(args.name, f"{field(plan['method_name'])} ended", result)
@@ -169,8 +171,9 @@ def _terminal_login(args: argparse.Namespace, plan: replies.TerminalSignIn) -> i
     return 0
 
 
-def _still_refuses(name: str, what: str, result: replies.StateReply | replies.AgentSignIn) -> int:
-    say(f"{field(name)}: {what}, but it still refuses: {field(result['detail'], DESCRIPTION_LIMIT)}")
+def _still_refuses(name: str, what: str, result: replies.StateReply) -> int:
+    detail = field(result["detail"], DESCRIPTION_LIMIT)
+    say(f"{field(name)}: {what}, but the sign-in did not take: it still refuses: {detail}")
     return EXIT_FAILED
 
 

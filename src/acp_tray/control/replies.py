@@ -212,6 +212,8 @@ class AgentSignIn(TypedDict):  # done by the daemon
     method_name: str
     state: str
     detail: str
+    took: bool  # it needed a sign-in and now does not: only then is it "signed in"
+    outcome: str  # what came of it, in words (when it did not take: why that is said)
 
 
 @final

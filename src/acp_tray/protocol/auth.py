@@ -33,11 +33,12 @@ class AuthMethod:
     name: str
     kind: str  # "agent" (also when the agent gave no type), "terminal", or another (env_var, newer)
     description: str | None = None
-    args: tuple[str, ...] = ()  # terminal: appended to the agent's own command
+    args: tuple[str, ...] = ()  # terminal: given to the agent's own program (agents/invocation.py)
     env: tuple[tuple[str, str], ...] = field(default=())  # terminal: laid over the agent's environment
     vars: tuple[str, ...] = ()  # env_var: the variables the agent reads (then `authenticate` with the id)
     command: tuple[str, ...] = ()  # terminal, `_meta["terminal-auth"]`: the whole command (not the agent's)
     unusable: str | None = None  # why it cannot be run as declared (a terminal method's command or env)
+    replaces: bool = False  # terminal typed in `_meta`: its args replace the agent's default args (the registry's way)
 
     @property
     def runs_in_terminal(self) -> bool:
@@ -141,6 +142,7 @@ def _method(item: dict[str, Any], method_id: str, name: str) -> AuthMethod:
         _vars(item.get("vars")) if kind == ENV_VAR else (),
         command,
         unusable,
+        replaces=kind == TERMINAL and not item.get("type") and legacy is None,
     )
 
 
@@ -177,6 +179,14 @@ def client_auth_capabilities(version: ProtocolVersion, *, terminal: bool = True)
     if version is ProtocolVersion.V2:
         return {"terminal": {}} if terminal else {}
     return {"terminal": terminal}
+
+
+def client_meta(*, terminal: bool = True) -> dict[str, Any]:
+    """The `_meta` of acp-tray's client capabilities: Zed's `"terminal-auth": true`, beside
+    `auth.terminal`. Agents of the older convention offer their `_meta["terminal-auth"]` command
+    only to a client that says this (opencode's `opencode auth login`); the ACP Registry's
+    verifier sends both."""
+    return {"_meta": {"terminal-auth": True}} if terminal else {}
 
 
 def login_method(version: ProtocolVersion) -> str:

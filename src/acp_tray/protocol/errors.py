@@ -42,7 +42,10 @@ def error_words(code: object, message: object, data: object) -> str:
         said = said or "the agent reported an error"
     detail = data_words(data)
     if detail and detail.casefold() not in said.casefold():
-        said = f"{said}: {detail[:DETAIL_LIMIT]}"
+        if said.rstrip().endswith((".", "!", "?")):  # "… first. It offers …", not "first.: it offers"
+            said = f"{said} {detail[:1].upper()}{detail[1:DETAIL_LIMIT]}"
+        else:
+            said = f"{said}: {detail[:DETAIL_LIMIT]}"
     return f"{said} (code {code})" if isinstance(code, int) and not isinstance(code, bool) else said
 
 
@@ -70,7 +73,8 @@ def _object_words(data: dict[str, Any], depth: int) -> str | None:
     if isinstance(methods, list):
         names = [m.get("name") or m.get("id") or m.get("methodId") for m in methods if isinstance(m, dict)]
         shown = [n for n in names if isinstance(n, str) and n.strip()]
-        return f"it offers {len(shown)} way(s) to sign in: {', '.join(shown)}" if shown else None
+        ways = "one way" if len(shown) == 1 else f"{len(shown)} ways"
+        return f"it offers {ways} to sign in: {', '.join(shown)}" if shown else None
     return _codex_words(data)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp_tray import __version__
-from acp_tray.protocol.auth import client_auth_capabilities
+from acp_tray.protocol.auth import client_auth_capabilities, client_meta
 from acp_tray.protocol.version import ProtocolVersion
 
 CLIENT_NAME = "acp-tray"
@@ -29,12 +29,12 @@ def elicitation_capabilities() -> dict[str, Any]:
 def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, compaction
     (shown as a turn's state), questions (elicitation), and terminal sign-in (acp-tray runs the
-    agent's own command in a terminal).
+    agent's own command in a terminal), also said the older way (`_meta["terminal-auth"]`).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
     auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
-    both = {"auth": auth, "elicitation": elicitation_capabilities()}
+    both = {"auth": auth, "elicitation": elicitation_capabilities(), **client_meta(terminal=terminal_auth)}
     session: dict[str, Any] = {"notices": {}, "compaction": {}} if notices else {"compaction": {}}
     return {"session": session, **both}
 
@@ -55,6 +55,7 @@ def initialize_params_v2(*, notices: bool = True, terminal_auth: bool = True) ->
         "info": client_info(),
         "capabilities": {
             "auth": client_auth_capabilities(ProtocolVersion.V2, terminal=terminal_auth),
+            **client_meta(terminal=terminal_auth),
             "elicitation": elicitation_capabilities(),
         },
         "clientInfo": client_info(),

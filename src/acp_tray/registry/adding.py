@@ -17,7 +17,7 @@ from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
-from acp_tray.registry.install import Installed, fetch_icon, forget_version, install, recall, remember
+from acp_tray.registry.install import Installed, fetch_icon, forget, forget_version, install, recall, remember
 from acp_tray.registry.transfer import Progress
 from acp_tray.registry.urls import DEFAULT_URL
 
@@ -127,8 +127,12 @@ def add(
     configured for the person to look at)."""
     installed = install_here(entry, progress, via)
     root = paths.registry_agents_dir()
-    result = daemon(api.AGENTS_ADD, api.AddArgs(entry.id, command=installed.command, env=installed.env))
-    remember(installed, root)
+    remember(installed, root)  # first: the daemon reads it as it starts the agent (its terminal sign-ins)
+    try:
+        result = daemon(api.AGENTS_ADD, api.AddArgs(entry.id, command=installed.command, env=installed.env))
+    except AddError:
+        forget(installed.id, root)
+        raise
     on_added(installed, result["preferences"])
     state = wait_connected(entry.id, installed.command)
     if state["connected"]:
@@ -164,13 +168,14 @@ def upgrade(
     back to `old` (the new version's files deleted)."""
     new = install_here(entry, progress)
     on_installed()
+    remember(new, paths.registry_agents_dir())  # first: the daemon reads it as it starts the new version
     daemon(api.AGENTS_REPLACE, api.ReplaceArgs(name, new.command, new.env))
     state = wait_connected(name, new.command)
     if state["connected"]:
-        remember(new, paths.registry_agents_dir())
         if old.directory != new.directory:
             forget_version(old)
         return Upgraded(True, f"{name}: {entry.version} connected; {old.version} removed{not_ready(state)}")
+    remember(old, paths.registry_agents_dir())
     daemon(api.AGENTS_REPLACE, api.ReplaceArgs(name, old.command, old.env))
     if new.directory != old.directory:
         forget_version(new)

@@ -57,6 +57,15 @@ class Installed:
     note: str = ""  # how it came to be installed this way, when not as the entry prefers (a fallback)
 
 
+def program_part(installed: Installed) -> list[str]:
+    """Its command without the entry's default args: the binary, or the runner up to the pinned
+    package (what a terminal sign-in gives its own args to: agents/invocation.py)."""
+    command = installed.command
+    if installed.kind in ("npx", "uvx") and "--" in command:
+        return command[: command.index("--") + 2]
+    return command[:1]
+
+
 def platform_id() -> str | None:
     """This machine in the registry's terms (`linux-x86_64`, `darwin-aarch64`, …)."""
     system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform)
@@ -218,6 +227,11 @@ def download_icon(url: str, path: Path) -> Path | None:
 def remember(installed: Installed, root: Path) -> None:
     home = _private_home(root, installed.id)
     write_atomically(home / RECORD, json.dumps(asdict(installed), indent=1) + "\n", mode=0o600)
+
+
+def forget(agent_id: str, root: Path) -> None:
+    """The record of `agent_id`'s install gone (an add the daemon refused)."""
+    (agent_dir(root, agent_id) / RECORD).unlink(missing_ok=True)
 
 
 def recall(agent_id: str, root: Path) -> Installed | None:

@@ -46,9 +46,15 @@ def variable_problem(var: str) -> str | None:
 
 
 def keyring_failed(exc: Exception) -> SecretError:
+    """The plain sentence first; what the keyring library said (never its class name) after it."""
+    said = str(exc).strip()
+    if type(exc).__name__ == "NoKeyringError":  # keyring found no backend at all
+        first = "there is no OS keyring here to keep it in"
+    else:
+        first = "the OS keyring could not be used"
     return SecretError(
-        f"the OS keyring could not be used ({type(exc).__name__}: {exc}); on Linux a Secret Service "
-        "(GNOME Keyring, KeePassXC) must be running and unlocked"
+        f"{first}: on Linux a Secret Service (GNOME Keyring, KeePassXC) must be running and unlocked"
+        + (f" (the keyring said: {said})" if said else "")
     )
 
 

@@ -91,8 +91,10 @@ class SignIns:
                     await ask(api.LOGIN_CANCEL, api.NameArgs(name=name), within=STOP_WAIT)
                 break
         reply = await login
-        if reply["kind"] == "agent":
+        if reply["kind"] == "agent" and reply["took"]:
             return f"signed in with {reply['method_name']} · {_outcome(reply)}."
+        if reply["kind"] == "agent":  # accepted, yet nothing shows it signed in
+            raise CallFailedError(f"{name}: {reply['outcome']}.")
         await asyncio.to_thread(open_sign_in, name, method_id)  # `acp-tray login` there says `login.finished`
         return (
             f"a terminal window opened to sign in with {reply['method_name']}; finish there, and this "

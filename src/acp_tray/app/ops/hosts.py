@@ -4,6 +4,7 @@ that fails is an error reply saying why and what to do."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError
@@ -14,10 +15,25 @@ from acp_tray.prefs.names import pasteable
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
     from acp_tray.app.daemon import Daemon
+    from acp_tray.protocol.auth import AuthMethod
 
 
-def needs_signin(name: str) -> str:
+def needs_signin(name: str, methods: Sequence[AuthMethod]) -> str:
+    """A prompt refused for want of a sign-in: how to sign in (`login`, when the agent offers a way)."""
+    if not methods:
+        how = f"it offers no way acp-tray can, so sign in its own way, then `{pasteable('agents', 'restart', name)}`"
+        return f"{name} needs you to sign in: {how}"
     return f"{name} needs you to sign in: `{pasteable('login', name)}` (prompts sent with --no-wait wait for it)"
+
+
+async def settled(host: AgentHost) -> None:
+    """Until the agent is connected or refuses for want of a sign-in (at most CONNECT_WAIT seconds)."""
+    waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
+    try:
+        await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
 
 
 class Hosts:
@@ -28,6 +44,15 @@ class Hosts:
         if name not in self._daemon.prefs.agents:
             known = ", ".join(self._daemon.prefs.agents) or "none"
             raise OpError(f"no agent called {name!r} (configured: {known})", ErrorCode.NOT_FOUND)
+
+    def hosted(self, name: str) -> AgentHost:
+        """The agent's host, running or not (one that refused or could not start is kept)."""
+        self.configured(name)
+        host = self._daemon.hosts.get(name)
+        return host if host is not None else self.running(name)
+
+    def is_running(self, name: str) -> bool:
+        return name in self._daemon.hosts and self._daemon.supervised(name)
 
     def running(self, name: str) -> AgentHost:
         self.configured(name)
@@ -41,15 +66,16 @@ class Hosts:
         return host
 
     async def connected(self, name: str) -> AgentHost:
+        """The agent once connected; an error as soon as it turns out to need a sign-in instead."""
         host = self.running(name)
-        try:
-            async with asyncio.timeout(CONNECT_WAIT):
-                await host.connected.wait()
-        except TimeoutError:
-            status = self._daemon.agent_states.get(name)
-            why = f"{status.state.value}: {status.detail}" if status else "starting"
-            raise OpError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", ErrorCode.NOT_RUNNING) from None
-        return host
+        await settled(host)
+        if host.connected.is_set():
+            return host
+        if host.signin.needed is not None:
+            raise OpError(needs_signin(name, host.signin.methods), ErrorCode.NEEDS_SIGN_IN)
+        status = self._daemon.agent_states.get(name)
+        why = f"{status.state.value}: {status.detail}" if status else "starting"
+        raise OpError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", ErrorCode.NOT_RUNNING)
 
     async def signed_in(self, name: str, patient: bool) -> AgentHost:
         """Connected, or: waiting for a sign-in (patient: until it happens, across restarts of the
@@ -57,7 +83,7 @@ class Hosts:
         while True:
             host = self.running(name)
             if host.signin.needed is not None and not patient:
-                raise OpError(needs_signin(name), ErrorCode.NEEDS_SIGN_IN)
+                raise OpError(needs_signin(name, host.signin.methods), ErrorCode.NEEDS_SIGN_IN)
             if host.signin.needed is not None and not host.connected.is_set():
                 await host.signin.wait()
                 await asyncio.sleep(0)  # the handshake goes on first
@@ -77,12 +103,7 @@ class Hosts:
         (said at once) refused again with the agent's words."""
         host = self._daemon.hosts.get(name)
         if host is not None and host.signin.needed is None:
-            waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
-            try:
-                await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for waiting in waits:
-                    waiting.cancel()
+            await settled(host)
         if host is not None and (host.connected.is_set() or host.signin.needed is not None):
             state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
             return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)

@@ -56,7 +56,7 @@ class PromptOps:
                     return await host.open_session(name, cwd)
                 except AuthRequiredError:
                     if not patient:
-                        raise OpError(needs_signin(agent), ErrorCode.NEEDS_SIGN_IN) from None
+                        raise OpError(needs_signin(agent, host.signin.methods), ErrorCode.NEEDS_SIGN_IN) from None
                     await host.signin.wait()
         except ConnectionError as exc:
             raise OpError(f"{agent}: {exc}", ErrorCode.NOT_RUNNING) from None

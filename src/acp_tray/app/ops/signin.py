@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError
-from acp_tray.app.ops.hosts import Hosts
+from acp_tray.app.ops.hosts import Hosts, settled
 from acp_tray.control.api import ErrorCode, LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInSaid, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
+from acp_tray.events import AgentState
+from acp_tray.prefs.names import pasteable
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
@@ -25,6 +27,23 @@ WAITING_AFTER = 1.0  # s: an agent's own sign-in not done by then is said to be 
 RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear what was done
 
 
+def agent_outcome(name: str, method: str, was_connected: bool, after: StateReply) -> tuple[bool, str]:
+    """Whether an agent's own sign-in that it accepted took (it was not connected, or it refused
+    for want of a sign-in, and now is connected), and what came of it in words: an accepted
+    sign-in that changed nothing is not "signed in"."""
+    state, detail = after["state"], after["detail"]
+    if not was_connected and state == AgentState.CONNECTED:
+        return True, f"signed in with {method}"
+    if state == AgentState.NEEDS_SIGNIN:
+        return False, f"the sign-in with {method} did not take: it still refuses: {detail}"
+    if state == AgentState.CONNECTED:
+        return False, (
+            f"{name} accepted the sign-in with {method}, but nothing changed: it was connected before and is "
+            "now, so acp-tray cannot tell that it signed you in"
+        )
+    return False, f"{name} accepted the sign-in with {method}; it is now {state}" + (f" ({detail})" if detail else "")
+
+
 class SignInOps:
     def __init__(self, hosts: Hosts) -> None:
         self._hosts = hosts
@@ -32,19 +51,43 @@ class SignInOps:
 
     async def login(self, args: LoginArgs, emit: Emit) -> TerminalSignIn | AgentSignIn:
         """An `agent` method is done here; a `terminal` one is handed to the caller to run (its
-        plan: the command, cwd and env), who reports back with `login.finished`."""
-        host = self._hosts.running(args.name)
+        plan: the command, cwd and env), who reports back with `login.finished`. An agent still
+        starting is waited for until it has said how it signs in; a terminal method needs no
+        running agent (one that refused is started again once it is done)."""
+        host = self._hosts.hosted(args.name)
         try:
+            if self._hosts.is_running(args.name):
+                await self._offered(host, emit)
             method = host.signin.choose(args.method)
             if method.runs_in_terminal:
                 plan = host.signin.plan(method)
                 return {"kind": "terminal", "method": method.method_id, "method_name": method.name,
                         "argv": plan.argv, "cwd": plan.cwd, "env": plan.env}  # fmt: skip
+            host = self._hosts.running(args.name)
+            was_connected = host.connected.is_set() and host.signin.needed is None  # and not refusing prompts
             await self._agent_login(host, method, emit)
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None
         after = await self._hosts.state_after_signin(args.name)
-        return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after}
+        refusal = host.signin.needed  # the agent's words only (the detail also says how to sign in)
+        said: StateReply = {**after, "detail": refusal} if refusal is not None else after
+        took, outcome = agent_outcome(args.name, method.name, was_connected, said)
+        return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after,
+                "took": took, "outcome": outcome}  # fmt: skip
+
+    async def _offered(self, host: AgentHost, emit: Emit) -> None:
+        """Until a starting agent's handshake is through (connected, or it needs a sign-in): its
+        sign-in methods are known then, and whether it needs one. Said as a wait."""
+        if host.connected.is_set() or host.signin.needed is not None:
+            return
+        with contextlib.suppress(ConnectionError):
+            emit({"event": "waiting", "text": f"{host.name} is starting; one moment"})
+        await settled(host)
+        if not (host.speaks_acp or host.signin.methods):
+            raise SignInError(
+                f"{host.name} has not finished starting ({host.last_detail or 'no answer yet'}); "
+                f"try again in a moment: `{pasteable('login', host.name)}`"
+            )
 
     async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
         """The agent's own sign-in; said to be waited for once it takes long, with each address it
@@ -107,8 +150,12 @@ class SignInOps:
         return {"name": args.name}
 
     async def finished(self, args: LoginFinishedArgs) -> StateReply:
-        """The caller ran a terminal method: exit code 0 means signed in."""
-        host = self._hosts.running(args.name)
+        """The caller ran a terminal method: exit code 0 means signed in. An agent that is not
+        running (it refused before the sign-in) is started again."""
+        host = self._hosts.hosted(args.name)
+        if args.ok and not self._hosts.is_running(args.name):
+            self._hosts.restart(args.name)
+            return {"state": AgentState.STARTING.value, "detail": "started again after the sign-in"}
         if args.ok:
             host.signin.signed_in()
         return await self._hosts.state_after_signin(args.name)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.test_claude_agent import NAME, PROTOCOLS, READY, claude
+from tests.conformance.claude_host import NAME, PROTOCOLS, READY, claude
 from tests.support.daemons import Daemon, cli
 from tests.support.fake_anthropic import HELLO, INPUT_TOKENS, OUTPUT_TOKENS
 from tests.support.waiting import until

@@ -3,7 +3,9 @@ a real daemon hosting the TypeScript SDK's question agent: the overview draws th
 agent's schema (labels, hints, required fields, defaults, bounds) and shows it live; the daemon
 checks the values before anything is sent (a wrong one is said in plain words, the question keeps
 waiting); the form is filled and sent with the keyboard only and the agent gets typed values;
-Decline declines; a page question shows its host, and its address only when asked for."""
+Decline declines; a page question shows its host, and its address only when asked for. The form has
+no serious or critical accessibility problem (axe-core) in light, dark and a 390 px wide window,
+where it fits without scrolling sideways."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.agents import agent_table
+from tests.support.axe import serious_violations, with_axe
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon, cli, cli_started
 from tests.support.repo import ROOT
@@ -106,3 +109,35 @@ def test_a_page_question_shows_its_host_and_its_address_only_when_asked(
         page.get_by_role("button", name="Decline").click()
         assert prompt.communicate(timeout=30)[0] == "answer: decline\n"
         assert not watched.problems, watched.problems
+
+
+VIEWS: dict[str, dict[str, Any]] = {  # the form as seen: light, dark, and a phone's width (dark, to differ)
+    "light": {"color_scheme": "light"},
+    "dark": {"color_scheme": "dark"},
+    "390 px": {"color_scheme": "dark", "viewport": {"width": 390, "height": 844}},
+}
+
+
+def test_the_form_has_no_serious_accessibility_problem_light_dark_or_390_px_wide(
+    node: str, tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+) -> None:
+    headless_daemon(daemons, asker(node, tmp_path / "asker.log"))
+    until(lambda: '"connected"' in cli("agents", "list", "--json").stdout, what="the agent to connect")
+    prompt = cli_started("prompt", "asker", "form")  # every kind of field
+    until(waiting, what="the agent's question")
+    found: dict[str, list[str]] = {}
+    with window_process() as window:
+        for view, options in VIEWS.items():
+            watched = page_for(**options)
+            page = watched.page
+            with_axe(page)
+            page.goto(window.url)
+            page.locator("form.question-form").wait_for(timeout=SHOWS)
+            found[view] = serious_violations(page)
+            if view == "390 px":
+                wide = page.evaluate("() => document.documentElement.scrollWidth")
+                assert wide <= 390, f"at 390 px the page is {wide} px wide: it scrolls sideways"
+            assert not watched.problems, (view, watched.problems)
+    assert found == {view: [] for view in VIEWS}, found
+    assert cli("answer", "q1", "--cancel").returncode == 0
+    assert prompt.communicate(timeout=30)[0] == "answer: cancel\n"

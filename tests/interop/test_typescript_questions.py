@@ -2,8 +2,9 @@
 `question_agent.mjs` asks over ACP 1 and ACP 2, and the real daemon (`acp-tray run --headless`)
 puts each question to the person: `acp-tray questions` lists it, `acp-tray answer` answers it
 (values typed by the form), declines or cancels it; unanswered it is cancelled in time and the
-person told; a page question shows only its host and closes on `elicitation/complete`. What
-acp-tray sends validates against the matching schema, and no answer reaches the history."""
+person told; a page question shows only its host and closes on `elicitation/complete`. Everything
+acp-tray sends the agent (a tap on its stdio, tests/support/wire_tap.py) validates against that ACP
+version's schema, its answers too, and no answer reaches the history."""
 
 from __future__ import annotations
 
@@ -20,11 +21,15 @@ from acp_tray.files import paths
 from tests.support.agents import agent_table
 from tests.support.config import history, titles, write_config
 from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
-from tests.support.questions import agent_log, answers, valid_answers, waiting
+from tests.support.questions import agent_log, answers, waiting
+from tests.support.questions import valid_answers as valid_as_received
 from tests.support.repo import ROOT
+from tests.support.schemas import tapped_problems
 from tests.support.waiting import until
+from tests.support.wire_tap import exchanges
 
 AGENT = ROOT / "tests" / "interop" / "question_agent.mjs"
+TAP = ROOT / "tests" / "support" / "wire_tap.py"
 SECRET_NAME = "Zanzibar-7"  # a value answered: it must reach the agent and nothing else
 DEVICE_CODE = "SECRET-DEVICE-CODE"  # in the page's address: shown only when asked for
 
@@ -35,10 +40,25 @@ def one_question() -> dict[str, Any]:
     return row
 
 
+def wire(log: Path) -> Path:
+    """The tap's log of the agent's stdio, beside the agent's own log."""
+    return log.with_suffix(".wire")
+
+
 def start_asker(daemons: list[Daemon], node: str, log: Path, version: int, **settings: Any) -> Daemon:
-    command = [node, str(AGENT), f"--version={version}"]
+    command = [sys.executable, str(TAP), str(wire(log)), node, str(AGENT), f"--version={version}"]
     write_config(agent_table("asker", command, {"QUESTION_AGENT_LOG": str(log)}, protocol=version, **settings))
     return start(daemons, "asker")
+
+
+def valid_answers(path: Path, version: int) -> None:
+    """The answers as the agent got them are `version`'s, and so is everything acp-tray sent it."""
+    valid_as_received(path, version)
+    sent = [m for side, m in exchanges(wire(path)) if side == "client"]
+    assert [m["params"]["protocolVersion"] for m in sent if m.get("method") == "initialize"] == [version]
+    assert any("result" in m and "action" in m["result"] for m in sent), "no answer on the wire"
+    problems = tapped_problems(wire(path))
+    assert not problems, problems
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -195,3 +215,4 @@ def test_on_a_terminal_answer_asks_field_by_field(node: str, daemons: list[Daemo
     out, _ = prompt.communicate(timeout=30)
     content = {"colour": "blue", "name": "Ada", "size": 3, "rounded": True, "tags": ["quiet"]}
     assert out == f"answer: accept {json.dumps(content, separators=(',', ':'))}\n"
+    valid_answers(log, 2)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from tests.support.repo import ROOT
+from tests.support.wire_tap import exchanges
 
 SCHEMA_DIR = ROOT / "tests" / "fixtures" / "acp-schema"
 SHARED_SCHEMA_DIR = ROOT.parent / "shared" / "acp-schema"
@@ -60,4 +62,25 @@ def sent_problems(
             problems.append(f"not in the {version} schema: {message}")
             continue
         problems += [f"{ref}: {e.message} in {value}" for e in validator_for(version, ref, unstable).iter_errors(value)]
+    return problems
+
+
+def tapped_problems(wire: Path, unstable: bool = False) -> list[str]:
+    """What is wrong in what acp-tray sent on the stdio that `tests/support/wire_tap.py` logged in
+    `wire`, each connection against the schema of the version its `initialize` offered (a connection
+    answered with another version ends, and the next starts with a new `initialize`)."""
+    connections: list[list[tuple[str, dict[str, Any]]]] = []
+    for side, message in exchanges(wire):
+        if side == "client" and message.get("method") == "initialize":
+            connections.append([])
+        if connections:
+            connections[-1].append((side, message))
+    if not connections:
+        return [f"acp-tray sent no initialize on the wire logged in {wire}"]
+    problems = []
+    for connection in connections:
+        version = f"v{connection[0][1]['params']['protocolVersion']}"
+        sent = [m for side, m in connection if side == "client"]
+        received = [m for side, m in connection if side == "agent"]
+        problems += sent_problems(sent, received, version, unstable)
     return problems

@@ -1,9 +1,11 @@
 """Take the README's pictures as a person sees them: dunst with its default look (the system's
 dunstrc, not the tests' instrumented format), the tray icon with its badge docked in trayer, the
 menu, an approval waiting (its notification, and its options in the tray's menu), the real
-codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`, and the
+codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`, the
 acp-tray window's pages (overview with an approval waiting, agents, sessions, history,
-diagnostics, preferences), light and dark, in Debian's chromium driven by Playwright.
+diagnostics, preferences), light and dark, in Debian's chromium driven by Playwright, and the demo
+agent's question (`acp-tray prompt demo "ask me a question"`): its notification, and its form on
+the window's overview, light and dark.
 
     .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
 
@@ -35,6 +37,7 @@ from tests.support.trays import icon_centre, missing_badges, start_host  # noqa:
 DUNSTRC = Path("/etc/xdg/dunst/dunstrc")  # Debian's default, as a person who installs dunst gets it
 WIDTH, HEIGHT = 700, 380  # the top-right corner: tray, notifications, menu
 PAGE_SIZE = (1000, 640)  # the window's pages: a browser window on a laptop
+QUESTION_WIDTH = 640  # the overview in one column: the question's card first, at its full width
 PAGES = {  # the window's page -> what shows it is drawn
     "overview": 'button:has-text("Allow once")',
     "agents": '[data-agent="demo"]',
@@ -74,13 +77,17 @@ def key(env: dict[str, str], *keys: str) -> None:
         time.sleep(0.4)
 
 
+def window_address(env: dict[str, str]) -> str:
+    """An address of the window with a new key: a key opens one browser context only, once."""
+    ui = [sys.executable, "-m", "acp_tray", "ui", "--no-browser"]
+    return subprocess.run(ui, env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
 def window_pictures(env: dict[str, str], out: Path) -> None:
     """The window's pages, light and dark, as `window-PAGE-SCHEME.png` (a page taller than the
     browser window is taken whole)."""
     from playwright.sync_api import sync_playwright
 
-    ui = [sys.executable, "-m", "acp_tray", "ui", "--no-browser"]
-    url = subprocess.run(ui, env=env, capture_output=True, text=True, check=True).stdout.strip()
     executable = chromium_executable()
     assert executable is not None, "no chromium (.ci/system-deps installs Debian's)"
     with sync_playwright() as playwright:
@@ -88,6 +95,7 @@ def window_pictures(env: dict[str, str], out: Path) -> None:
         for scheme in ("light", "dark"):
             context = browser.new_context(color_scheme=scheme, viewport={"width": PAGE_SIZE[0], "height": PAGE_SIZE[1]})
             page = context.new_page()
+            url = window_address(env)
             page.goto(url)  # the key for the cookie, once per context
             for name, drawn in PAGES.items():
                 page.goto(url.split("/open?")[0] + f"/{name}")
@@ -96,6 +104,44 @@ def window_pictures(env: dict[str, str], out: Path) -> None:
                 page.screenshot(path=out / f"window-{name}-{scheme}.png", full_page=True)
             context.close()
         browser.close()
+
+
+def question_pictures(env: dict[str, str], out: Path) -> None:
+    """The question's form on the overview, light and dark, as `window-question-SCHEME.png`: in a
+    window narrow enough for one column, the page from its top to the end of the card it is in."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_executable()
+    assert executable is not None, "no chromium (.ci/system-deps installs Debian's)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=ARGS)
+        for scheme in ("light", "dark"):
+            context = browser.new_context(color_scheme=scheme, viewport={"width": QUESTION_WIDTH, "height": 800})
+            page = context.new_page()
+            page.goto(window_address(env))  # the key for the cookie: the overview
+            page.locator("form.question-form").wait_for(timeout=30_000)
+            time.sleep(0.3)
+            card = page.locator("section.card", has=page.locator("article.question")).bounding_box()
+            assert card is not None
+            clip = {"x": 0, "y": 0, "width": QUESTION_WIDTH, "height": card["y"] + card["height"] + 16}
+            page.screenshot(path=out / f"window-question-{scheme}.png", clip=clip)  # type: ignore[arg-type]
+            context.close()
+        browser.close()
+
+
+def ask_a_question(env: dict[str, str], out: Path) -> subprocess.Popen[bytes]:
+    """The demo agent's question, waiting: its notification in dunst, then its form in the window.
+    The turn asking it is returned, to be ended."""
+    subprocess.run(["dunstctl", "close-all"], env=env, check=True)
+    subprocess.run(["xdotool", "mousemove", "10", str(HEIGHT - 10)], env=env, check=True)  # no tooltip over it
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "acp_tray", "prompt", "demo", "ask me a question"], env=env, stdout=subprocess.DEVNULL
+    )
+    until_shown(env, "Question")
+    time.sleep(1.0)  # dunst draws it
+    shot(env, out / "question-notification.png")
+    question_pictures(env, out)
+    return asking
 
 
 def main() -> None:
@@ -111,7 +157,7 @@ def main() -> None:
         daemon = subprocess.Popen(
             [sys.executable, "-m", "acp_tray", "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        prompt = None
+        prompt = asking = None
         try:
             until_shown(env, *(notice["title"] for notice in DEMO_NOTICES))  # the demo's four notices
             deadline = time.monotonic() + 30  # until dunst and the tray have drawn them (a busy machine is slow)
@@ -160,10 +206,15 @@ def main() -> None:
             time.sleep(1.0)  # dunst draws it
             shot(env, out / "signin-notification.png")
             window_pictures(env, out)  # the overview with the approval still waiting
+
+            subprocess.run([sys.executable, "-m", "acp_tray", "approve", "1"], env=env, check=True)
+            prompt.wait(30)  # the turn ends: the question's turn is the only thing waiting
+            asking = ask_a_question(env, out)
         finally:
-            if prompt is not None:
-                prompt.terminate()
-                prompt.wait(10)
+            for turn in (prompt, asking):
+                if turn is not None and turn.poll() is None:
+                    turn.terminate()
+                    turn.wait(10)
             subprocess.run([sys.executable, "-m", "acp_tray", "quit"], env=env, capture_output=True)
             if daemon.poll() is None:
                 daemon.terminate()

@@ -9,7 +9,9 @@ file is missing and then creates it: it introduces itself once, later starts are
 that mentions notices shows them again (`acp-tray prompt demo "show the notices"`). It answers
 `session/prompt` with a short reply streamed in chunks; a prompt that mentions deleting asks
 for permission after its first words (so approvals can be tried, and the reply is seen to stream
-while the turn waits: `acp-tray prompt demo "delete the build folder"`).
+while the turn waits: `acp-tray prompt demo "delete the build folder"`); one that mentions a question
+asks one (`elicitation/create`: a colour to choose and a note) when the client takes forms
+(`acp-tray prompt demo "ask me a question"`).
 Run it with `acp-tray demo-agent` or `python -m acp_tray.demo.agent`.
 """
 
@@ -92,6 +94,39 @@ def _permission(session_id: str, version: int) -> dict[str, Any]:
     return {"sessionId": session_id, "toolCall": tool_call, "options": options}
 
 
+QUESTION_MESSAGE = "Which colour should the button be?"
+QUESTION_FORM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "colour": {
+            "type": "string",
+            "title": "Colour",
+            "description": "The button's colour",
+            "oneOf": [
+                {"const": "blue", "title": "Blue"},
+                {"const": "green", "title": "Green"},
+                {"const": "orange", "title": "Orange"},
+            ],
+        },
+        "note": {"type": "string", "title": "Note", "description": "Anything else about it", "maxLength": 200},
+    },
+    "required": ["colour"],
+}
+
+
+def client_takes_forms(initialize_params: object) -> bool:
+    """Does the client answer form questions (`elicitation.form`: v1 in `clientCapabilities`, v2 in
+    `capabilities`)?"""
+    if not isinstance(initialize_params, dict):
+        return False
+    for key in ("capabilities", "clientCapabilities"):
+        capabilities = initialize_params.get(key)
+        elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+        if isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict):
+            return True
+    return False
+
+
 INTRODUCED_TEXT = (
     "The acp-tray demo agent has introduced itself: its notices are shown on its first start only.\n"
     "Delete this file to see them again at its next start.\n"
@@ -108,6 +143,7 @@ class DemoAgent:
         self._cancelled: set[str] = set()
         self.connection: Connection | None = None
         self._notices = False
+        self._forms = False  # the client answers form questions
         self._sessions = 0
         self._announced = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -167,10 +203,12 @@ class DemoAgent:
             await self._say(session_id, part, message_id)
         if "delete" in text.lower():
             await self._say(session_id, await self._ask_to_delete(session_id), message_id)
+        if "question" in text.lower():
+            await self._say(session_id, await self._ask_a_question(session_id), message_id)
         if "notice" in text.lower():  # asked for: the series again, whatever the mark says
             await self._say(session_id, "Here are my notices again. ", message_id)
             self._spawn(self._notices_of(session_id))
-        await self._say(session_id, "I only demonstrate notices, approvals and streaming.\n", message_id)
+        await self._say(session_id, "I only demonstrate notices, approvals, questions and streaming.\n", message_id)
 
     async def _ask_to_delete(self, session_id: str) -> str:
         """The permission request, and what the reply says about its answer."""
@@ -189,6 +227,24 @@ class DemoAgent:
             if chosen == "allow"
             else "Not allowed, so nothing was deleted. "
         )
+
+    async def _ask_a_question(self, session_id: str) -> str:
+        """A form question (a colour and a note), and what the reply says about its answer."""
+        assert self.connection is not None
+        if not self._forms:
+            return "I would ask you a question, but this client does not take forms. "
+        params = {"sessionId": session_id, "mode": "form", "message": QUESTION_MESSAGE}
+        if self.version == 2:
+            await self._state(session_id, "requires_action")
+        answer = await self.connection.send_request("elicitation/create", {**params, "requestedSchema": QUESTION_FORM})
+        if self.version == 2:
+            await self._state(session_id, "running")
+        action = answer.get("action") if isinstance(answer, dict) else None
+        content = answer.get("content") if isinstance(answer, dict) else None
+        if action == "accept" and isinstance(content, dict):
+            note = content.get("note")
+            return f"You chose {content.get('colour')}" + (f" ({note!r}). " if note else ". ")
+        return "You declined the question. " if action == "decline" else "The question was cancelled. "
 
     async def _state(self, session_id: str, state: str, stop_reason: str | None = None) -> None:
         update: dict[str, Any] = {"sessionUpdate": "state_update", "state": state}
@@ -213,6 +269,7 @@ class DemoAgent:
             raise RequestError(-32022, "Unsupported protocol version", {"supported": [2]})
         else:
             self.version = self.protocol
+        self._forms = client_takes_forms(params)
         info = {"name": "acp-tray-demo", "title": "acp-tray demo agent", "version": __version__}
         if self.version == 2:  # no notice capability in v2: notices are always understood
             self._notices = True

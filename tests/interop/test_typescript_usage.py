@@ -108,8 +108,9 @@ def test_usage_cost_limit_title_and_compaction_reach_the_person(
     assert [c["text"] for c in agent["today"]] == ["0.027 USD"]
     (limit,) = agent["limits"]
     assert limit["kind"] == "five_hour" and limit["used"] == 90 and limit["status"] == "allowed_warning"
-    resets = datetime.fromisoformat(limit["resets_at"])
-    said = f"90 % of the five-hour limit used; resets at {resets:%H:%M}"
+    resets = datetime.fromisoformat(limit["resets_at"]).astimezone()  # an hour from now: tomorrow near midnight
+    when = f"at {resets:%H:%M}" if resets.date() == datetime.now().astimezone().date() else f"{resets:%a %H:%M}"
+    said = f"90 % of the five-hour limit used; resets {when}"
     assert limit["text"] == said
     assert [c["text"] for c in status()["today"]] == ["0.027 USD"]
     human = cli("status").stdout

@@ -41,6 +41,7 @@ class NoticeReceived:
     commands: str = ""  # the description's last line: how to answer by command, left out where there are buttons
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
+    subagent: str = ""  # from a child session of the agent's: the child's name ("Child check")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,6 +100,17 @@ class QueueChanged:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class ActivityChanged:
+    """What a session is doing changed beyond its queue: the agent's state ("waiting for you"),
+    its subagents, its progress words, a silence (the session's `activity` holds the new state)."""
+
+    agent: str
+    session_id: str
+    session: str  # the session's name in acp-tray
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PermissionAsked:
     """An agent asks to be allowed something; the person answers with `approval_id`."""
 
@@ -110,6 +122,7 @@ class PermissionAsked:
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
+    subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -135,6 +148,7 @@ class QuestionAsked:
     question: Question
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
+    subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
 QuestionOutcome = Literal["answered", "declined", "cancelled"]
@@ -226,6 +240,7 @@ Event = (
     | AgentStatus
     | TurnEnded
     | QueueChanged
+    | ActivityChanged
     | PermissionAsked
     | PermissionSettled
     | QuestionAsked

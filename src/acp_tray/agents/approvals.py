@@ -44,6 +44,7 @@ class Pending:
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
     request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
+    subagent: str = ""  # asked by a child session: its name
 
 
 def policy_outcome(policy: str, options: tuple[PermissionOption, ...]) -> dict[str, Any] | None:
@@ -70,7 +71,14 @@ class Approvals:
         return list(self._pending.values())
 
     async def request(
-        self, agent: str, request: PermissionRequest, *, policy: str, expires_after: float, request_id: object = None
+        self,
+        agent: str,
+        request: PermissionRequest,
+        *,
+        policy: str,
+        expires_after: float,
+        request_id: object = None,
+        subagent: str = "",
     ) -> dict[str, Any]:
         """The outcome to send back for one `session/request_permission`; unanswered, it is cancelled
         after `expires_after` seconds (the request's own expiry, shown to the person)."""
@@ -108,6 +116,7 @@ class Approvals:
             loop.create_future(),
             None,
             request_id,
+            subagent,
         )
         pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
@@ -120,6 +129,7 @@ class Approvals:
                 request.options,
                 expires_after,
                 touches=request.scope,
+                subagent=subagent,
             )
         )
         try:

@@ -1,6 +1,8 @@
 """The client side of ACP: how acp-tray answers what an agent sends it.
 
-`session/update` becomes domain events. The SDK runs every incoming notification as its own
+`session/update` becomes domain events (a notice of a subagent's session is titled with the
+subagent's name: "Child check › Tests failing"), and every update is a word from the agent on
+its session (`Peer.heard`: progress, silences). The SDK runs every incoming notification as its own
 task; tasks start in creation order, so the event is handed to the sink *before any await*
 and notices keep their arrival order. Reply text goes to the session's waiting prompt.
 Permission requests go to the approvals (the person or the agent's policy decides), questions
@@ -16,8 +18,9 @@ from typing import Any, Protocol
 from acp.exceptions import RequestError
 
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
+from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text
-from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
+from acp_tray.protocol.update import NOTICE, MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
@@ -28,6 +31,7 @@ WHOLE_AGENT_MESSAGE = "agent_message"  # v2: an upsert of the whole message (the
 LOG_FIRST = 20
 LOG_EVERY = 1000
 STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running, requires_action, idle)
+SUBAGENT_UPDATE = "subagent_update"  # a child session announced or changed (v2; v1 once `subagents` is offered)
 
 
 class Peer(Protocol):
@@ -36,6 +40,12 @@ class Peer(Protocol):
     def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None: ...
 
     def on_state(self, session_id: str, change: StateChange) -> None: ...
+
+    def on_subagent(self, session_id: str, update: dict[str, Any]) -> None: ...
+
+    def heard(self, session_id: str, kind: str, update: dict[str, Any] | None) -> None: ...
+
+    def subagent(self, session_id: str) -> str: ...
 
     async def request_permission(self, params: object) -> dict[str, Any]: ...
 
@@ -82,15 +92,24 @@ class ClientHandler:
     def on_session_update(self, params: object) -> None:
         """Synchronous on purpose: see the module docstring."""
         update = parse_session_update(params, self.version)
+        peer = self._peer
         if isinstance(update, NoticeUpdate):
-            self._sink(NoticeReceived(self._agent, update.session_id, update.notice))
+            notice, subagent = update.notice, ""
+            if peer is not None:
+                peer.heard(update.session_id, NOTICE, None)
+                subagent = peer.subagent(update.session_id)
+                if subagent:
+                    notice = Notice(notice.severity, f"{subagent} › {notice.title}", notice.description, notice.meta)
+            self._sink(NoticeReceived(self._agent, update.session_id, notice, subagent=subagent))
         elif isinstance(update, MalformedUpdate):
             self._on_malformed(update)
         else:
             self.other_updates += 1
-            route = _ROUTES[self.version].get(update.kind)
-            if route is not None and self._peer is not None:
-                route(self._peer, update)
+            if peer is not None:
+                peer.heard(update.session_id, update.kind, update.raw)
+                route = _ROUTES[self.version].get(update.kind)
+                if route is not None:
+                    route(peer, update)
 
     def _on_malformed(self, update: MalformedUpdate) -> None:
         self.malformed += 1
@@ -124,8 +143,17 @@ def _state(peer: Peer, update: OtherUpdate) -> None:
         peer.on_state(update.session_id, change)
 
 
+def _subagent(peer: Peer, update: OtherUpdate) -> None:
+    peer.on_subagent(update.session_id, update.raw)
+
+
 # Per protocol version, the non-notice updates the peer is told about (the rest are only counted).
 _ROUTES: dict[ProtocolVersion, dict[str, Callable[[Peer, OtherUpdate], None]]] = {
-    ProtocolVersion.V1: {AGENT_MESSAGE: _message_chunk},
-    ProtocolVersion.V2: {AGENT_MESSAGE: _message_chunk, WHOLE_AGENT_MESSAGE: _whole_message, STATE_UPDATE: _state},
+    ProtocolVersion.V1: {AGENT_MESSAGE: _message_chunk, SUBAGENT_UPDATE: _subagent},
+    ProtocolVersion.V2: {
+        AGENT_MESSAGE: _message_chunk,
+        WHOLE_AGENT_MESSAGE: _whole_message,
+        STATE_UPDATE: _state,
+        SUBAGENT_UPDATE: _subagent,
+    },
 }

@@ -41,6 +41,7 @@ class SessionOpener:
         version: Callable[[], ProtocolVersion],
         on_cancel: Callable[[str], None],
         on_v1_reply: Callable[[], None],
+        silence_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self._agent = agent
         self._sessions = sessions
@@ -52,6 +53,7 @@ class SessionOpener:
         self._version = version
         self._on_cancel = on_cancel  # answers a cancelled session's pending permission requests
         self._on_v1_reply = on_v1_reply
+        self._silence_after = silence_after  # seconds without a word that make a running turn a silence
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
 
     async def attach(self, connection: Connection, key: SessionKey) -> HostedSession:
@@ -77,6 +79,7 @@ class SessionOpener:
             self._version(),
             self._on_v1_reply,
             signin=self._signin,
+            silence_after=self._silence_after,
         )
         self._sessions.add(session)
         self._sink(SessionAttached(self._agent, key.name, session_id, how))

@@ -17,6 +17,7 @@ from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.events import (
+    ActivityChanged,
     AgentStatus,
     Event,
     NoticeMalformed,
@@ -111,6 +112,9 @@ class EventPump:
             self._turn_lengths.queue_changed(event)
             self._publisher.changed(Changed.SESSIONS)
             return  # nothing the tray shows changed
+        elif isinstance(event, ActivityChanged):
+            self._publisher.changed(Changed.SESSIONS)
+            self._publisher.changed(Changed.AGENTS)  # an agent's count of sessions waiting for the person
         elif not self._hosting_event(event):
             return  # nothing the tray shows changed
         self._publisher.publish()

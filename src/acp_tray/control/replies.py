@@ -29,6 +29,7 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    needs_you: bool  # one of its sessions (or subagents) waits for the person, or a request of it is open
 
 
 class OptionRow(TypedDict):
@@ -43,6 +44,7 @@ class ApprovalRow(TypedDict):
     session_id: str
     title: str
     options: list[OptionRow]
+    subagent: str  # asked by a subagent (a child session of the agent's): its name; "" otherwise
 
 
 class ChoiceRow(TypedDict):
@@ -81,6 +83,7 @@ class QuestionRow(TypedDict):
     opens: bool  # url: acp-tray will open it (https://, or http:// on loopback)
     fields: list[FieldRow]
     timeout: float  # seconds it was given
+    subagent: str  # asked by a subagent (a child session of the agent's): its name; "" otherwise
 
 
 class QuestionDetail(QuestionRow):
@@ -106,6 +109,16 @@ class StatusReply(TypedDict):
     questions: list[QuestionRow]
 
 
+class SubagentRow(TypedDict):
+    """A subagent: a child session the agent started under a session of ours."""
+
+    session_id: str
+    title: str  # as the agent names it ("" : none given)
+    kind: str  # its role as the agent describes it ("general-purpose"; "" : none given)
+    state: str  # as it last reported: running | requires_action | idle | unknown | newer ("" : not reported)
+    needs_you: bool  # it waits for the person (its state, or an approval or a question of it open)
+
+
 class SessionRow(TypedDict):
     agent: str
     name: str
@@ -114,6 +127,11 @@ class SessionRow(TypedDict):
     state: Literal["detached", "running", "idle", "waiting"]  # waiting: prompts wait for it to open (a sign-in)
     queued: int
     turns: int
+    needs_you: bool  # the agent waits for the person: it says so (`requires_action`), a subagent does,
+    # or an approval or a question of the session (or of a subagent) is open
+    progress: str  # the agent's own words on the running turn ("reconnecting, 3 of 5"); "" : none
+    silent_since: str | None  # ISO 8601: the running turn's last word, once `[turns] silence_after` ago
+    subagents: list[SubagentRow]
 
 
 class AddedReply(TypedDict):

@@ -173,4 +173,3 @@ class Activity:
         held, self._held = self._held, []
         for end in held:
             end()
-

@@ -23,7 +23,6 @@ from acp_tray.protocol.session import (
     parse_permission_request,
 )
 
-
 SESSION_INFO = "session_info_update"
 # updates that are no step of the turn: an agent's progress words stay shown through them
 NOT_PROGRESS = frozenset(

@@ -5,13 +5,15 @@ the status replies and the tray alike, from the hosts and the pending requests a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost
 from acp_tray.agents.questions import Questions
 from acp_tray.agents.turns import HostedSession
+from acp_tray.presentation.doing import silence_words, subagent_words
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,22 @@ def waiting(hosts: Mapping[str, AgentHost], approvals: Approvals, questions: Que
     agents = {agent for agent, _ in asking}
     found = Waiting(frozenset(asking), frozenset())
     for name, host in hosts.items():
-        if any(found.session(name, s) for s in _sessions(host)):
+        if any(found.session(name, s) for s in host.sessions.values()):
             agents.add(name)
     return Waiting(found.asking, frozenset(agents))
 
 
-def _sessions(host: AgentHost) -> Iterable[HostedSession]:
-    return host.sessions.values()
+def doing_lines(host: AgentHost, found: Waiting, now: datetime) -> tuple[str, ...]:
+    """What the agent's sessions are doing, a line each: progress, a silence, each subagent."""
+    lines: list[str] = []
+    for key, session in host.sessions.items():
+        where = "" if key.name == "default" else f"{key.name}: "
+        activity = session.activity
+        if activity.progress:
+            lines.append(f"{where}{activity.progress}")
+        if activity.silent_since is not None:
+            lines.append(f"{where}{silence_words(activity.silent_since, now)}")
+        for child in activity.children.values():
+            needs_you = child.waiting or (host.name, child.session_id) in found.asking
+            lines.append(f"› {where}{subagent_words(child.title, child.kind, child.state, needs_you)}")
+    return tuple(lines)

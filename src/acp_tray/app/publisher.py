@@ -13,6 +13,7 @@ from typing import Any
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.questions import Questions
+from acp_tray.app.attention import doing_lines, waiting
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
@@ -75,6 +76,8 @@ class TrayPublisher:
     def snapshot(self) -> TraySnapshot:
         rows = []
         fleet = self._fleet
+        found = waiting(fleet.hosts, self._approvals, self._questions)
+        now = self._router.clock.now()
         for name in self._router.prefs.agents:
             status = fleet.states.get(name)
             icon = fleet.icons.get(name)
@@ -84,8 +87,12 @@ class TrayPublisher:
                 sign_in = tuple(
                     (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
                 )
+            doing = doing_lines(host, found, now) if host is not None else ()
+            needs_you = name in found.agents
             rows.append(
-                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in)
+                AgentRow(
+                    name, status.state, status.detail, icon=icon, sign_in=sign_in, needs_you=needs_you, doing=doing
+                )
                 if status
                 else AgentRow(name, AgentState.STOPPED, icon=icon)
             )
@@ -96,9 +103,13 @@ class TrayPublisher:
             quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
-            approvals=tuple(ApprovalRow(p.approval_id, p.agent, p.title, p.options) for p in self._approvals.pending()),
+            approvals=tuple(
+                ApprovalRow(p.approval_id, p.agent, p.title, p.options, p.subagent) for p in self._approvals.pending()
+            ),
             questions=tuple(
-                QuestionRow(q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question))
+                QuestionRow(
+                    q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question), q.subagent
+                )
                 for q in self._questions.pending()
             ),
             morning=dnd.morning,

@@ -28,7 +28,7 @@ from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.question_notice import question_notice
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice
@@ -98,7 +98,7 @@ REQUEST_SHOWN = 240  # characters of a request's title, paths or command: the co
 def _approval(event: PermissionAsked) -> OwnNotice:
     """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
     it is cancelled; the commands that answer it last, for the surfaces without buttons."""
-    lines = [f"{event.agent} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
+    lines = [f"{asker(event.agent, event.subagent)} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
     touches = event.touches
     if touches.command:
         lines.append(f"Runs: {plain_line(touches.command, REQUEST_SHOWN)}")

@@ -26,12 +26,12 @@ class SubagentChange:
     `idle`, `unknown` or newer)."""
 
     session_id: str
-    title: str | None | Unchanged = UNCHANGED
-    description: str | None | Unchanged = UNCHANGED
-    state: str | None | Unchanged = UNCHANGED
+    title: str | Unchanged | None = UNCHANGED
+    description: str | Unchanged | None = UNCHANGED
+    state: str | Unchanged | None = UNCHANGED
 
 
-def _patch_text(update: dict[str, Any], key: str) -> str | None | Unchanged:
+def _patch_text(update: dict[str, Any], key: str) -> str | Unchanged | None:
     if key not in update:
         return UNCHANGED
     value = update[key]
@@ -43,7 +43,7 @@ def subagent_change(update: dict[str, Any]) -> SubagentChange | None:
     child = update.get("sessionId")
     if not isinstance(child, str) or not child:
         return None
-    state: str | None | Unchanged = UNCHANGED
+    state: str | Unchanged | None = UNCHANGED
     if "state" in update:
         snapshot = update["state"]
         value = snapshot.get("state") if isinstance(snapshot, dict) else None

@@ -5,13 +5,14 @@ choices, history rows, diagnostics. Pure functions of the daemon's replies: the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
 from acp_tray.presentation.options import option_label
+from acp_tray.presentation.doing import session_doing
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
@@ -78,7 +79,7 @@ def agent_view(row: replies.AgentRow) -> AgentView:
     return AgentView(
         name=row["name"],
         state=state,
-        words=STATE_WORDS.get(state, state.capitalize()),
+        words="Waits for you" if row["needs_you"] else STATE_WORDS.get(state, state.capitalize()),
         tone=STATE_TONE.get(state, "bad"),
         detail=row["detail"],
         target=row["target"],
@@ -98,13 +99,19 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
     return ApprovalView(row["id"], row["agent"], row["title"], options)
 
 
+def session_view(row: replies.SessionRow, now: datetime) -> dict[str, Any]:
+    """A session as the lists show it: its row, and what it is doing in words (`doing`)."""
+    return {**row, "doing": session_doing(row, now)}
+
+
 def overview(state: replies.WatchState) -> dict[str, Any]:
     """Everything the overview shows, from the latest `watch` state."""
+    now = datetime.now(UTC)
     return {
         "agents": [agent_view(row) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "questions": state.get("questions", []),
-        "sessions": state.get("sessions", []),
+        "sessions": [session_view(row, now) for row in state.get("sessions", [])],
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),
         "dnd_choices": DND_CHOICES,

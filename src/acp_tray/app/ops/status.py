@@ -26,8 +26,8 @@ from acp_tray.logs.redact import shown_url
 from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
-    from acp_tray.agents.turns import HostedSession
     from acp_tray.agents.signin import SignIn
+    from acp_tray.agents.turns import HostedSession
     from acp_tray.app.daemon import Daemon
     from acp_tray.protocol.auth import AuthMethod
 

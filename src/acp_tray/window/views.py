@@ -11,8 +11,8 @@ from typing import Any
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
-from acp_tray.presentation.options import option_label
 from acp_tray.presentation.doing import session_doing
+from acp_tray.presentation.options import option_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
@@ -72,6 +72,7 @@ class ApprovalView:
     agent: str
     title: str
     options: list[OptionView]
+    subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
 def agent_view(row: replies.AgentRow) -> AgentView:
@@ -96,7 +97,7 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
     ]
-    return ApprovalView(row["id"], row["agent"], row["title"], options)
+    return ApprovalView(row["id"], row["agent"], row["title"], options, row["subagent"])
 
 
 def session_view(row: replies.SessionRow, now: datetime) -> dict[str, Any]:

@@ -88,7 +88,7 @@ def test_a_subagents_request_names_it_and_its_parent_is_not_finished_before_the_
     try:
         (request,) = until(lambda: as_json("approvals"), what="the child's permission request")
         until(lambda: events(agent_log(log), "parent ended"), what="the parent's turn to end")
-        out, err = prompt.communicate(timeout=30)
+        _, err = prompt.communicate(timeout=30)
         assert prompt.returncode == 0, err
         until(lambda: len(records(NAME)) >= 2, what="the notice and the approval in the history")
         assert "Finished" not in own_titles()  # the parent's turn ended, but its child waits for the person

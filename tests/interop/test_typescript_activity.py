@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.interop.test_typescript_v2 import agent_log, events, quit_daemon, records
+from acp_tray.files import paths
+from acp_tray.state.history import read_history
 from tests.support.agents import agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, cli_env, start
@@ -36,6 +37,21 @@ def node() -> str:
     if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
         pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
     return path
+
+
+def records(agent: str) -> list[dict[str, Any]]:
+    return [r for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == agent]
+
+
+def events(log: Path, name: str) -> list[dict[str, Any]]:
+    """The agent's own log of what it did (ACTIVITY_AGENT_LOG): its events called `name`."""
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [e for e in map(json.loads, lines) if e["event"] == name]
+
+
+def quit_daemon(daemon: Daemon) -> None:
+    assert cli("quit").returncode == 0
+    assert daemon.proc.wait(15) == 0
 
 
 def hosted(node: str, daemons: list[Daemon], tmp_path: Path, protocol: int, turns: str = "") -> tuple[Daemon, Path]:
@@ -82,12 +98,12 @@ def test_a_subagents_request_names_it_and_its_parent_is_not_finished_before_the_
 ) -> None:
     daemon, log = hosted(node, daemons, tmp_path, protocol)
     if protocol == 1:  # offered in ACP 1 (ACP 2 has subagents in its baseline)
-        (initialize,) = events(agent_log(log), "initialize")
+        (initialize,) = events(log, "initialize")
         assert initialize["clientCapabilities"]["subagents"] == {}, initialize
     prompt = prompting("use a subagent")
     try:
         (request,) = until(lambda: as_json("approvals"), what="the child's permission request")
-        until(lambda: events(agent_log(log), "parent ended"), what="the parent's turn to end")
+        until(lambda: events(log, "parent ended"), what="the parent's turn to end")
         _, err = prompt.communicate(timeout=30)
         assert prompt.returncode == 0, err
         until(lambda: len(records(NAME)) >= 2, what="the notice and the approval in the history")
@@ -110,7 +126,7 @@ def test_a_subagents_request_names_it_and_its_parent_is_not_finished_before_the_
         until(lambda: "Finished" in own_titles(), what='"Finished" once the child was answered')
         until(lambda: not session()["needs_you"], what="the session no longer waiting")
         assert not agent_row()["needs_you"]
-        (answered,) = events(agent_log(log), "child answered")
+        (answered,) = events(log, "child answered")
         assert answered["answer"] == {"outcome": {"outcome": "selected", "optionId": "allow"}}
     finally:
         if prompt.poll() is None:
@@ -153,7 +169,7 @@ def test_a_session_blocked_on_the_person_waits_for_you_everywhere(
     daemon, log = hosted(node, daemons, tmp_path, 2)
     prompt = prompting("wait for me")
     try:
-        until(lambda: events(agent_log(log), "waiting"), what="the agent blocked on the person")
+        until(lambda: events(log, "waiting"), what="the agent blocked on the person")
         lines = list(watched(waits_for_you))
         assert waits_for_you(lines[-1]) and lines[-1]["event"] in ("snapshot", "change"), lines[-1]
         until(lambda: session()["needs_you"], what="the session waiting for you")
@@ -187,7 +203,7 @@ def test_retry_words_are_the_turns_state_and_a_quiet_turn_says_so_with_its_cance
         assert f"cancel it: acp-tray cancel {NAME} --session default" in said, said
         assert cli("cancel", NAME).returncode == 0
         prompt.communicate(timeout=30)
-        until(lambda: events(agent_log(log), "cancel"), what="the cancel to reach the agent")
+        until(lambda: events(log, "cancel"), what="the cancel to reach the agent")
         until(lambda: session()["silent_since"] is None and session()["progress"] == "", what="the turn's end")
         assert not [r for r in records(NAME) if "no word" in str(r.get("title"))]  # a state, not a notification
     finally:

@@ -34,11 +34,11 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         queued = f", {row['queued']} queued" if row["queued"] else ""
         name, cwd = field(row["name"]), field(row["cwd"], DESCRIPTION_LIMIT)
         session_id = field(row["session_id"] or "-")  # none yet: prompts wait for it to open
-        out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}")
-        for said in session_doing(row, now):
-            out(f"{'':<14} {said}")
+        doing = session_doing(row, now)
         if row["silent_since"]:
-            out(f"{'':<14} cancel it: {pasteable('cancel', row['agent'], '--session', row['name'])}")
+            doing.append(f"cancel it: {pasteable('cancel', row['agent'], '--session', row['name'])}")
+        said = "".join(f" · {field(words, DESCRIPTION_LIMIT)}" for words in doing)  # one line a session
+        out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}{said}")
     if not rows:
         out("no sessions yet")
     return 0

@@ -9,7 +9,6 @@ state, a turn gone quiet says so with the command that cancels it, and the cance
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,14 +28,6 @@ from tests.support.waiting import until
 AGENT = ROOT / "tests" / "interop" / "activity_agent.mjs"
 NAME = "act"
 PROTOCOLS = [pytest.param(1, id="acp1"), pytest.param(2, id="acp2")]
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 def records(agent: str) -> list[dict[str, Any]]:

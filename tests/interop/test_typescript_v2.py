@@ -194,6 +194,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
         "session": {"notices": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
+        "subagents": {},
     }
     assert sent["params"]["info"]["name"] == "acp-tray"
     # ... the router converted the v2 request for its v1 implementation and dropped `notices`

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from acp_tray.protocol.activity import SubagentChange, Unchanged
 from acp_tray.timer import OneTimer
@@ -53,8 +53,7 @@ class Activity:
         self.progress = ""  # the agent's own words on the running turn ("reconnecting, 3 of 5")
         self.silent_since: datetime | None = None  # a running turn's last word, once it is a silence
         self.children: dict[str, Child] = {}
-        self._last_word = 0.0  # loop time
-        self._last_word_at = datetime.now(UTC)
+        self._last_word = 0.0  # loop time (a wall-clock time only once it is a silence: one clock read an update)
         self._turn = False
         self._timer = OneTimer()
         self._held: list[Callable[[], None]] = []  # turn ends held while a child waits
@@ -66,7 +65,6 @@ class Activity:
         its own progress words; `counts` False: an update that is not the turn moving on (a title,
         usage), which keeps the progress shown."""
         self._last_word = asyncio.get_running_loop().time()
-        self._last_word_at = datetime.now(UTC)
         changed = self.silent_since is not None
         self.silent_since = None
         if progress is not None:
@@ -157,11 +155,12 @@ class Activity:
         after = self._silence_after()
         if not self._turn or after <= 0:
             return
-        due = self._last_word + after - asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
+        due = self._last_word + after - now
         if due > 0:
             self._arm(due)
             return
-        self.silent_since = self._last_word_at
+        self.silent_since = datetime.now(UTC) - timedelta(seconds=now - self._last_word)
         self._on_change()
 
     def _changed(self) -> None:

@@ -21,6 +21,11 @@ steady  At startup it writes its pid to `STEADY_DIR/NAME.pid`. On SIGUSR1 it rea
         CLOCK_MONOTONIC is one clock for every process) in its description ("sent=SECONDS") and
         in `_meta.sentAt`.
 
+paced   A prompt "KIND COUNT RATE" (KIND: `usage` or `notices`) is answered after sending COUNT
+        updates of that kind at RATE a second on an absolute schedule: `usage_update`s (the
+        context growing by 10 tokens, the cost by 0.0001 USD each, every tenth with claude's
+        `_claude/rateLimit` meta at 50 %) or info notices ("NAME #i").
+
 A prompt in steady mode is answered "ok".
 """
 
@@ -67,6 +72,8 @@ class StressAgent:
         if method == "session/prompt":
             if MODE == "flood":
                 await self.flood(params["sessionId"])
+            elif MODE == "paced":
+                await self.paced(params["sessionId"], params["prompt"][0]["text"].split())
             else:
                 await self.say(params["sessionId"], "ok")
             return {"stopReason": "end_turn"}
@@ -99,6 +106,30 @@ class StressAgent:
             report = json.dumps({"count": count, "start": start, "end": end})
             await asyncio.to_thread(Path(stats).write_text, report, encoding="utf-8")
         await self.say(session_id, f"flood done: {count} notices in {end - start:.2f} s\n")
+
+    # paced ------------------------------------------------------------------------------------
+
+    async def paced(self, session_id: str, words: list[str]) -> None:
+        kind, count, rate = words[0], int(words[1]), float(words[2])
+        start = time.monotonic()
+        limit = {"status": "allowed", "rateLimitType": "five_hour", "utilization": 0.5, "resetsAt": time.time() + 3600}
+        for i in range(count):
+            delay = start + i / rate - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if kind == "usage":
+                update: dict[str, Any] = {
+                    "sessionUpdate": "usage_update",
+                    "used": 1000 + 10 * i,
+                    "size": 200000,
+                    "cost": {"amount": round(0.0001 * (i + 1), 6), "currency": "USD"},
+                }
+                if i % 10 == 0:
+                    update["_meta"] = {"_claude/rateLimit": limit}
+            else:
+                update = {"sessionUpdate": "notice", "severity": "info", "title": f"{NAME} #{i}"}
+            await self.update(session_id, update)
+        await self.say(session_id, "ok")
 
     # steady -----------------------------------------------------------------------------------
 

@@ -16,6 +16,8 @@ from acp_tray.protocol.elicitation import Question as Question  # a domain value
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 from acp_tray.protocol.session import ToolCallScope as ToolCallScope
+from acp_tray.protocol.usage import Compaction as Compaction  # domain values too
+from acp_tray.protocol.usage import Usage as Usage
 
 
 def now() -> datetime:
@@ -42,6 +44,7 @@ class NoticeReceived:
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
     subagent: str = ""  # from a child session of the agent's: the child's name ("Child check")
+    replayed: bool = False  # sent inside a v1 `session/load`: history replayed, not live (never presented)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -122,6 +125,7 @@ class PermissionAsked:
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
+    description: str = ""  # why the agent asks (v2), in its words
     subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
@@ -133,7 +137,7 @@ class PermissionSettled:
     session_id: str
     approval_id: str
     outcome: str
-    by: str  # "person" | "policy" | "timeout" | "cancel" | "disconnect"
+    by: str  # "person" | "phone:TARGET" (a push's button) | "policy" | "timeout" | "cancel" | "disconnect"
     time: datetime = dataclasses.field(default_factory=now)
 
 
@@ -162,7 +166,7 @@ class QuestionSettled:
     session_id: str
     question_id: str
     outcome: QuestionOutcome
-    by: str  # "person" | "timeout" | "agent" (withdrew it) | "complete" (done elsewhere) | "cancel" | "disconnect"
+    by: str  # "person", "phone:TARGET", "timeout", "agent" (withdrew), "complete", "cancel", "disconnect"
     time: datetime = dataclasses.field(default_factory=now)
 
 
@@ -234,6 +238,58 @@ class SignInNeeded:
     time: datetime = dataclasses.field(default_factory=now)
 
 
+@dataclass(frozen=True, slots=True)
+class SignInLink:
+    """An address the agent wrote while its own sign-in waits (cleaned: `agents/signin_lines.py`)."""
+
+    text: str  # its other words on that line
+    url: str
+    on_stdout: bool = False  # written on stdout (its terminal, to it): it reads the answer there too
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SignInOutput:
+    """What the agent says about the sign-in under way: its lines with an address (all of them so
+    far; none: the sign-in ended), and whether it reads a code on its input (`acp-tray login` asks)."""
+
+    agent: str
+    links: tuple[SignInLink, ...]
+    reads_code: bool
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UsageReported:
+    """A session's context window and cost as the agent reports them (and a vendor's rate limit)."""
+
+    agent: str
+    session_id: str
+    usage: Usage
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SessionTitled:
+    """The agent named its session (`title`), or cleared the name (None)."""
+
+    agent: str
+    session_id: str
+    title: str | None
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CompactionChanged:
+    """The agent is compacting a session's conversation, or finished doing so."""
+
+    agent: str
+    session_id: str
+    compaction: Compaction
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+SessionFact = UsageReported | SessionTitled | CompactionChanged
+
 Event = (
     NoticeReceived
     | NoticeMalformed
@@ -250,6 +306,10 @@ Event = (
     | SessionAttached
     | AgentUnusable
     | SignInNeeded
+    | SignInOutput
+    | UsageReported
+    | SessionTitled
+    | CompactionChanged
 )
 
 EventSink = Callable[[Event], None]

@@ -32,6 +32,13 @@ The sign-in conventions of agents in the wild, offered with AUTH_AGENT_EXTRA=oau
               `--login` of this program run by the interpreter
   meta-tui    the `terminal` type given only in `_meta` (with its args and env), as qwen does
   hollow      (agent) `authenticate` answers {} but signs nothing in: the agent still refuses
+  url-code    (agent) gemini's user-code login: on stdout, not as JSON-RPC, "Please visit the
+              following URL…", the address and "Enter the authorization code: " (no line end); on
+              stderr an address for this machine, one that must not become a link (plain http
+              elsewhere) and a `javascript:` one. It reads the next line on stdin that is not
+              JSON-RPC as the code, echoes it as readline does, and signs in when it is URL_CODE
+              (else -32000 "Failed to authenticate with user code.", after a stderr line naming
+              the token endpoint that failed); its answer comes after `ESC[?1049l` on one line.
 AUTH_AGENT_REFUSAL sets the "authentication required" message, AUTH_AGENT_REFUSAL_DATA (JSON) its
 `data`; AUTH_AGENT_OFFER= (empty) offers no method at all.
 """
@@ -62,6 +69,8 @@ STUCK = os.environ.get("AUTH_AGENT_STUCK") == "1"
 REFUSAL = os.environ.get("AUTH_AGENT_REFUSAL", "Authentication required")
 REFUSAL_DATA = os.environ.get("AUTH_AGENT_REFUSAL_DATA")
 SENDING = threading.Lock()  # the OAuth callback answers from its own thread
+URL_CODE = "4/0AVMBsJh-good-code"
+SIGN_IN_PAGE = "https://accounts.example.com/o/oauth2/v2/auth?redirect_uri=urn%3Aietf&state=8f3a&scope=openid"
 
 
 class RefusedError(Exception):
@@ -73,6 +82,10 @@ class RefusedError(Exception):
 
 class PendingError(Exception):
     """The request is answered later (an OAuth flow waiting for its callback)."""
+
+
+class CodeAskedError(Exception):
+    """The request is answered once the person's code comes on stdin (gemini's user-code login)."""
 
 
 def send(message: dict[str, Any]) -> None:
@@ -233,6 +246,15 @@ def authenticate(params: dict[str, Any]) -> dict[str, Any]:
         raise PendingError
     if method_id == "hollow" and "hollow" in EXTRA:
         return {}
+    if method_id == "url-code" and "url-code" in EXTRA:
+        sys.stderr.write("auth-agent: on this machine: http://127.0.0.1:8085/oauth2callback?ready=1\n")
+        sys.stderr.write("auth-agent: not a link: http://evil.example.com/phish and javascript:alert(1)\n")
+        sys.stderr.flush()
+        with SENDING:  # as gemini: its terminal's words on stdout, between the JSON-RPC lines
+            sys.stdout.write("\x1b[?1049h\x1b[2J\x1b[HPlease visit the following URL to authorize the application:\n\n")
+            sys.stdout.write(SIGN_IN_PAGE + "\n\nEnter the authorization code: ")
+            sys.stdout.flush()
+        raise CodeAskedError
     if method_id == "token":
         TOKEN.write_text("signed in\n", encoding="utf-8")
         return {}
@@ -257,6 +279,7 @@ def load_session(params: dict[str, Any]) -> dict[str, Any]:
 class Agent:
     def __init__(self) -> None:
         self.sessions = 0
+        self.code_for: Any = None  # the `authenticate` waiting for a code on stdin
 
     def handle(self, method: str, params: dict[str, Any]) -> Any:
         handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -284,26 +307,49 @@ class Agent:
         for line in sys.stdin:
             if not line.strip():
                 continue
-            message = json.loads(line)
-            if LOG:
-                with open(LOG, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(message) + "\n")
-            if message.get("method") == "$/cancel_request":
-                OAUTH.cancel((message.get("params") or {}).get("requestId"))
-            if "method" not in message or "id" not in message:
-                continue  # notifications (session/cancel) and answers: nothing to do
+            if self.code_for is not None and not line.startswith("{"):
+                self.code(line.strip())
+                continue
+            self.receive(json.loads(line))
+
+    def receive(self, message: dict[str, Any]) -> None:
+        """One JSON-RPC message from the client: logged, then answered (or kept for later)."""
+        if LOG:
+            with open(LOG, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(message) + "\n")
+        if message.get("method") == "$/cancel_request":
+            OAUTH.cancel((message.get("params") or {}).get("requestId"))
+        if "method" not in message or "id" not in message:
+            return  # notifications (session/cancel) and answers: nothing to do
+        try:
+            result = self.handle(message["method"], message.get("params") or {})
+        except CodeAskedError:
+            self.code_for = message["id"]
+        except PendingError:
             try:
-                result = self.handle(message["method"], message.get("params") or {})
-            except PendingError:
-                try:
-                    OAUTH.start(message["id"])
-                except RefusedError as exc:
-                    send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
+                OAUTH.start(message["id"])
             except RefusedError as exc:
-                error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
-                send({"id": message["id"], "error": error if exc.data is None else {**error, "data": exc.data}})
-            else:
-                send({"id": message["id"], "result": result})
+                send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
+        except RefusedError as exc:
+            error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
+            send({"id": message["id"], "error": error if exc.data is None else {**error, "data": exc.data}})
+        else:
+            send({"id": message["id"], "result": result})
+
+    def code(self, code: str) -> None:
+        """The person's code, read as a terminal program reads it (and echoed, as readline does)."""
+        request_id, self.code_for = self.code_for, None
+        with SENDING:  # and, as gemini, it leaves its alternate screen on the line of its answer
+            sys.stdout.write(code + "\r\n\x1b[?1049l")
+        if code != URL_CODE:
+            sys.stderr.write(
+                "Failed to authenticate with authorization code:request to https://oauth2.example.com/token failed\n"
+            )
+            sys.stderr.flush()
+            send({"id": request_id, "error": {"code": -32000, "message": "Failed to authenticate with user code."}})
+            return
+        TOKEN.write_text("signed in with a code\n", encoding="utf-8")
+        send({"id": request_id, "result": {}})
 
 
 def terminal_login(succeed: bool) -> int:

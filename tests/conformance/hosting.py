@@ -20,16 +20,22 @@ MARKER = "ACP_TRAY_CONFORMANCE"
 
 
 def host(
-    name: str, command: list[str], cwd: Path, env: dict[str, str], daemons: list[Daemon], extra: str = ""
+    name: str,
+    command: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    daemons: list[Daemon],
+    protocol: str | int = "auto",
 ) -> Daemon:
-    """The daemon (kept in `daemons`), its control socket up, hosting agent `name`, which carries
-    the marker `str(cwd)` and `env` in its environment; `extra`: more lines of its table."""
+    """The daemon (kept in `daemons`), its control socket up, hosting agent `name` (offered
+    `protocol`), which carries the marker `str(cwd)` and `env` in its environment."""
     env = {MARKER: str(cwd), **env}
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
         f'notifier = "console"\n[agents.{name}]\ncommand = {json.dumps(command)}\ncwd = "{cwd}"\n'
-        "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }\n" + extra,
+        f"protocol = {json.dumps(protocol)}\n"
+        "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }\n",
         encoding="utf-8",
     )
     daemon = Daemon("run", "--headless", env=cli_env())

@@ -107,8 +107,7 @@ def claude(
         (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         wire = tmp_path / "wire.jsonl"
         command = [sys.executable, str(TAP), str(wire), *npm_package_bin(PACKAGE, "claude-agent-acp")]
-        extra = f"protocol = {protocol}\n" if protocol else ""
-        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, extra)
+        daemon = host(NAME, command, tmp_path, environment(home, api, key), daemons, protocol or "auto")
         try:
             yield Claude(api, daemon, tmp_path, wire)
         finally:
@@ -192,16 +191,7 @@ def test_a_subagents_bash_call_asks_for_approval_too(
         agent.sent_as_the_schema_says()
 
 
-V2_PENDING = "acp-tray over ACP 2 does not read this yet (being built on branch acp-v2)"
-
-
-def over(protocol: int | None, v2_pending: str) -> Any:
-    """The `protocol` parameter, marked as failing for now over ACP 2 (strict: it must fail)."""
-    marks = [pytest.mark.xfail(strict=True, reason=v2_pending)] if protocol is None else []
-    return pytest.param(protocol, id="default-acp2" if protocol is None else f"protocol-{protocol}", marks=marks)
-
-
-@pytest.mark.parametrize("protocol", [over(None, f"{V2_PENDING}: subject.toolCall"), over(1, "")])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_an_approval_says_what_will_run_and_where(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
     """The person approves knowing the command, the file it touches and the kind of call, over
     either protocol (ACP 2 sends them in `subject.toolCall`, ACP 1 in `toolCall`)."""
@@ -218,7 +208,7 @@ def test_an_approval_says_what_will_run_and_where(protocol: int | None, tmp_path
 
 
 @pytest.mark.parametrize("credential", ["refused", "missing"])
-@pytest.mark.parametrize("protocol", [over(None, f"{V2_PENDING}: an error stop meaning sign-in"), over(1, "")])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_refused_or_missing_key_is_a_sign_in(
     protocol: int | None, credential: str, tmp_path: Path, daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch
 ) -> None:

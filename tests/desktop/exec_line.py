@@ -1,9 +1,14 @@
 """Reference readers of a desktop entry's `Exec` key and a systemd unit's `ExecStart`, written from
-their specifications (not from our writer)."""
+their specifications (not from our writer), and desktop-file-validate's verdict on an entry."""
 
 from __future__ import annotations
 
 import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
 
 
 def desktop_argv(exec_value: str) -> list[str]:
@@ -49,3 +54,11 @@ def unit_argv(exec_start: str) -> list[str]:
 def without_env(argv: list[str]) -> list[str]:
     """The command an entry starts, `/usr/bin/env` in front of it taken away."""
     return argv[1:] if argv[:1] == ["/usr/bin/env"] else argv
+
+
+def validate(entry: Path) -> None:
+    """desktop-file-validate finds nothing to say about `entry`."""
+    if shutil.which("desktop-file-validate") is None:
+        pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")
+    checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout == "", checked.stdout

@@ -177,7 +177,7 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
     initialize = next(m for m in received if m.get("method") == "initialize")
     assert validator_for("v1", "InitializeRequest").is_valid(initialize["params"])
     assert initialize["params"]["clientCapabilities"] == {
-        "session": {"notices": {}},
+        "session": {"notices": {}, "compaction": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
         "subagents": {},

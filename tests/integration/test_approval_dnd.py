@@ -95,7 +95,7 @@ def test_an_approval_held_by_dnd_pops_up_when_dnd_ends_and_its_button_answers_th
     until(lambda: displayed(desktop) == 0, what="the answered approval to leave the screen")
     (shown,) = [item for item in desktop.history() if item["summary"] == "demo: Needs approval"]
     # the request first; no commands to copy: its buttons answer it
-    assert shown["body"] == "demo wants to: Delete the build/ folder\nNo answer in 5 min: cancelled."
+    assert shown["body"] == "demo wants to: Delete the build/ folder\nKind: delete\nNo answer in 5 min: cancelled."
     assert len(approval_records()) == 1  # presented again, not a second notice
 
 

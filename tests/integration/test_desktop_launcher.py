@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
 from acp_tray.desktop.launcher import launcher_entry
+from tests.desktop.exec_line import validate
 from tests.support.daemons import Daemon, cli, cli_env
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG app menus are Linux/BSD")
@@ -48,13 +48,6 @@ def menu_lookup() -> dict[str, object] | None:
     assert found.returncode == 0, found.stderr
     result: dict[str, object] | None = json.loads(found.stdout)
     return result
-
-
-def validate(entry: Path) -> None:
-    if shutil.which("desktop-file-validate") is None:
-        pytest.fail("desktop-file-validate is missing (desktop-file-utils; make test installs it)")
-    checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
-    assert checked.returncode == 0 and checked.stdout == "", checked.stdout
 
 
 def tree(root: Path) -> list[str]:

@@ -20,8 +20,7 @@ import pytest
 from acp_tray.autostart.files import AutostartError, run_tool
 from acp_tray.autostart.xdg import XdgAutostart
 from acp_tray.desktop.launcher import Launcher
-from tests.desktop.exec_line import unit_argv, without_env
-from tests.integration.test_desktop_launcher import validate
+from tests.desktop.exec_line import unit_argv, validate, without_env
 from tests.support.daemons import cli, cli_env
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG entries and systemd units")

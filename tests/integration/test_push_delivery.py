@@ -100,8 +100,8 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
     assert "not-a-service" not in refused.stderr + refused.stdout
     listed = json.loads(cli("push", "list", "--json", env=env).stdout)
     assert listed == [
-        {"name": "desk", "service": "ntfy", "chosen": True},
-        {"name": "phone", "service": "json", "chosen": True},
+        {"name": "desk", "service": "ntfy", "chosen": True, "answers": "off"},
+        {"name": "phone", "service": "json", "chosen": True, "answers": "one-way"},
     ]
     tested = cli("push", "test", "phone", env=env)
     assert tested.returncode == 0 and "accepted" in tested.stdout, tested.stdout + tested.stderr

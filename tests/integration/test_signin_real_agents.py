@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.real_agents import npm_bin, npm_package_bin, root
+from tests.real_agents import npm_package_bin, root
 from tests.support.config import history, write_agent_config
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.waiting import until
@@ -58,7 +58,7 @@ def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_networ
         monkeypatch.setenv(key, value)
     codex_home = tmp_path / "codex-home"  # its own, empty: no sign-in from elsewhere
     codex_home.mkdir()
-    write_config("codex", npm_bin("codex-acp"), tmp_path, {"CODEX_HOME": str(codex_home)})
+    write_config("codex", npm_package_bin("@zed-industries/codex-acp"), tmp_path, {"CODEX_HOME": str(codex_home)})
     stored = subprocess.run(
         [sys.executable, "-m", "acp_tray", "agents", "secret", "codex", "OPENAI_API_KEY"],
         input=FAKE_KEY + "\n", capture_output=True, text=True, env=cli_env(), timeout=60,

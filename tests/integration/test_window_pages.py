@@ -43,6 +43,8 @@ def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
         )
         allow = page.get_by_role("button", name="✔ Allow once")
         allow.wait_for(timeout=10_000)
+        # what it is about, in the same lines as the notification and `acp-tray approvals`
+        assert page.locator("[data-approval] .approval-details").inner_text() == "Kind: delete"
         until(lambda: displayed(desktop) == 1, what="the approval's notification")
         screenshot(watched, "overview-approval")
         allow.click()

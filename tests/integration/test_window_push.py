@@ -188,6 +188,11 @@ def test_the_push_choices_saved_from_the_page_change_the_file(
         section.get_by_label("Warnings").check()
         section.get_by_label("Turns finished or failed").uncheck()
         section.get_by_label("Push to desk-phone").check()
+        answers = section.get_by_label("Answer approvals and simple questions from the push (ntfy targets)")
+        assert not answers.is_checked()  # off unless turned on
+        answers.check()
+        section.get_by_text("Anyone who can read the push's topic can press them").wait_for()
+        assert section.locator('[data-push="desk-phone"]').get_by_text("one-way: answered at the desk").is_visible()
         section.get_by_label("At most this many pushes to one target…").fill("0")
         page.get_by_role("button", name="Save").click()
         page.get_by_text("`burst` in [push] must be at least 1, not 0").wait_for(timeout=SHOWS)
@@ -200,6 +205,7 @@ def test_the_push_choices_saved_from_the_page_change_the_file(
         assert push["when"] == "always" and push["away_after"] == 120 and push["burst"] == 2
         assert sorted(push["kinds"]) == ["agents", "approvals", "error", "warning"]
         assert push["targets"] == ["desk-phone"]
+        assert push["answers"] is True and push.get("answers_always", False) is False
         assert section.get_by_role("radiogroup", name="When to push").get_by_label("Always").is_checked()
         assert sideways(page) == []  # usable at a phone's width
         screenshot(watched, "preferences-push-dark-phone")

@@ -15,14 +15,11 @@ person's commands (`acp-tray prompt|approvals|approve|status`) drive them:
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
@@ -43,14 +40,6 @@ V2_NOTICES = [
     ("_acme.custom", "V2 extension"),
 ]
 ROUTER_NOTICES = [("info", "Router info"), ("warning", "Router warning"), ("_router.custom", "Router extension")]
-
-
-@pytest.fixture
-def node() -> str:
-    path = shutil.which("node")
-    if path is None or not (INTEROP / "node_modules" / "@agentclientprotocol").is_dir():
-        pytest.fail("node and `npm ci --prefix tests/interop` are required (make test installs them)")
-    return path
 
 
 # helpers ------------------------------------------------------------------------------------
@@ -191,7 +180,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     (sent,) = events(first, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 2
     assert sent["params"]["clientCapabilities"] == {
-        "session": {"notices": {}},
+        "session": {"notices": {}, "compaction": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
         "subagents": {},
@@ -210,10 +199,13 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
     (sent,) = events(second, "client sent initialize")
     assert sent["params"]["protocolVersion"] == 1 and "info" not in sent["params"]
     (handed,) = events(second, "router handed initialize")
-    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {"notices": {}}
+    assert handed["impl"] == "v1" and handed["params"]["clientCapabilities"]["session"] == {
+        "notices": {},
+        "compaction": {},
+    }
     (v1_second,) = events(second, "v1 initialize")
     assert v1_second["notices"] is True
-    assert v1_second["parsedClientCapabilities"]["session"] == {"notices": {}}
+    assert v1_second["parsedClientCapabilities"]["session"] == {"notices": {}, "compaction": {}}
     assert [e["count"] for e in events(second, "sent notices")] == [3]
 
     row = status_row("router")

@@ -26,13 +26,23 @@
 //   session/prompt    -> acknowledged at once with { messageId }; the turn runs on:
 //                        user_message (echo, same messageId), state_update running,
 //                        agent_message_chunk text (one messageId), state_update requires_action,
-//                        session/request_permission (v2: top-level title "Delete build/",
+//                        session/request_permission (v2: top-level title "Delete build/", a
+//                        description, subject.toolCall with kind "delete", the session's
+//                        build/ as its location and rawInput.command "rm -rf build/",
 //                        options allow_once / reject_once), state_update running, a chunk naming
 //                        the chosen option, an `agent_message` upsert of that same message (its
 //                        whole text so far plus "Done.\n": replaces the chunks' content), a
 //                        whole `agent_message` of a new messageId ("Summary: 1 directory
 //                        removed.\n", two text blocks, no chunks), an unknown update variant
 //                        `_acme.progress`, and state_update idle with stopReason "end_turn"
+//                        With V2_AGENT_AUTH=1 (it offers the `agent` sign-in method "Log in
+//                        with the interop agent"): until `auth/login`, the turn ends at once
+//                        in state_update idle, stopReason "error", error -32000
+//                        "Authentication required" (as claude-agent-acp does over ACP 2)
+//                        With V2_AGENT_FAIL set to a JSON-RPC error object (JSON): the prompt
+//                        is refused with that error when V2_AGENT_FAIL_AS=reject, else the turn
+//                        ends at once in state_update idle, stopReason "error", with that error
+//   auth/login        -> {} (signed in from then on)
 //   session/cancel    -> the running turn ends idle with stopReason "cancelled"
 //   session/resume    -> only sessions of this process; otherwise -32002 (session not found)
 //   session/close     -> {}
@@ -59,7 +69,12 @@ const NOTICES = [
   { sessionUpdate: "notice", severity: "_acme.custom", title: "V2 extension", description: null },
 ];
 
-const sessions = new Set();
+const NEEDS_AUTH = process.env.V2_AGENT_AUTH === "1";
+const FAILURE = process.env.V2_AGENT_FAIL ? JSON.parse(process.env.V2_AGENT_FAIL) : null;
+const REJECT = process.env.V2_AGENT_FAIL_AS === "reject";
+const AUTH_METHODS = [{ type: "agent", methodId: "interop-login", name: "Log in with the interop agent" }];
+let signedIn = false;
+const sessions = new Map(); // session id -> its cwd
 const cancelled = new Set();
 let nextSession = 1;
 
@@ -76,6 +91,13 @@ async function sendNotices(client, sessionId) {
 
 async function runTurn(client, sessionId, userMessageId, prompt) {
   cancelled.delete(sessionId);
+  const failure = NEEDS_AUTH && !signedIn ? { code: -32000, message: "Authentication required" } : FAILURE;
+  if (failure) {
+    await update(client, sessionId, { sessionUpdate: "state_update", state: "running" });
+    await update(client, sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "error", error: failure });
+    log("turn ended", { sessionId, stopReason: "error", error: failure });
+    return;
+  }
   const replyId = randomUUID();
   let said = "";
   const say = (text) => {
@@ -98,6 +120,16 @@ async function runTurn(client, sessionId, userMessageId, prompt) {
     sessionId,
     title: "Delete build/",
     description: "rm -rf build/ (v2 interop agent)",
+    subject: {
+      type: "tool_call",
+      toolCall: {
+        toolCallId: "call-delete-build",
+        title: "Delete build/",
+        kind: "delete",
+        locations: [{ path: `${sessions.get(sessionId)}/build` }],
+        rawInput: { command: "rm -rf build/" },
+      },
+    },
     options: [
       { optionId: "allow", name: "Allow", kind: "allow_once" },
       { optionId: "reject", name: "Reject", kind: "reject_once" },
@@ -141,11 +173,12 @@ const app = acp
       protocolVersion: acp.PROTOCOL_VERSION, // 2
       info: AGENT_INFO,
       capabilities: { session: {} },
+      ...(NEEDS_AUTH ? { authMethods: AUTH_METHODS } : {}),
     };
   })
   .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
     const sessionId = `ts-v2-session-${nextSession++}`;
-    sessions.add(sessionId);
+    sessions.set(sessionId, params.cwd);
     log("session/new", { cwd: params.cwd, sessionId });
     // The SDK writes the response after this handler returns; setImmediate runs after
     // that, so the notices follow the response on the wire.
@@ -153,6 +186,9 @@ const app = acp
     return { sessionId };
   })
   .onRequest(acp.methods.agent.session.prompt, ({ params, client }) => {
+    if (FAILURE && REJECT) {
+      throw new acp.RequestError(FAILURE.code, FAILURE.message, FAILURE.data);
+    }
     const messageId = randomUUID();
     log("session/prompt", { sessionId: params.sessionId, messageId });
     setImmediate(() =>
@@ -166,6 +202,11 @@ const app = acp
     if (!sessions.has(params.sessionId)) {
       throw acp.RequestError.sessionNotFound(params.sessionId);
     }
+    return {};
+  })
+  .onRequest(acp.methods.agent.auth.login, ({ params }) => {
+    log("auth/login", { methodId: params.methodId });
+    signedIn = true;
     return {};
   })
   .onRequest(acp.methods.agent.session.close, ({ params }) => {

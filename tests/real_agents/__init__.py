@@ -37,13 +37,15 @@ def npm_bin(name: str) -> list[str]:
     return [str(_need(root() / "npm" / "node_modules" / ".bin" / name))]
 
 
-def npm_package_bin(package: str, name: str) -> list[str]:
-    """The command of npm package `package`'s launcher `name`, by its path in the package: two
-    packages may name their launchers alike (the Zed and the ACP Claude adapters both install
-    `claude-agent-acp`), and node_modules/.bin then holds only one of them."""
+def npm_package_bin(package: str, name: str | None = None) -> list[str]:
+    """The command of npm package `package`'s own launcher `name` (its package.json `bin`; its only
+    one without `name`), by its path in the package, run by node as its `#!/usr/bin/env node` would:
+    two packages may name their launchers alike (`claude-agent-acp` is both the Zed and the ACP
+    Claude adapter's, `codex-acp` both codex adapters'), and node_modules/.bin then holds only one."""
     folder = _need(root() / "npm" / "node_modules" / package)
     launchers = json.loads((folder / "package.json").read_text(encoding="utf-8"))["bin"]
-    return [str(_need(folder / launchers[name]))]
+    launcher = launchers if isinstance(launchers, str) else launchers[name] if name else next(iter(launchers.values()))
+    return ["node", str(_need(folder / launcher))]
 
 
 def sdk_example(name: str) -> list[str]:

@@ -3,6 +3,7 @@
 registry server (tests/support/registry_server.py; for npm packages, a local npm registry on it too).
 
 - a registry `package` (or `args`) never becomes an option of npx itself (`--call` ran a command);
+- a package entry's `cmd` (the program the package installs) is the program run, and never an option;
 - an id or version that cannot be a directory is refused before anything is downloaded;
 - a registry document nested too deeply is a clear error, never a traceback;
 - a download that drips is stopped at its deadline;
@@ -46,10 +47,15 @@ def npm_env(registry: RegistryServer, tmp_path: Path) -> dict[str, str]:
     }
 
 
-def publish_npm_package(registry: RegistryServer, name: str, version: str, program: bytes) -> None:
-    """A real npm package (packument and tarball, as npm's registry serves them) whose bin is `program`."""
-    manifest = {"name": name, "version": version, "bin": {name: "bin.sh"}}
-    tarball = tar_gz({"package/package.json": json.dumps(manifest).encode(), "package/bin.sh": program})
+def publish_npm_package(
+    registry: RegistryServer, name: str, version: str, program: bytes, others: dict[str, bytes] | None = None
+) -> None:
+    """A real npm package (packument and tarball, as npm's registry serves them) whose bin is `program`
+    (and `others`: more bins, by name)."""
+    programs = {name: program, **(others or {})}
+    manifest = {"name": name, "version": version, "bin": {bin_name: f"{bin_name}.sh" for bin_name in programs}}
+    files = {f"package/{bin_name}.sh": body for bin_name, body in programs.items()}
+    tarball = tar_gz({"package/package.json": json.dumps(manifest).encode(), **files})
     path = f"/npm/{name}/-/{name}-{version}.tgz"
     registry.files[path] = tarball
     integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
@@ -61,16 +67,23 @@ def publish_npm_package(registry: RegistryServer, name: str, version: str, progr
 # item 3: the registry cannot run a command through npx ---------------------------------------
 
 
+NOT_A_PACKAGE = ("npx package '--", "is not an npm package name")
+NOT_A_PROGRAM = ("npx cmd '", "is not a program name")
+
+
 @pytest.mark.parametrize(
-    "distribution",
+    ("distribution", "said"),
     [
-        {"package": "--call=touch {marker}"},  # the package is an npx option
-        {"package": "--yes", "args": ["--call=touch {marker}"]},  # the package makes the args npx options
+        ({"package": "--call=touch {marker}"}, NOT_A_PACKAGE),  # the package is an npx option
+        ({"package": "--yes", "args": ["--call=touch {marker}"]}, NOT_A_PACKAGE),  # the args become npx options
+        ({"package": "suite-tools", "cmd": "--call=touch {marker}"}, NOT_A_PROGRAM),  # the program is an option
+        ({"package": "suite-tools", "cmd": "-c"}, NOT_A_PROGRAM),
+        ({"package": "suite-tools", "cmd": "../../bin/sh"}, NOT_A_PROGRAM),  # a path, not the package's program
     ],
-    ids=["package", "args"],
+    ids=["package", "args", "cmd", "cmd-short-option", "cmd-path"],
 )
-def test_a_registry_package_that_is_an_npx_option_never_runs(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, distribution: dict[str, Any]
+def test_a_registry_package_or_cmd_that_is_an_npx_option_never_runs(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, distribution: dict[str, Any], said: tuple[str, str]
 ) -> None:
     marker = tmp_path / "ran"
     npx = json.loads(json.dumps(distribution).replace("{marker}", str(marker)))
@@ -81,8 +94,8 @@ def test_a_registry_package_that_is_an_npx_option_never_runs(
     assert not marker.exists(), "npx ran the registry's command"
     assert config.read_text() == before  # nothing saved
     assert result.returncode == 1, result
-    assert "the registry's entry for agent hostile: npx package '--" in result.stderr
-    assert "is not an npm package name" in result.stderr and "Traceback" not in result.stderr
+    assert f"the registry's entry for agent hostile: {said[0]}" in result.stderr
+    assert said[1] in result.stderr and "Traceback" not in result.stderr
     assert tree(paths.data_dir()) == []
 
 
@@ -106,6 +119,26 @@ def test_the_registrys_args_reach_the_agent_as_its_own_arguments(
     assert seen.read_text().splitlines() == args
     assert f"command = {json.dumps(['npx', '-y', '--', 'argv-agent@1.0.0', *args])}" in config.read_text()
     assert server.hits["/npm/argv-agent/-/argv-agent-1.0.0.tgz"] == 1  # the real package, from the registry
+
+
+def test_a_package_entrys_cmd_is_the_program_npx_runs(
+    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+) -> None:
+    """A package whose ACP agent is not the program named as the package (`npx --package PKG CMD`):
+    the registry's `cmd` names it, and that program runs, pinned, with the registry's args."""
+    wrong, seen = tmp_path / "wrong-program-ran", tmp_path / "argv"
+    agent = script(f'printf "%s\\n" "$@" > {seen}\nexec {sys.executable} -m acp_tray demo-agent')
+    publish_npm_package(server, "suite-tools", "2.0.0", script(f"touch {wrong}; exit 3"), {"suite-acp": agent})
+    distribution = {"npx": {"package": "suite-tools", "cmd": "suite-acp", "args": ["--acp"]}}
+    config = write_config(registry=server.publish(entry("suite", "2.0.0", distribution)))
+    start(daemons, own_group=True, env=npm_env(server, tmp_path))
+    added = cli("agents", "add", "suite", timeout=120)
+    assert not wrong.exists(), "npx ran the package's own program, not its cmd"
+    assert added.returncode == 0, added.stderr
+    assert "suite connected" in added.stdout
+    assert seen.read_text().splitlines() == ["--acp"]
+    command = ["npx", "-y", "--package", "suite-tools@2.0.0", "--", "suite-acp", "--acp"]
+    assert f"command = {json.dumps(command)}" in config.read_text()
 
 
 # item 9: fields that become paths, checked before anything is downloaded ---------------------

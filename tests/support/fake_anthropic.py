@@ -7,6 +7,8 @@ events (`message_start`, `content_block_start`/`_delta`/`_stop`, `message_delta`
 when the request asks `stream: true` and as one JSON message otherwise (Claude Code asks again
 without streaming when a stream fails); `POST /v1/messages/count_tokens`, `GET /v1/models` and
 `HEAD /api/hello`.
+Each message reports its token counts (1,200 in, 30 out) as the API does, in `message_start`
+and `message_delta`.
 Anything else is answered 404 in the API's error shape. Every request is kept (`requests`), so a
 test can see what reached "the model". With `refuse_credentials` set, every request is answered 401
 `authentication_error`, as the real API answers a bad key.
@@ -41,6 +43,7 @@ HELLO = "fake model says hello"
 TOUCHED = "fake-model-was-here.txt"
 QUESTION = "Which colour should the button be?"
 CHOICES = ("Red", "Blue")
+INPUT_TOKENS, OUTPUT_TOKENS = 1200, 30
 
 Block = dict[str, Any]
 _ids = count(1)
@@ -124,7 +127,12 @@ def reply_to(request: Request) -> list[Block]:
 
 def _message(content: list[Block]) -> dict[str, Any]:
     stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
-    usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    usage = {
+        "input_tokens": INPUT_TOKENS,
+        "output_tokens": OUTPUT_TOKENS,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
     return {
         "id": f"msg_fake{next(_ids):04d}", "type": "message", "role": "assistant", "model": MODEL_ID,
         "content": content, "stop_reason": stop, "stop_sequence": None, "usage": usage,
@@ -144,7 +152,7 @@ def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     ending = {"stop_reason": message["stop_reason"], "stop_sequence": None}
-    yield "message_delta", {"type": "message_delta", "delta": ending, "usage": {"output_tokens": 5}}
+    yield "message_delta", {"type": "message_delta", "delta": ending, "usage": {"output_tokens": OUTPUT_TOKENS}}
     yield "message_stop", {"type": "message_stop"}
 
 

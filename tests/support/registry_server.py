@@ -37,8 +37,15 @@ def svg_bomb(levels: int = 19) -> bytes:
     ).encode()
 
 
+# A package distribution's optional `cmd`, the program to run from the package (`npx --package PKG
+# CMD`, `uvx --from PKG CMD`; agentclientprotocol/registry pull request 323), newer than the
+# vendored schemas: added to them here, everything else as vendored.
+PACKAGE_CMD = {"type": "string", "minLength": 1, "description": "Program to run from the package"}
+
+
 def schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     agent = json.loads((FIXTURES / "agent.schema.json").read_text())
+    agent["definitions"]["packageDistribution"]["properties"].setdefault("cmd", PACKAGE_CMD)
     registry = json.loads((FIXTURES / "registry.schema.json").read_text())
     return agent, registry
 

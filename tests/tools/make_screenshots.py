@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
-from tests.real_agents import npm_bin  # noqa: E402
+from tests.real_agents import npm_package_bin  # noqa: E402
 from tests.support.browser import ARGS, chromium_executable  # noqa: E402
 from tests.support.trays import icon_centre, missing_badges, start_host  # noqa: E402
 
@@ -145,7 +145,16 @@ def main() -> None:
             key(env, "Escape", "Escape", "Escape", "Escape")
 
             subprocess.run(["dunstctl", "close-all"], env=env, check=True)  # the approval waits on
-            add = [sys.executable, "-m", "acp_tray", "agents", "add", "codex", "--", *npm_bin("codex-acp")]
+            add = [
+                sys.executable,
+                "-m",
+                "acp_tray",
+                "agents",
+                "add",
+                "codex",
+                "--",
+                *npm_package_bin("@zed-industries/codex-acp"),
+            ]
             subprocess.run(add, env=env, check=True, capture_output=True)
             until_shown(env, "Sign in to codex")
             time.sleep(1.0)  # dunst draws it

@@ -318,7 +318,7 @@ def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     assert [label for _, label in buttons] == expected
     menu = status_part(snapshot(approval("7", options=DECEPTIVE)))
     assert labels(menu[2].children[0].children) == expected
-    rows: list[replies.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t",
+    rows: list[replies.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t", "details": [],
              "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE],
              "subagent": ""}]  # fmt: skip
     assert approval_lines(rows) == [

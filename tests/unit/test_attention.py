@@ -225,3 +225,32 @@ def test_a_tool_call_naming_a_hundred_thousand_paths_is_read_no_further_than_wha
     )
     assert request.scope.paths == tuple(f"/src/{i}.py" for i in range(10))
     assert Watched.reads == 0
+
+
+def test_a_v2_request_is_read_from_its_subject_and_description_as_v1_reads_its_tool_call() -> None:
+    tool_call = {
+        "toolCallId": "t1",
+        "kind": "execute",
+        "locations": [{"path": "/src/x.txt"}],
+        "rawInput": {"command": "touch x.txt"},
+    }
+    v2 = parse_permission_request(
+        {
+            "sessionId": "s",
+            "title": "touch x.txt",
+            "description": "to create the file you asked for",
+            "subject": {"type": "tool_call", "toolCall": tool_call},
+            "options": [],
+        }
+    )
+    v1 = parse_permission_request({"sessionId": "s", "toolCall": {**tool_call, "title": "touch x.txt"}, "options": []})
+    assert v2.scope == v1.scope == ToolCallScope("execute", ("/src/x.txt",), "touch x.txt")
+    assert (v2.title, v2.description) == ("touch x.txt", "to create the file you asked for")
+    command = {"type": "command", "command": "make clean", "cwd": "/src"}
+    request = parse_permission_request({"sessionId": "s", "title": "Clean", "subject": command, "options": []})
+    assert request.scope == ToolCallScope("execute", (), "make clean")
+    odd = {"type": "_acme.thing", "toolCall": tool_call}  # an unknown subject: a generic prompt
+    assert (
+        parse_permission_request({"sessionId": "s", "title": "T", "subject": odd, "options": []}).scope
+        == ToolCallScope()
+    )

@@ -261,6 +261,7 @@ def test_a_path_no_entry_can_hold_is_refused_in_plain_words_and_nothing_is_writt
         launch_agent(command, home / "log")
 
 
+@posix_only("an XDG entry names a POSIX program path")
 def test_an_edited_entry_is_neither_overwritten_nor_removed_and_an_older_unedited_one_is_ours(home: Path) -> None:
     """Item 12 of the security review: `enable` overwrote an autostart entry the person had edited
     (a delay added), and `disable` deleted it. An entry from before the stamp, unedited, is still acp-tray's."""

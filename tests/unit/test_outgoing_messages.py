@@ -31,12 +31,13 @@ def test_initialize_advertises_notices_and_nothing_we_do_not_implement() -> None
     assert params["clientInfo"]["version"] == __version__
     caps = params["clientCapabilities"]
     assert caps["session"]["notices"] == {}
+    assert caps["session"]["compaction"] == {}  # shown as a turn's state
     assert "fs" not in caps and "terminal" not in caps  # defaults mean "not supported"
 
 
 def test_withheld_notice_capability_is_absent_not_false() -> None:
     caps = initialize_params_v1(notices=False)["clientCapabilities"]
-    assert "session" not in caps
+    assert "notices" not in caps["session"] and caps["session"]["compaction"] == {}  # compaction stays offered
     assert validator_for("v1", "InitializeRequest").is_valid(initialize_params_v1(notices=False))
 
 

@@ -100,7 +100,7 @@ class Bench:
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         self.tasks.append(asyncio.ensure_future(work))
 
-    def send(self, url: str, title: str, body: str) -> bool:
+    def send(self, url: str, title: str, body: str, actions: str = "") -> bool:
         self.sent.append((url, title, body))
         return self.accept
 

@@ -17,7 +17,7 @@ import pytest
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import pinned
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
-from acp_tray.registry.install import platform_id, uninstall
+from acp_tray.registry.install import install, platform_id, uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from acp_tray.registry.urls import URLRefusedError, check_url
 from tests.hostile.archives import late_link, path_max_chain, plain_link_chain
@@ -90,6 +90,38 @@ def test_search_matches_every_word_in_id_name_or_description() -> None:
 )
 def test_packages_are_pinned_to_the_registry_version(kind: str, package: str, expected: str) -> None:
     assert pinned(kind, package, "0.16.0") == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "package", "command"),
+    [
+        ("npx", "@acme/tools", ["npx", "-y", "--package", "@acme/tools@2.0.0", "--", "acme-acp", "--stdio"]),
+        ("npx", "@acme/tools@1.9.0", ["npx", "-y", "--package", "@acme/tools@1.9.0", "--", "acme-acp", "--stdio"]),
+        ("uvx", "hermes-agent[acp]", ["uvx", "--from", "hermes-agent[acp]==2.0.0", "--", "acme-acp", "--stdio"]),
+        ("uvx", "hermes-agent@1.9.0", ["uvx", "--from", "hermes-agent==1.9.0", "--", "acme-acp", "--stdio"]),
+        ("uvx", "hermes-agent>=1.9,<3", ["uvx", "--from", "hermes-agent>=1.9,<3", "--", "acme-acp", "--stdio"]),
+    ],
+)
+def test_a_package_entry_with_a_cmd_runs_that_program_from_the_pinned_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, package: str, command: list[str]
+) -> None:
+    """`npx --package PKG@VERSION -- CMD ARGS`, `uvx --from PKG==VERSION -- CMD ARGS` (the runner
+    found on PATH: here a stand-in, as only the command is looked at)."""
+    runners = tmp_path / "bin"
+    runners.mkdir()
+    (runners / kind).write_bytes(script("exit 0"))
+    (runners / kind).chmod(0o755)
+    monkeypatch.setenv("PATH", str(runners))
+    distribution = {kind: {"package": package, "cmd": "acme-acp", "args": ["--stdio"]}}
+    parsed = parse_entry(entry("acme", "2.0.0", distribution), "https://registry.test/registry.json")
+    assert install(parsed, tmp_path / "agents").command == command
+
+
+@pytest.mark.parametrize("cmd", ["--from=evil", "-c", "../bin/sh", "/bin/sh", "a b", ".hidden", "x" * 129])
+def test_a_package_cmd_is_a_program_name_never_an_option_or_a_path(cmd: str) -> None:
+    distribution = {"uvx": {"package": "hermes-agent", "cmd": cmd}}
+    with pytest.raises(ValueError, match="is not a program name"):
+        parse_entry(entry("acme", "2.0.0", distribution), "https://registry.test/registry.json")
 
 
 # the packages of the registry's own entries (github.com/agentclientprotocol/registry, 3de1678), and

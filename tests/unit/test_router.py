@@ -114,13 +114,36 @@ def test_identical_notices_coalesce_within_the_window() -> None:
         notice("error", "Rerouted", "d"),
         notice("warning", "Rerouted!", "d"),
         notice("warning", "Rerouted", "d", agent="other-bot"),
-        NoticeReceived("bot", "s2", Notice("warning", "Rerouted", "d")),
+        NoticeReceived("bot", "s1", Notice("warning", "Rerouted", "d"), source="acp-tray"),
     ],
 )
 def test_any_difference_is_a_new_group(other: NoticeReceived) -> None:
     r, _ = router()
     r.route(notice("warning", "Rerouted", "d"))
     assert r.route(other)[0].count == 1
+
+
+def test_what_an_agent_says_again_in_its_next_session_is_a_repeat_but_acp_trays_own_per_session_notices_are_not() -> (
+    None
+):
+    """After a reconnect the agent's session may be a new one, and it says its warning again (codex
+    re-sends its config warning): within the window that is a repeat. acp-tray's own notices are
+    about a session ("Finished" of one is not the other's)."""
+    r, _ = router()
+    first = r.route(notice("warning", "Deprecated setting", "d"))
+    again = r.route(NoticeReceived("bot", "s2", Notice("warning", "Deprecated setting", "d")))
+    assert again[0].suppressed == "coalesced" and again[0].count == 2
+    assert again[1] is not None and first[1] is not None and again[1].group == first[1].group
+    own = [NoticeReceived("bot", s, Notice("info", "Finished"), source="acp-tray") for s in ("s1", "s2")]
+    assert [r.route(event)[0].count for event in own] == [1, 1]
+
+
+def test_a_notice_replayed_inside_session_load_is_recorded_never_presented() -> None:
+    r, _ = router()
+    replayed = NoticeReceived("bot", "s1", Notice("error", "Build failed"), replayed=True)
+    decision, presentation = r.route(replayed)
+    assert presentation is None and (decision.notify, decision.tray, decision.suppressed) == (False, False, "replayed")
+    assert r.route(notice("error", "Build failed"))[0].count == 1  # the live one after it is new
 
 
 def test_window_zero_turns_coalescing_off() -> None:

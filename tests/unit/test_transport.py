@@ -120,6 +120,18 @@ async def test_final_line_without_newline_is_still_delivered() -> None:
     assert await collect_via_connection(transport, use_ours=True) == ["first", "second"]
 
 
+async def test_terminal_sequences_in_front_of_a_message_are_left_out_and_words_still_told() -> None:
+    """gemini leaves its alternate screen (`ESC[?1049l`) on the line of its `authenticate` answer;
+    its sign-in's words (after `ESC[2J`) still go to `on_text`, a person may need to read them."""
+    reader = asyncio.StreamReader()
+    texts: list[bytes] = []
+    writer = cast(asyncio.StreamWriter, NullWriter())
+    transport = LineTransport(reader, writer, on_drop=lambda reason, line: None, on_text=texts.append)
+    feed(reader, b"\x1b[?1049h\x1b[2J\x1b[HPlease visit the following URL\n", b"\x1b[?1049l" + FIRST, SECOND)
+    assert await collect_via_connection(transport, use_ours=True) == ["first", "second"]
+    assert texts == [b"Please visit the following URL"]
+
+
 @pytest.mark.parametrize(
     ("message", "ok"),
     [

@@ -7,8 +7,8 @@ from acp_tray.control.replies import PushTargetRow
 from acp_tray.window import push_view
 
 ROWS: list[PushTargetRow] = [
-    {"name": "phone", "service": "ntfy", "chosen": True},
-    {"name": "team", "service": "someservice", "chosen": False},
+    {"name": "phone", "service": "ntfy", "chosen": True, "answers": "on"},
+    {"name": "team", "service": "someservice", "chosen": False, "answers": "one-way"},
 ]
 
 
@@ -19,6 +19,7 @@ def test_targets_by_name_and_service_then_those_chosen_but_not_added() -> None:
         ("team", "someservice", True),  # a service without words here: its scheme
         ("gone", "", False),
     ]
+    assert [t.answers for t in shown[:2]] == ["answered from the phone", "one-way: answered at the desk"]
 
 
 def test_the_part_keeps_the_name_typed_and_says_which_field_is_wrong() -> None:

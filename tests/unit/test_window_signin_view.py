@@ -27,7 +27,7 @@ def row(
 ) -> replies.AgentRow:
     return {
         "name": name, "kind": kind, "target": "bot", "state": state, "detail": "", "sessions": 0, "busy": 0,
-        "queued": 0, "permission": "ask", "sign_in_methods": METHODS, "needs_you": False,
+        "queued": 0, "permission": "ask", "sign_in_methods": METHODS, "needs_you": False, "today": [], "limits": [],
     }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from acp_tray.protocol.session import (
     REJECT_KINDS,
     PermissionOption,
     PermissionRequest,
+    ToolCallScope,
     cancelled,
     first_of_kinds,
     selected,
@@ -44,6 +45,8 @@ class Pending:
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
     request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
+    scope: ToolCallScope = field(default_factory=ToolCallScope)  # what it runs and touches
+    description: str = ""  # why the agent asks (v2)
     subagent: str = ""  # asked by a child session: its name
 
 
@@ -116,6 +119,8 @@ class Approvals:
             loop.create_future(),
             None,
             request_id,
+            request.scope,
+            request.description,
             subagent,
         )
         pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
@@ -130,6 +135,7 @@ class Approvals:
                 expires_after,
                 touches=request.scope,
                 subagent=subagent,
+                description=request.description,
             )
         )
         try:
@@ -140,8 +146,9 @@ class Approvals:
                     pending.timer.cancel()
                 self._emit(PermissionSettled(agent, request.session_id, approval_id, "cancelled", "disconnect"))
 
-    def approve(self, approval_id: str, choice: str | None = None) -> PermissionOption:
-        """Approve with `choice` (an option id or kind); without one, the agent's only allow option."""
+    def approve(self, approval_id: str, choice: str | None = None, *, by: str = "person") -> PermissionOption:
+        """Approve with `choice` (an option id or kind); without one, the agent's only allow option.
+        `by`: who answered ("person" at the desk, "phone:TARGET" from a push's button)."""
         pending = self._get(approval_id)
         if choice is None:
             allow = [o for o in pending.options if o.kind in ALLOW_KINDS]
@@ -156,7 +163,7 @@ class Approvals:
                 listing = self._listing(pending)
                 raise ApprovalError(f"request {approval_id} has no option {choice!r}; choose from {listing}")
             option = found[0]
-        self._settle(approval_id, selected(option.option_id), "person")
+        self._settle(approval_id, selected(option.option_id), by)
         return option
 
     def deny(self, approval_id: str) -> PermissionOption | None:

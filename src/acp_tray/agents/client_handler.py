@@ -1,22 +1,25 @@
 """The client side of ACP: how acp-tray answers what an agent sends it.
 
-`session/update` becomes domain events (a notice of a subagent's session is titled with the
-subagent's name: "Child check › Tests failing"), and every update is a word from the agent on
-its session (`Peer.heard`: progress, silences). The SDK runs every incoming notification as its own
-task; tasks start in creation order, so the event is handed to the sink *before any await*
-and notices keep their arrival order. Reply text goes to the session's waiting prompt.
-Permission requests go to the approvals (the person or the agent's policy decides), questions
-(elicitation) to the person. Anything else gets method-not-found.
+`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`;
+a notice of a subagent's session is titled with the subagent's name: "Child check › Tests failing"),
+and every update is a word from the agent on its session (`Peer.heard`: progress, silences).
+The SDK runs every incoming notification as its own task; tasks start in creation order, so the
+event is handed to the sink *before any await* and notices keep their arrival order. A notice of a
+session whose `session/load` is under way is the agent replaying its history: marked `replayed`
+(recorded, never presented). Reply text goes to the session's waiting prompt. Permission requests
+go to the approvals (the person or the agent's policy decides), questions (elicitation) to the
+person. Anything else gets method-not-found.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, Protocol
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.session_facts import fact_of
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text
@@ -60,10 +63,17 @@ class ClientHandler:
     """The SDK `MethodHandler` for one agent connection."""
 
     def __init__(
-        self, agent: str, sink: EventSink, version: ProtocolVersion = ProtocolVersion.V1, *, peer: Peer | None = None
+        self,
+        agent: str,
+        sink: EventSink,
+        version: ProtocolVersion = ProtocolVersion.V1,
+        *,
+        peer: Peer | None = None,
+        loading: Container[str] = frozenset(),
     ) -> None:
         self._agent = agent
         self._sink = sink
+        self._loading = loading  # ids of the sessions whose `session/load` has not been answered yet
         self.version = version  # set by the host once the handshake has chosen it
         self._peer = peer
         self.other_updates = 0  # non-notice updates seen (kept raw, ignored for presentation)
@@ -92,24 +102,34 @@ class ClientHandler:
     def on_session_update(self, params: object) -> None:
         """Synchronous on purpose: see the module docstring."""
         update = parse_session_update(params, self.version)
-        peer = self._peer
         if isinstance(update, NoticeUpdate):
-            notice, subagent = update.notice, ""
-            if peer is not None:
-                peer.heard(update.session_id, NOTICE, None)
-                subagent = peer.subagent(update.session_id)
-                if subagent:
-                    notice = Notice(notice.severity, f"{subagent} › {notice.title}", notice.description, notice.meta)
-            self._sink(NoticeReceived(self._agent, update.session_id, notice, subagent=subagent))
+            self._on_notice(update)
         elif isinstance(update, MalformedUpdate):
             self._on_malformed(update)
         else:
-            self.other_updates += 1
-            if peer is not None:
-                peer.heard(update.session_id, update.kind, update.raw)
-                route = _ROUTES[self.version].get(update.kind)
-                if route is not None:
-                    route(peer, update)
+            self._on_other(update)
+
+    def _on_notice(self, update: NoticeUpdate) -> None:
+        notice, subagent, peer = update.notice, "", self._peer
+        if peer is not None:
+            peer.heard(update.session_id, NOTICE, None)
+            subagent = peer.subagent(update.session_id)
+            if subagent:
+                notice = Notice(notice.severity, f"{subagent} › {notice.title}", notice.description, notice.meta)
+        replayed = update.session_id in self._loading
+        self._sink(NoticeReceived(self._agent, update.session_id, notice, subagent=subagent, replayed=replayed))
+
+    def _on_other(self, update: OtherUpdate) -> None:
+        self.other_updates += 1
+        fact = fact_of(self._agent, update)
+        if fact is not None:
+            self._sink(fact)
+        peer = self._peer
+        if peer is not None:
+            peer.heard(update.session_id, update.kind, update.raw)
+            route = _ROUTES[self.version].get(update.kind)
+            if route is not None:
+                route(peer, update)
 
     def _on_malformed(self, update: MalformedUpdate) -> None:
         self.malformed += 1

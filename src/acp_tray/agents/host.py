@@ -40,15 +40,17 @@ from acp_tray.agents.process_run import ProcessRun
 from acp_tray.agents.questions import Questions
 from acp_tray.agents.session_opener import CLOSE_TIMEOUT, SessionOpener
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
-from acp_tray.agents.signin import AuthRequiredError, SignIn
+from acp_tray.agents.signin import AuthRequiredError, SignIn, SignInError
+from acp_tray.agents.signin_lines import SignInLines, code_problem
 from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.status_report import StatusReport
 from acp_tray.agents.stderr import StderrTail
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, WatchedTransport
 from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
-from acp_tray.events import AgentState, EventSink
+from acp_tray.events import AgentState, EventSink, SignInOutput
 from acp_tray.prefs.launch import fetches_on_start
+from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import AgentCapabilities, agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
@@ -95,7 +97,9 @@ class AgentHost:
         self._questions = questions or Questions(sink)
         self._advertise_notices = advertise_notices
         self._handshake_timeout = handshake_timeout
-        self.stderr = StderrTail(name)
+        # what the agent writes while its own sign-in waits (an address to open, a code it reads)
+        self.signin_lines = SignInLines(self._sign_in_lines_changed)
+        self.stderr = StderrTail(name, on_line=self.signin_lines.heard)
         self._report = StatusReport(name, sink, self.stderr, self._log)
         self._handler: ClientHandler | None = None
         self._connection: Connection | None = None
@@ -114,6 +118,7 @@ class AgentHost:
             env=spec.env,
             on_signed_in=self._signed_in,
         )
+        self._loading: set[str] = set()  # sessions whose `session/load` is under way: their updates are replays
         # what the agent asks of us, answered by `peer.py` (called by the ClientHandler)
         self.peer = AgentPeer(
             name, sink, self.sessions, self._approvals, self._questions, lambda: self.policy, self._request_id
@@ -129,6 +134,7 @@ class AgentHost:
             version=lambda: self.version,
             on_cancel=self._on_session_cancel,
             on_v1_reply=self._answered_as_v1,
+            loading=self._loading,
             silence_after=lambda: self.silence_after,
         )
         self._agent_run = self._run_of(spec, max_line_bytes, secrets, run_mark)
@@ -212,7 +218,7 @@ class AgentHost:
         self, transport: WatchedTransport, let_go: LetGo | None
     ) -> AsyncIterator[Connection | HandshakeFailure]:
         """The SDK connection over `transport`, handshake done (or why it failed)."""
-        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self.peer)
+        self._handler = ClientHandler(self.name, self._sink, ProtocolVersion.V1, peer=self.peer, loading=self._loading)
         connection = Connection(self._handler, transport)
         self._connection = connection
         self._transport = transport
@@ -325,9 +331,37 @@ class AgentHost:
 
     async def sign_in(self, method: AuthMethod) -> None:
         transport = self._transport
-        await self.signin.login(
-            self._connection, self.version, method, transport.sent_id if transport is not None else lambda p: None
-        )
+        self.signin_lines.start()  # only while it waits: the lines with an address it writes meanwhile
+        try:
+            await self.signin.login(
+                self._connection, self.version, method, transport.sent_id if transport is not None else lambda p: None
+            )
+        finally:
+            self.signin_lines.stop()
+
+    def _sign_in_lines_changed(self) -> None:
+        lines = self.signin_lines
+        self._sink(SignInOutput(self.name, lines.lines, lines.reads_code))
+
+    async def type_code(self, code: str) -> None:
+        """The code the person got from the agent's sign-in page, to the agent that asked for it on
+        its terminal (its stdin): only while its sign-in waits and it wrote that sign-in on stdout."""
+        if self.signin.pending is None or not self.signin_lines.active:
+            raise SignInError(
+                f"no sign-in to {self.name} is under way; start one with `{pasteable('login', self.name)}`"
+            )
+        if not self.signin_lines.reads_code:
+            raise SignInError(f"{self.name} is not asking for a code; finish signing in where it sent you")
+        problem = code_problem(code)
+        if problem is not None:
+            raise SignInError(f"{problem}; nothing was sent to {self.name}")
+        self.signin_lines.typed(code)
+        try:
+            if self._transport is None:
+                raise ConnectionError
+            await self._transport.type_line(code.strip())
+        except (ConnectionError, OSError):
+            raise SignInError(f"{self.name} went away before it got the code") from None
 
     async def sign_out(self) -> None:
         await self.signin.logout(self._connection, self.version)

@@ -85,20 +85,21 @@ class Questions:
             raise QuestionError(f"no pending question {question_id!r} (pending: {waiting})")
         return pending
 
-    def answer(self, question_id: str, values: Mapping[str, object]) -> dict[str, Value]:
+    def answer(self, question_id: str, values: Mapping[str, object], *, by: str = "person") -> dict[str, Value]:
         """Accept: a form with `values` (checked and typed by its schema; QuestionError says what
-        does not fit, and the question keeps waiting), a page (no values) as opened by the person."""
+        does not fit, and the question keeps waiting), a page (no values) as opened by the person.
+        `by`: who answered ("person" at the desk, "phone:TARGET" from a push's button)."""
         pending = self.get(question_id)
         if pending.question.mode == "url":
             if values:
                 raise QuestionError(f"question {question_id} asks you to open a page; it has no fields to fill")
-            self._settle(question_id, accepted(), "person")
+            self._settle(question_id, accepted(), by)
             return {}
         try:
             content = check_answer(pending.question.fields, values)
         except AnswerError as exc:
             raise QuestionError(str(exc)) from None
-        self._settle(question_id, accepted(content), "person")
+        self._settle(question_id, accepted(content), by)
         return content
 
     def decline(self, question_id: str) -> None:

@@ -4,20 +4,22 @@ Every request has a time limit: an agent that stopped answering must not hold a 
 A stored id the current connection already gave to another session is not reattached (ids are
 unique only within one connection: an agent that numbers its sessions from 1 in each process
 would otherwise have two live sessions share one id). A new id that is not text (a lone surrogate,
-a control character) makes the agent unusable: it is a fault of that agent alone.
+a NUL) makes the agent unusable: it is a fault of that agent alone. While a `session/load` waits
+for its answer, its session id is in `loading`: what the agent sends for it then is its history replayed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Container
+from collections.abc import Container, Iterator, MutableSet
 from typing import Any
 
 from acp.exceptions import RequestError
 
 from acp_tray.agents.handshake import AUTH_REQUIRED, HandshakeError, UnusableAgentError
-from acp_tray.agents.turns import Requester
+from acp_tray.agents.turns import Requester, error_text
 from acp_tray.protocol.initialize import new_session_params
 from acp_tray.protocol.session import (
     AgentCapabilities,
@@ -38,6 +40,20 @@ async def ask(connection: Requester, method: str, params: dict[str, Any]) -> Any
         raise HandshakeError(f"no answer to {method} within {SESSION_TIMEOUT:g} s") from None
 
 
+@contextlib.contextmanager
+def _replaying(loading: MutableSet[str] | None, session_id: str) -> Iterator[None]:
+    """While a `session/load` waits for its answer: the updates of its session are replayed history.
+    (The SDK hands each update to the handler in order of arrival, before the answer wakes the load.)"""
+    if loading is None:
+        yield
+        return
+    loading.add(session_id)
+    try:
+        yield
+    finally:
+        loading.discard(session_id)
+
+
 async def session_for(
     connection: Requester,
     cwd: str,
@@ -45,6 +61,7 @@ async def session_for(
     capabilities: AgentCapabilities,
     live: Container[str],
     log: logging.Logger,
+    loading: MutableSet[str] | None = None,
 ) -> tuple[str, str]:
     """(session id, how): "loaded" or "resumed" (the `stored` id), "new", or "replaced" (a stored
     one could not be reattached). RequestError when the agent refuses `session/new`, or asks for a
@@ -60,11 +77,12 @@ async def session_for(
             if not supported:
                 continue
             try:
-                await ask(connection, method, params(stored, cwd))
+                with _replaying(loading if method == "session/load" else None, stored):
+                    await ask(connection, method, params(stored, cwd))
             except RequestError as exc:
                 if exc.code == AUTH_REQUIRED:
                     raise  # a sign-in, not a session that is gone: asked again after it
-                log.info("could not %s session %s: %s", method, stored, exc)
+                log.info("could not %s session %s: %s", method, stored, error_text(exc))
                 continue
             return stored, done
         how = "replaced"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, MutableSet
 
 from acp.connection import Connection
 from acp.exceptions import RequestError
@@ -41,6 +41,7 @@ class SessionOpener:
         version: Callable[[], ProtocolVersion],
         on_cancel: Callable[[str], None],
         on_v1_reply: Callable[[], None],
+        loading: MutableSet[str],
         silence_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self._agent = agent
@@ -55,12 +56,19 @@ class SessionOpener:
         self._on_v1_reply = on_v1_reply
         self._silence_after = silence_after  # seconds without a word that make a running turn a silence
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
+        self._loading = loading  # sessions whose `session/load` waits for its answer (their updates are replays)
 
     async def attach(self, connection: Connection, key: SessionKey) -> HostedSession:
         """Reattach the stored session of `key` (load, else resume) or start a new one, and say which."""
         try:
             session_id, how = await session_for(
-                connection, key.cwd, self._store.get(key), self._capabilities(), self._sessions.by_id, self._log
+                connection,
+                key.cwd,
+                self._store.get(key),
+                self._capabilities(),
+                self._sessions.by_id,
+                self._log,
+                self._loading,
             )
         except RequestError as exc:
             if exc.code == AUTH_REQUIRED:

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import re
 from collections import deque
+from collections.abc import Callable
 
 from acp_tray.logs.redact import redact
 
@@ -46,8 +47,11 @@ def meaningful(line: str) -> bool:
 class StderrTail:
     """Reads a stream to its end; logs each line (truncated) and keeps the last few lines."""
 
-    def __init__(self, agent: str, max_lines: int = DEFAULT_TAIL_LINES) -> None:
+    def __init__(
+        self, agent: str, max_lines: int = DEFAULT_TAIL_LINES, *, on_line: Callable[[bytes, bool], None] | None = None
+    ) -> None:
         self._log = logging.getLogger(f"acp_tray.agent.{agent}")
+        self._on_line = on_line  # each line as read (True: from stdout), before it is cut to its logged length
         self._lines: deque[tuple[str, bool]] = deque(maxlen=max_lines)  # meaningful ones; True: from stdout
         self._all: deque[str] = deque(maxlen=max_lines)
         self.bytes_read = 0
@@ -71,6 +75,8 @@ class StderrTail:
     def keep_stdout(self, raw: bytes) -> None:
         """A line the agent wrote on stdout that is not JSON-RPC: kept for the hint like a stderr
         line (bounded, without control characters, redacted); the log has it already."""
+        if self._on_line is not None:
+            self._on_line(raw, True)
         line = self._clean(raw)
         if meaningful(line):
             self._lines.append((line, True))
@@ -132,6 +138,8 @@ class StderrTail:
         return redact(plain(raw[:MAX_LOGGED_LINE].decode("utf-8", "replace"))).rstrip()
 
     def _keep(self, raw: bytes) -> None:
+        if self._on_line is not None:
+            self._on_line(raw, False)
         line = self._clean(raw)
         if line.strip():
             self._all.append(line)

@@ -4,7 +4,8 @@ The SDK's own stdio framing (0.12.x) has traps this transport closes:
 - a line that is valid JSON but not an object (e.g. `42`) kills its receive loop, and so does
   an object that is not a JSON-RPC message it can route (unhashable `id`, non-object `error`);
 - an over-long line is buffered without bound.
-Here every line is bounded, and anything that is not a routable JSON-RPC object is reported to
+Here every line is bounded (terminal sequences in front of a message are left out), and anything
+that is not a routable JSON-RPC object is reported to
 `on_drop` and skipped (a plain-text line also to `on_text`: a person may need to read it); the next
 valid message is delivered as usual. Sending reuses the SDK's `MessageSender`, so the framing on
 the way out is the SDK's own.
@@ -69,6 +70,9 @@ def jsonrpc_problem(message: object) -> str | None:
     return None
 
 
+# terminal sequences before a message: an agent leaving its alternate screen as it answers (gemini's
+# `ESC[?1049l` after its sign-in, written on the same line as its JSON-RPC answer)
+_LEADING_SEQUENCES = re.compile(rb"^(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_])+")
 _META_KEY = re.compile(rb'"_meta"\s*:\s*')
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
@@ -142,10 +146,17 @@ class LineTransport:
         self._on_text = on_text
         self._max_line_bytes = max_line_bytes
         self._tasks = TaskSupervisor(source="acp_tray.LineTransport")
+        self._writer = writer
         self._sender = MessageSender(writer, self._tasks)
 
     async def send(self, message: dict[str, Any]) -> None:
         await self._sender.send(message)
+
+    async def type_line(self, text: str) -> None:
+        """One line of text to the agent's input, as typed on a terminal (what an agent reading its
+        sign-in code there waits for); written whole, so it never splits a message."""
+        self._writer.write(text.encode("utf-8") + b"\n")
+        await self._writer.drain()
 
     async def close(self) -> None:
         await self._sender.close()
@@ -157,6 +168,8 @@ class LineTransport:
             if line is None:
                 return None
             stripped = line.strip()
+            if stripped[:1] == b"\x1b":
+                stripped = _LEADING_SEQUENCES.sub(b"", stripped).strip()
             if not stripped:
                 continue
             message = decode_line(stripped)
@@ -227,6 +240,13 @@ class WatchedTransport:
         if message.get("method") == "session/request_permission" and "id" in message:
             self._ids[id(message.get("params"))] = message["id"]
         return message
+
+    async def type_line(self, text: str) -> None:
+        """A line of text to a local agent's input (ConnectionError: this agent has no such input)."""
+        typist = getattr(self._inner, "type_line", None)
+        if typist is None:
+            raise ConnectionError("a remote agent has no input to type into")
+        await typist(text)
 
     def request_id(self, params: object) -> object:
         """The id of the permission request whose params these are (taken once)."""

@@ -36,13 +36,13 @@ from acp_tray.agents.sessions import SessionKey
 from acp_tray.events import ActivityChanged, EventSink, QueueChanged, TurnEnded
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
+from acp_tray.protocol.errors import DETAIL_LIMIT, data_words, error_words
 from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
 from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
 
 _job_ids = itertools.count(1)
-DETAIL_LIMIT = 300
 CANCEL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0  # after session/cancel, the agent's last chance to end the turn itself
 AGENT_GONE = "the agent closed the connection"  # why a connection ended that acp-tray did not end
@@ -67,31 +67,23 @@ class Requester(Protocol):
 
 
 def error_text(exc: RequestError) -> str:
-    """A JSON-RPC error as one line for a person: message, the agent's details, code. Of its `data`
-    only known shapes are said (a text; `details`/`message`/`reason`; `authMethods`: the names of
-    the ways to sign in); anything else stays out (logged at DEBUG, as escaped JSON)."""
-    said = _data_text(exc.data)
-    if said is None and exc.data:
-        log.debug("%s (code %s): its data, not shown: %s", exc, exc.code, json.dumps(exc.data)[:DETAIL_LIMIT])
-    detail = f": {said[:DETAIL_LIMIT]}" if said else ""
-    return f"{exc}{detail} (code {exc.code})"
+    """A JSON-RPC error as one line for a person (protocol/errors.py); its data is logged at DEBUG
+    (as escaped JSON) when it has a shape acp-tray does not say."""
+    message = exc.args[0] if exc.args else None
+    if exc.data and data_words(exc.data) is None:
+        log.debug("%r (code %s): its data, not shown: %s", message, exc.code, _json(exc.data))
+    return error_words(exc.code, message, exc.data)
 
 
-def _data_text(data: object) -> str | None:
-    """What a refusal's `data` means, in words, when it has a shape acp-tray knows."""
-    if isinstance(data, str) and data.strip():
-        return data
-    if not isinstance(data, dict):
-        return None
-    for key in ("details", "message", "reason"):
-        if isinstance(data.get(key), str) and data[key].strip():
-            return str(data[key])
-    methods = data.get("authMethods")
-    if isinstance(methods, list):
-        names = [m.get("name") or m.get("id") or m.get("methodId") for m in methods if isinstance(m, dict)]
-        shown = [n for n in names if isinstance(n, str) and n]
-        return f"it offers {len(shown)} way(s) to sign in: {', '.join(shown)}" if shown else None
-    return None
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _json(data: object) -> str:
+    try:
+        return json.dumps(data, default=repr)[:DETAIL_LIMIT]
+    except (ValueError, RecursionError):
+        return "(too deeply nested)"
 
 
 @dataclass(frozen=True)
@@ -236,10 +228,16 @@ class HostedSession:
             self._idle.set_result(change)
         elif self._agent_working:
             self._agent_working = False
-            self._turn_ended(self._outcome_of(change))
+            outcome = self._outcome_of(change)
+            if not outcome.signin:  # a sign-in need is told by the sign-in notice
+                self._turn_ended(outcome)
 
-    @staticmethod
-    def _outcome_of(change: StateChange) -> TurnOutcome:
+    def _outcome_of(self, change: StateChange) -> TurnOutcome:
+        """How a v2 idle ended the work; one that stopped for a sign-in goes the way of a v1
+        auth_required refusal (the gate closes, the sign-in notice names the agent's methods)."""
+        if change.needs_sign_in and self.signin is not None:
+            self.signin.required(RequestError(AUTH_REQUIRED, _text(change.error_message), change.error_data))
+            return TurnOutcome(None, change.error, signin=True)
         if change.stop_reason == "error":
             return TurnOutcome(None, change.error or "the agent reported an error")
         return TurnOutcome(change.stop_reason or "end_turn")  # an idle without a reason ended normally

@@ -118,30 +118,42 @@ class NotificationActions:
 
         self._life.in_background(opening())
 
-    def answer(self, action: ApprovalAnswer | QuestionAnswer | SignIn) -> None:
+    def answer(self, action: ApprovalAnswer | QuestionAnswer | SignIn, by: str = "person") -> bool:
+        """Answer as the person did (`by`: "person" at the desk, "phone:TARGET" from a push's
+        button); whether it answered (False: it was no longer waiting, said in the log)."""
         if isinstance(action, SignIn):
             self._fleet.sign_in(action)
-            return
+            return True
         try:
             if isinstance(action, QuestionAnswer):
-                self._answer_question(action)
+                self._answer_question(action, by)
             else:
-                self._approvals.approve(action.approval_id, action.option_id)
+                self._approvals.approve(action.approval_id, action.option_id, by=by)
         except (ApprovalError, QuestionError) as exc:
             log.info("not answered: %s", exc)  # already answered, timed out, or the agent went away
+            answered = False
+        else:
+            answered = True
         self._publisher.publish_now()
+        return answered
 
-    def _answer_question(self, action: QuestionAnswer) -> None:
+    def from_phone(self, action: ApprovalAnswer | QuestionAnswer, target: str) -> bool:
+        """A press of a push's button on the phone, `target`'s (its token already checked)."""
+        return self.answer(action, f"phone:{target}")
+
+    def _answer_question(self, action: QuestionAnswer, by: str) -> None:
         """A choice of the form's one field, a decline, or "Open": the page opened (only https://,
         or http:// on loopback) and the question answered as accepted."""
         pending = self._questions.get(action.question_id)
         if action.verb == "decline":
             self._questions.decline(action.question_id)
         elif action.verb == "choose" and (only := pending.question.single_choice) is not None:
-            self._questions.answer(action.question_id, {only.name: action.value})
+            self._questions.answer(action.question_id, {only.name: action.value}, by=by)
         elif action.verb == "open" and openable(url := pending.question.url) is None:
             self._questions.answer(action.question_id, {})
             self._life.in_background(self._opening(pending.agent, url))
+        else:
+            raise QuestionError(f"question {action.question_id} cannot be answered that way")
 
     async def _opening(self, agent: str, url: str) -> None:
         why = await self._open_url(url)

@@ -136,10 +136,11 @@ def core(
     hosting: Hosting | None = None,
     publishers: Sequence[Publisher] = (),
     push: PushTargets | None = None,
+    usage_path: Path | None = None,
 ) -> Core:
     """The parts that need nothing from the surfaces, connected: the agent fleet, the tray
-    publisher, the preferences reloader, what a notification's buttons do, and push (to `push`'s
-    targets; none without it)."""
+    publisher, the preferences reloader, what a notification's buttons do, push (to `push`'s
+    targets; none without it) and the usage keeper (today's totals in `usage_path`; none: memory only)."""
     from acp_tray.agents.approvals import Approvals
     from acp_tray.agents.questions import Questions
     from acp_tray.app.actions import NotificationActions
@@ -148,6 +149,7 @@ def core(
     from acp_tray.app.lifetime import Lifetime
     from acp_tray.app.publisher import TrayPublisher
     from acp_tray.app.reloader import PrefsReloader
+    from acp_tray.app.usage import UsageKeeper
     from acp_tray.events import Event
     from acp_tray.presentation.clock import SystemClock
     from acp_tray.presentation.recent import Recent
@@ -161,13 +163,17 @@ def core(
     recent = Recent()
     approvals, questions = Approvals(queue.put_nowait), Questions(queue.put_nowait)
     fleet = Fleet(lambda: router.prefs, queue.put_nowait, approvals, questions, hosting or Hosting(), life)
-    publisher = TrayPublisher(router, recent, approvals, questions, fleet, publishers)
+    usage = UsageKeeper(usage_path, clock, lambda: router.prefs)
+    publisher = TrayPublisher(router, recent, approvals, questions, fleet, publishers, usage.book)
     reloader = PrefsReloader(prefs_path, router, fleet, publisher, queue.put_nowait)
     notifications = NotificationActions(
         approvals, fleet, recent, publisher, life, questions=questions, report=queue.put_nowait
     )
-    pusher = Pusher(push, lambda: router.prefs, clock, queue.put_nowait, life.in_background)
-    return Core(queue, life, router, recent, approvals, questions, fleet, publisher, reloader, notifications, pusher)
+    pusher = Pusher(
+        push, lambda: router.prefs, clock, queue.put_nowait, life.in_background, answer=notifications.from_phone
+    )
+    parts = (queue, life, router, recent, approvals, questions, fleet, publisher, reloader, notifications, pusher)
+    return Core(*parts, usage)
 
 
 def finish(
@@ -179,7 +185,7 @@ def finish(
     from acp_tray.app.pump import EventPump
 
     c = core
-    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher)
+    pump = EventPump(c.queue, c.router, history, surfaces, c.recent, c.fleet, c.publisher, status, c.pusher, c.usage)
     tray = TrayActions(
         c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
@@ -199,11 +205,15 @@ def assemble(
     hosting: Hosting | None = None,
     desk: Desk | None = None,
     push: PushTargets | None = None,
+    usage_path: Path | None = None,
 ) -> Daemon:
     """A whole daemon whose surfaces need nothing from it (the console, a test's list)."""
     from acp_tray.app.surfaces import Surfaces
 
-    parts = core(prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers, push=push)
+    parts = core(
+        prefs, prefs_path=prefs_path, clock=clock, hosting=hosting, publishers=publishers, push=push,
+        usage_path=usage_path,
+    )  # fmt: skip
     return finish(parts, history=history, surfaces=Surfaces(surfaces, withdrawers), status=status, desk=desk)
 
 
@@ -236,11 +246,14 @@ def build(
     if not native:
         daemon = assemble(
             loaded.prefs, history=history, surfaces=[console.present], status=console.status,
-            prefs_path=loaded.source, hosting=hosting, push=push,
+            prefs_path=loaded.source, hosting=hosting, push=push, usage_path=paths.usage_file(),
         )  # fmt: skip
         return daemon, None
     publishers = [tray.show] if tray else []
-    parts = core(loaded.prefs, prefs_path=loaded.source, hosting=hosting, publishers=publishers, push=push)
+    parts = core(
+        loaded.prefs, prefs_path=loaded.source, hosting=hosting, publishers=publishers, push=push,
+        usage_path=paths.usage_file(),
+    )  # fmt: skip
     glib = tray is not None and tray.gtk
     chain = NotifierChain(backends_for(loaded.prefs.notifier, console, parts.notifications.on_notification, glib=glib))
     desk = Desk(

@@ -24,6 +24,7 @@ from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.publisher import Listener, TrayPublisher
 from acp_tray.app.pump import EventPump
 from acp_tray.app.reloader import PrefsReloader
+from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import AgentStatus, Event
 from acp_tray.prefs.model import Preferences
 from acp_tray.presentation.actions import READ_ALL, AgentVerb
@@ -51,6 +52,7 @@ class Core:
     reloader: PrefsReloader
     notifications: NotificationActions
     pusher: Pusher
+    usage: UsageKeeper
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class Daemon:
             await stop.wait()
         finally:
             self.pump.close()
+            core.usage.close()
             core.publisher.close()
             core.reloader.close()
             await core.fleet.stop_all()
@@ -105,6 +108,10 @@ class Daemon:
     @property
     def pusher(self) -> Pusher:
         return self.core.pusher
+
+    @property
+    def usage(self) -> UsageKeeper:
+        return self.core.usage
 
     @property
     def router(self) -> Router:

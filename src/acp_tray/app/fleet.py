@@ -23,6 +23,7 @@ from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.presentation.actions import AgentVerb, SignIn
+from acp_tray.presentation.own_notices import sign_in_topic
 from acp_tray.presentation.router import ACP_TRAY
 from acp_tray.protocol.notice import Notice
 from acp_tray.state.secrets import SecretNames
@@ -241,5 +242,5 @@ class Fleet:
     def _say_sign_in(self, agent: str, notice: Notice) -> None:
         """The result of a sign-in the person chose on the desktop: an answer to them, shown whatever
         the routes and DND say; it takes back what an earlier attempt said."""
-        answer = NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer", topic=f"sign-in:{agent}")
+        answer = NoticeReceived(agent, "", notice, source=ACP_TRAY, attention="answer", topic=sign_in_topic(agent))
         self._sink(answer)

@@ -17,10 +17,13 @@ from acp_tray.app.attention import doing_lines, waiting
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import DndState
 from acp_tray.presentation.question_notice import question_actions
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import Router
+from acp_tray.presentation.usage_book import UsageBook
+from acp_tray.presentation.usage_words import agent_notes, spent_words
 from acp_tray.timer import OneTimer
 from acp_tray.tray.snapshot import AgentRow, ApprovalRow, QuestionRow, TraySnapshot
 
@@ -39,6 +42,7 @@ class Changed(StrEnum):
     DND = "dnd"
     UNREAD = "unread"  # the Recent list (its unread count)
     HISTORY = "history"  # a new history record: `record` holds it
+    USAGE = "usage"  # a session's usage, cost, title or compaction, or a rate limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,7 @@ class TrayPublisher:
         questions: Questions,
         fleet: Fleet,
         publishers: Sequence[Publisher],
+        usage: UsageBook | None = None,
     ) -> None:
         self._router = router
         self._recent = recent
@@ -66,45 +71,35 @@ class TrayPublisher:
         self._questions = questions
         self._fleet = fleet
         self._publishers = tuple(publishers)
+        self._usage = usage
         self._listeners: list[Listener] = []
         self._dnd: DndState | None = None  # as last told to the listeners
         self._dnd_timer = OneTimer()
         self._day_timer = OneTimer()
         self._publish_timer: asyncio.TimerHandle | None = None
+        self._usage_timer = OneTimer()
+        self._usage_due = False
         self._last_publish = float("-inf")
 
     def snapshot(self) -> TraySnapshot:
-        rows = []
-        fleet = self._fleet
-        found = waiting(fleet.hosts, self._approvals, self._questions)
         now = self._router.clock.now()
-        for name in self._router.prefs.agents:
-            status = fleet.states.get(name)
-            icon = fleet.icons.get(name)
-            host = fleet.hosts.get(name)
-            sign_in: tuple[tuple[str, str], ...] = ()
-            if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
-                sign_in = tuple(
-                    (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
-                )
-            doing = doing_lines(host, found, now) if host is not None else ()
-            needs_you = name in found.agents
-            rows.append(
-                AgentRow(
-                    name, status.state, status.detail, icon=icon, sign_in=sign_in, needs_you=needs_you, doing=doing
-                )
-                if status
-                else AgentRow(name, AgentState.STOPPED, icon=icon)
-            )
         dnd = self._router.prefs.dnd
         return TraySnapshot(
-            agents=tuple(rows),
+            agents=self._agent_rows(now),
             dnd=self._router.dnd(),
             quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
             approvals=tuple(
-                ApprovalRow(p.approval_id, p.agent, p.title, p.options, p.subagent) for p in self._approvals.pending()
+                ApprovalRow(
+                    p.approval_id,
+                    p.agent,
+                    p.title,
+                    p.options,
+                    details=tuple(approval_details(p.scope, p.description)),
+                    subagent=p.subagent,
+                )
+                for p in self._approvals.pending()
             ),
             questions=tuple(
                 QuestionRow(
@@ -112,10 +107,50 @@ class TrayPublisher:
                 )
                 for q in self._questions.pending()
             ),
+            today=spent_words(self._usage.all_today(now.date())) if self._usage is not None else "",
             morning=dnd.morning,
             quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
-            at=self._router.clock.now(),
+            at=now,
         )
+
+    def _agent_rows(self, now: datetime) -> tuple[AgentRow, ...]:
+        """Each configured agent: its state, what it needs (a sign-in, the person), what its sessions
+        do, and its notes (titles, usage, cost, limits)."""
+        rows = []
+        fleet = self._fleet
+        found = waiting(fleet.hosts, self._approvals, self._questions)
+        for name in self._router.prefs.agents:
+            status = fleet.states.get(name)
+            icon = fleet.icons.get(name)
+            host = fleet.hosts.get(name)
+            notes = self._notes(name, now)
+            if status is None:
+                rows.append(AgentRow(name, AgentState.STOPPED, icon=icon, notes=notes))
+                continue
+            sign_in: tuple[tuple[str, str], ...] = ()
+            if status.state is AgentState.NEEDS_SIGNIN and host is not None:
+                sign_in = tuple(
+                    (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
+                )
+            rows.append(
+                AgentRow(
+                    name,
+                    status.state,
+                    status.detail,
+                    icon=icon,
+                    sign_in=sign_in,
+                    needs_you=name in found.agents,
+                    doing=doing_lines(host, found, now) if host is not None else (),
+                    notes=notes,
+                )
+            )
+        return tuple(rows)
+
+    def _notes(self, agent: str, now: datetime) -> tuple[str, ...]:
+        host = self._fleet.hosts.get(agent)
+        if self._usage is None or host is None:
+            return ()
+        return agent_notes(self._usage, agent, (s.session_id for s in host.sessions.values()), now)
 
     def publish(self) -> None:
         """Hand the tray a snapshot now, or (within PUBLISH_EVERY of the last) once at the end of
@@ -167,6 +202,7 @@ class TrayPublisher:
         self.dnd_may_have_changed()
 
     def close(self) -> None:
+        self._usage_timer.cancel()
         self._dnd_timer.cancel()
         self._day_timer.cancel()
         if self._publish_timer is not None:
@@ -198,6 +234,20 @@ class TrayPublisher:
                 listener(change)
             except Exception:
                 log.exception("a change listener failed")
+
+    def usage_changed(self) -> None:
+        """Usage changed (a session's figures, a title, a rate limit): the listeners are told at most
+        once per PUBLISH_EVERY, and the tray is given a snapshot as throttled as ever, so that a
+        flood of usage reports (one per model call, per agent) costs a few updates a second."""
+        self.publish()
+        if not self._listeners or self._usage_due:
+            return
+        self._usage_due = True
+        self._usage_timer.set(PUBLISH_EVERY, self._tell_usage)
+
+    def _tell_usage(self) -> None:
+        self._usage_due = False
+        self.changed(Changed.USAGE)
 
     def dnd_may_have_changed(self) -> None:
         """The preferences were applied, or a timed DND came to its end: tell the listeners if DND

@@ -16,9 +16,11 @@ from collections.abc import Callable
 from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
+from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
     ActivityChanged,
     AgentStatus,
+    CompactionChanged,
     Event,
     NoticeMalformed,
     NoticeReceived,
@@ -28,14 +30,19 @@ from acp_tray.events import (
     QuestionSettled,
     QueueChanged,
     SessionAttached,
+    SessionFact,
+    SessionTitled,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
+    UsageReported,
 )
-from acp_tray.presentation.own_notices import own_notice
+from acp_tray.presentation.own_notices import answered_from_phone, own_notice, sign_in_topic
 from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
 from acp_tray.presentation.turn_length import TurnLengths
+from acp_tray.protocol.notice import Notice
 from acp_tray.push.pusher import Pushed, Pusher
 from acp_tray.state.history import HistoryWriter
 from acp_tray.timer import OneTimer
@@ -46,6 +53,8 @@ StatusSink = Callable[[AgentStatus], None]
 _SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
 _ASKED = (PermissionAsked, QuestionAsked)  # a person is needed: shown, held by DND, withdrawn when settled
 _SETTLED = (PermissionSettled, QuestionSettled)
+_AGENT_EVENTS = (AgentStatus, SignInNeeded, SignInOutput, QueueChanged, ActivityChanged)  # `_agent_event`
+_FACTS = (UsageReported, SessionTitled, CompactionChanged)  # what a session is doing: state, not notices
 
 
 class EventPump:
@@ -60,6 +69,7 @@ class EventPump:
         publisher: TrayPublisher,
         status: StatusSink,
         pusher: Pusher | None = None,
+        usage: UsageKeeper | None = None,
     ) -> None:
         self._queue = queue
         self._router = router
@@ -77,6 +87,7 @@ class EventPump:
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
+        self._usage = usage
         self._held: deque[tuple[NoticeReceived, Decision | None, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
@@ -96,38 +107,56 @@ class EventPump:
         self._write_held(finish=True)
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, NoticeReceived):
+        if isinstance(event, _FACTS):
+            self._fact(event)
+        elif isinstance(event, NoticeReceived):
             self._route(event)
         elif isinstance(event, NoticeMalformed):
             self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
             return
-        elif isinstance(event, AgentStatus):
-            if self._fleet.note_status(event):
-                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
-            self._status(event)
-            self._publisher.changed(Changed.AGENTS)
-        elif isinstance(event, SignInNeeded) and event.agent in self._told_sign_in:
-            return  # once per agent until it is signed in, across restarts too
-        elif isinstance(event, QueueChanged):
-            self._turn_lengths.queue_changed(event)
-            self._publisher.changed(Changed.SESSIONS)
-            return  # nothing the tray shows changed
-        elif isinstance(event, ActivityChanged):
-            self._publisher.changed(Changed.SESSIONS)
-            self._publisher.changed(Changed.AGENTS)  # an agent's count of sessions waiting for the person
+        elif isinstance(event, _AGENT_EVENTS):
+            if not self._agent_event(event):
+                return
         elif not self._hosting_event(event):
             return  # nothing the tray shows changed
         self._publisher.publish()
 
+    def _agent_event(self, event: AgentStatus | SignInNeeded | SignInOutput | QueueChanged | ActivityChanged) -> bool:
+        """An agent's state, sign-in, queue or what its sessions do: whether the tray may have changed."""
+        if isinstance(event, AgentStatus):
+            if self._fleet.note_status(event):
+                self._told_sign_in.discard(event.agent)  # signed in: a later need is told again
+            self._status(event)
+            self._publisher.changed(Changed.AGENTS)
+            return True
+        if isinstance(event, SignInNeeded):
+            # once per agent until it is signed in, across restarts too
+            return event.agent not in self._told_sign_in and self._hosting_event(event)
+        if isinstance(event, SignInOutput):
+            self._publisher.changed(Changed.AGENTS)  # the window shows the address with the agent
+            if not event.links:  # the sign-in ended: what it said to open is no longer so
+                self._take_back_topic(sign_in_topic(event.agent), None)
+                return False
+            self._hosting_event(event)
+            return True
+        if isinstance(event, ActivityChanged):
+            self._publisher.changed(Changed.SESSIONS)
+            self._publisher.changed(Changed.AGENTS)  # an agent's count of sessions waiting for the person
+            return True
+        self._turn_lengths.queue_changed(event)
+        if self._usage is not None:
+            self._usage.take(event)
+        self._publisher.changed(Changed.SESSIONS)
+        return False  # nothing the tray shows changed
+
     def _hosting_event(self, event: Event) -> bool:
         """acp-tray's own notice about a hosting event, if it makes one; whether the tray changed."""
         if isinstance(event, _SETTLED):
-            self._withdraw_approval(_asked_id(event))
-        if isinstance(event, QuestionSettled) and event.by != "timeout":  # a timeout is told (own notice)
-            ended = NoticeReceived(event.agent, event.session_id, question_ended(event), source=ACP_TRAY)
-            self._record(ended, None, [])  # in the history, not presented
+            self._settled(event)
         if isinstance(event, SignInNeeded):
             self._told_sign_in.add(event.agent)
+        if isinstance(event, SessionAttached) and self._usage is not None:
+            self._usage.take(event)
         if isinstance(event, _SESSION_EVENTS):
             self._publisher.changed(Changed.SESSIONS)
         asked_or_settled = isinstance(event, _ASKED + _SETTLED)
@@ -145,6 +174,7 @@ class EventPump:
             actions=own.actions,
             commands=own.commands,
             attention=own.attention,
+            topic=own.topic,
         )
         decision, shown = self._route(notice, event, lasted if own.finished else None)
         if isinstance(event, _ASKED) and shown is not None:
@@ -152,6 +182,27 @@ class EventPump:
             if decision.suppressed == "dnd":
                 self._held_by_dnd[_asked_id(event)] = shown
         return True
+
+    def _settled(self, event: PermissionSettled | QuestionSettled) -> None:
+        """An approval or question answered: its notice withdrawn, its pushes told, its end recorded."""
+        self._withdraw_approval(_asked_id(event))
+        if self._pusher is not None:
+            self._pusher.settled(_asked_id(event), event.by)
+        ended = _ended(event)
+        if ended is not None:  # in the history, not presented
+            self._record(NoticeReceived(event.agent, event.session_id, ended, source=ACP_TRAY), None, [])
+
+    def _fact(self, event: SessionFact) -> None:
+        """A session's usage, title or compaction: state for the tray, the window and `status`
+        (cheap: no history record), and a rate limit's notice when one is due."""
+        if self._usage is None:
+            return
+        changed, notice = self._usage.take(event)
+        if notice is not None:
+            own = NoticeReceived(event.agent, event.session_id, notice, source=ACP_TRAY, topic=f"limit:{event.agent}")
+            self._route(own)
+        if changed:
+            self._publisher.usage_changed()
 
     def _route(
         self, event: NoticeReceived, cause: Event | None = None, turn_seconds: float | None = None
@@ -233,6 +284,16 @@ class EventPump:
         for presentation in self._router.summaries():
             self.present(presentation)
         self._schedule_summaries()
+
+
+def _ended(event: PermissionSettled | QuestionSettled) -> Notice | None:
+    """How a question ended (but by a timeout, which is told), or an approval answered from the
+    phone: for the history."""
+    if isinstance(event, QuestionSettled) and event.by != "timeout":
+        return question_ended(event)
+    if isinstance(event, PermissionSettled) and event.by.startswith("phone:"):
+        return answered_from_phone(event)
+    return None
 
 
 def _asked_id(event: PermissionAsked | PermissionSettled | QuestionAsked | QuestionSettled) -> str:

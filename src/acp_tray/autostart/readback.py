@@ -109,8 +109,8 @@ def _glib_exec(path: Path, group: str) -> tuple[list[str] | None, str]:
 def _desktop_exec(path: Path, group: str) -> tuple[list[str] | None, str]:
     try:
         return _glib_exec(path, group)
-    except ImportError:  # no PyGObject: read as the specification says
-        return _spec_exec(path, group), ""
+    except (ImportError, ValueError):  # no PyGObject, or no GLib typelibs (gi: "Namespace Gio not available"):
+        return _spec_exec(path, group), ""  # read as the specification says
 
 
 def desktop_problem(path: Path, expected: dict[str, list[str]]) -> str:

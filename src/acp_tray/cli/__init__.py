@@ -197,6 +197,12 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     add.add_argument("name")
     add.add_argument("--url", help="a remote agent's WebSocket URL (ws:// or wss://)")
+    add.add_argument(
+        "--via",
+        choices=("binary", "npx", "uvx"),
+        help="an agent from the ACP Registry: run it as its binary, its npx or its uvx package (default: a binary "
+        "for this platform, else npx, else uvx; a binary that cannot be downloaded falls back to npx or uvx)",
+    )
     add.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
     search = actions.add_parser("search", help="agents in the ACP Registry: [WORDS...]", parents=[common])
     search.add_argument("words", nargs="*")
@@ -244,7 +250,14 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         ("test", "push one message to it; says whether the service accepted it"),
         ("remove", "forget it (its URL is deleted from the OS keyring)"),
     ):
-        push_actions.add_parser(verb, help=text, parents=[common]).add_argument("name")
+        push_verb = push_actions.add_parser(verb, help=text, parents=[common])
+        push_verb.add_argument("name")
+    push_verb = push_actions.choices["test"]
+    push_verb.add_argument(
+        "--answer",
+        action="store_true",
+        help="an approval with buttons (ntfy): says when your press on the phone arrived",
+    )
 
     prompt = command("prompt", "send a prompt; stream the reply (Ctrl+C cancels the turn)", _lazy("prompt"))
     prompt.add_argument("agent")

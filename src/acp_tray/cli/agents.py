@@ -19,6 +19,19 @@ from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 from acp_tray.registry.progress import megabytes
 
+VIAS = ("binary", "npx", "uvx")
+
+
+def _via_after_name(rest: list[str]) -> tuple[str | None, list[str], str | None]:
+    """(via, what is left, problem) from what follows `agents add ID`: `--via KIND` written after the
+    name (argparse hands it over with the command's words)."""
+    if rest[:1] == ["--via"] or (rest[:1] and rest[0].startswith("--via=")):
+        given, left = (rest[1:2], rest[2:]) if rest[0] == "--via" else ([rest[0].removeprefix("--via=")], rest[1:])
+        if not given or given[0] not in VIAS:
+            return None, left, f"--via takes one of {', '.join(VIAS)}"
+        return given[0], left, None
+    return None, rest, None
+
 
 def _from_registry(args: argparse.Namespace) -> bool:
     """`agents search`, `agents upgrade`, and `agents add ID` (no command, no --url): the ACP Registry."""
@@ -69,6 +82,15 @@ def _program_from_here(command: list[str]) -> list[str]:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
+    if args.action == "add":
+        via, args.agent_command, problem = _via_after_name(args.agent_command)
+        if problem is not None:
+            say(problem)
+            return EXIT_USAGE
+        args.via = via or args.via
+        if args.via is not None and not _from_registry(args):
+            say("--via chooses how an agent from the ACP Registry runs (`agents add ID --via npx`), not a command")
+            return EXIT_USAGE
     if _from_registry(args):
         from acp_tray.cli import registry
 

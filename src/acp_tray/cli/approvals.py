@@ -9,7 +9,7 @@ from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import field, out
 from acp_tray.control import api, replies
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.text import NAME_LIMIT, TITLE_LIMIT
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
 
 
 def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:
@@ -20,6 +20,7 @@ def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:
         )
         title = field(a["title"], TITLE_LIMIT)
         lines.append(f"  [{a['id']}] {field(a['agent'])}: {title}  — options: {options or 'no options'}")
+        lines += [f"      {field(detail, DESCRIPTION_LIMIT)}" for detail in a.get("details", [])]
     return lines
 
 

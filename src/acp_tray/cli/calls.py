@@ -20,10 +20,10 @@ def failure(exc: NoDaemonError | ReplyError) -> int:
     return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
 
 
-def ask(op: Op[A, R], args: A) -> tuple[int, R | None]:
+def ask(op: Op[A, R], args: A, *, timeout: float = 30.0) -> tuple[int, R | None]:
     """(0, the reply), or (the exit code, None) once the reason is said."""
     try:
-        return 0, request(op, args)
+        return 0, request(op, args, timeout=timeout)
     except (NoDaemonError, ReplyError) as exc:
         return failure(exc), None
 

@@ -25,6 +25,22 @@ def _cwd(args: argparse.Namespace) -> str | None:
     return os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
 
 
+def session_words(row: replies.SessionRow) -> str:
+    """What the agent said of a session: "say hello · compacting the conversation… · context 1,230
+    of 1,000,000 tokens (0 %) · turn 0.027 USD · session 0.027 USD" ("" for nothing)."""
+    parts = [f"“{field(row['title'], DESCRIPTION_LIMIT)}”"] if row.get("title") else []
+    if row.get("compacting"):
+        parts.append("compacting the conversation…")
+    usage = row.get("usage")
+    if usage:
+        parts.append(f"context {usage['text']}")
+        if usage["turn"]:
+            parts.append(f"turn {field(usage['turn']['text'])}")
+        if usage["cost"]:
+            parts.append(f"session {field(usage['cost']['text'])}")
+    return " · ".join(parts)
+
+
 def cmd_sessions(args: argparse.Namespace) -> int:
     code, rows = fetch(args, api.SESSIONS)
     if rows is None:
@@ -39,6 +55,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             doing.append(f"cancel it: {pasteable('cancel', row['agent'], '--session', row['name'])}")
         said = "".join(f" · {field(words, DESCRIPTION_LIMIT)}" for words in doing)  # one line a session
         out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}{said}")
+        facts = session_words(row)  # and what the agent said of it: title, compaction, usage
+        if facts:
+            out(f"{'':<14} {facts}")
     if not rows:
         out("no sessions yet")
     return 0

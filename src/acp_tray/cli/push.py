@@ -12,6 +12,12 @@ from acp_tray.cli.secrets import read_secret
 from acp_tray.control import api
 from acp_tray.push.targets import target_name_problem
 
+ANSWERS = {
+    "on": "answered from the phone",
+    "off": "can be answered from the phone ([push] answers = true)",
+    "one-way": "one-way (answered at the desk)",
+}
+
 
 def cmd_push(args: argparse.Namespace) -> int:
     if args.action == "list":
@@ -23,11 +29,15 @@ def cmd_push(args: argparse.Namespace) -> int:
     if args.action == "add":
         return _add(args.name)
     if args.action == "test":
-        code, reply = ask(api.PUSH_TEST, api.PushNameArgs(args.name))
+        if args.answer:
+            out(f"{args.name}: pushing a test approval; press one of its buttons on the phone (waiting up to "
+                f"{api.ANSWER_TEST_WAIT:g} s)")  # fmt: skip
+        wait = api.ANSWER_TEST_WAIT + 30.0 if args.answer else 30.0
+        code, reply = ask(api.PUSH_TEST, api.PushTestArgs(args.name, answer=args.answer), timeout=wait)
         if reply is None:
             return code
         out(f"{args.name}: {reply['detail']}")
-        return 0 if reply["accepted"] else EXIT_FAILED
+        return 0 if reply["accepted"] and (reply["pressed"] is not None or not args.answer) else EXIT_FAILED
     code, _ = ask(api.PUSH_REMOVE, api.PushNameArgs(args.name))
     if code == 0:
         out(f"{args.name}: removed (its URL deleted from the OS keyring)")
@@ -38,7 +48,7 @@ def _list(args: argparse.Namespace) -> int:
     code, rows = fetch(args, api.PUSH_LIST)
     for row in rows or []:
         chosen = "" if row["chosen"] else "  (not in [push] targets)"
-        out(f"{field(row['name'])}  {field(row['service'])}{chosen}")
+        out(f"{field(row['name'])}  {field(row['service'])}  {ANSWERS[row['answers']]}{chosen}")
     if code == 0 and rows == []:
         out("no push targets: add one with `acp-tray push add NAME` (its Apprise URL is asked for)")
     return code

@@ -90,13 +90,15 @@ def _add(args: argparse.Namespace) -> int:
 
     def added(installed: Installed, preferences: str) -> None:
         bar.done()
+        if installed.note:
+            say(f"{entry.id}: {plain_line(installed.note, DESCRIPTION_LIMIT)}")
         _out(
             f"added {entry.id} ({plain_line(entry.name, NAME_LIMIT)} {entry.version}, {installed.kind}) "
             f"to {preferences}; waiting for it to connect…"
         )
 
     try:
-        done = adding.add(entry, progress=bar, on_added=added, keep_unconnected=True)
+        done = adding.add(entry, progress=bar, on_added=added, keep_unconnected=True, via=args.via)
     finally:
         bar.done()
     _out(f"{entry.id} connected ({time.monotonic() - started:.1f} s){adding.not_ready(done.state)}")

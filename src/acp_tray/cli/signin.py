@@ -81,7 +81,7 @@ def _login(name: str, method: str | None) -> tuple[int, replies.TerminalSignIn |
         with call(api.LOGIN, api.LoginArgs(name, method), timeout=None) as pending:
             try:
                 while "event" in (message := pending.next()):
-                    _waiting(message)
+                    _waiting(name, message)
             except KeyboardInterrupt:
                 _stop(name)
                 return EXIT_INTERRUPTED, None
@@ -90,9 +90,32 @@ def _login(name: str, method: str | None) -> tuple[int, replies.TerminalSignIn |
         return failure(exc), None
 
 
-def _waiting(event: dict[str, Any]) -> None:
+def _waiting(name: str, event: dict[str, Any]) -> None:
     if event.get("event") == "waiting":
         out(f"{field(event.get('text'), DESCRIPTION_LIMIT)}… (Ctrl+C stops waiting and cancels it)", flush=True)
+    elif event.get("event") == "sign-in-link":
+        _sign_in_page(name, event)
+
+
+def _sign_in_page(name: str, event: dict[str, Any]) -> None:
+    """The address the agent wrote to sign in (the daemon cleaned and bounded it), whole on a line
+    of its own (a terminal makes it a link); the code it then reads on its input asked for here."""
+    said = f" ({field(event.get('text'), DESCRIPTION_LIMIT)})" if event.get("text") else ""
+    url = field(event.get("url"), replies.SIGN_IN_URL_LIMIT)
+    out(f"{field(name)} asks you to open this page to sign in{said}:\n{url}", flush=True)
+    if not event.get("reads_code"):
+        return
+    try:
+        code = input("Paste the code the page gives you, then Enter: ")
+    except EOFError:
+        say(f"nothing to read the code from; run `{pasteable('login', name)}` in a terminal to enter it")
+        return
+    try:
+        request(api.LOGIN_CODE, api.LoginCodeArgs(name, code), timeout=STOP_WAIT)
+    except (NoDaemonError, ReplyError) as exc:
+        say(str(exc))
+        return
+    out(f"sent the code to {field(name)}; waiting for it to finish signing in…", flush=True)
 
 
 def _stop(name: str) -> None:

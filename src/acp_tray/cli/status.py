@@ -30,7 +30,19 @@ def agent_lines(rows: list[replies.AgentRow]) -> list[str]:
         work += f", {row['queued']} queued" if row["queued"] else ""
         detail = f"  ({field(row['detail'], DESCRIPTION_LIMIT)})" if row["detail"] else ""
         lines.append(f"  {name:<{name_width}} {field(row['state']):<{state_width}} {sessions}{work}{detail}")
+        lines.extend(f"  {'':<{name_width}} {field(words)}" for words in usage_words(row))
     return lines
+
+
+def costs(rows: list[replies.CostRow]) -> str:
+    """ "0.027 USD + 3 credits" ("" for none)."""
+    return " + ".join(field(cost["text"]) for cost in rows)
+
+
+def usage_words(row: replies.AgentRow) -> list[str]:
+    """Under an agent: its cost today, and each rate limit it reported."""
+    today = costs(row.get("today", []))
+    return ([f"today {today}"] if today else []) + [limit["text"] for limit in row.get("limits", [])]
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -46,7 +58,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     )
     agents = status["agents"]
     connected = sum(a["state"] == "connected" for a in agents)
-    out(f"agents: {len(agents)} ({connected} connected)")
+    today = costs(status.get("today", []))
+    out(f"agents: {len(agents)} ({connected} connected)" + (f" · today {today}" if today else ""))
     for line in agent_lines(agents):
         out(line)
     if status["approvals"]:
@@ -68,6 +81,9 @@ def watch_line(state: replies.WatchState) -> str:
     if waiting:
         parts.append(f"{waiting} approval{'s' if waiting != 1 else ''} waiting")
     parts.append(f"{state.get('unread', 0)} unread")
+    today = costs(state.get("today", []))
+    if today:
+        parts.append(f"today {today}")
     parts.append(f"DND {state.get('dnd', 'off')}")
     return " · ".join(parts)
 

@@ -140,6 +140,12 @@ class LoginArgs(Args):
 
 
 @dataclass(frozen=True)
+class LoginCodeArgs(Args):
+    name: str
+    code: str  # what the agent's sign-in page gave the person, for the agent that asked for it on its input
+
+
+@dataclass(frozen=True)
 class LoginFinishedArgs(Args):
     name: str
     method: str | None = None  # the terminal method that ran
@@ -231,6 +237,15 @@ class PushNameArgs(Args):
 
 
 @dataclass(frozen=True)
+class PushTestArgs(Args):
+    name: str
+    answer: bool = False  # a test approval with buttons; the reply says when a press arrived
+
+
+ANSWER_TEST_WAIT = 300.0  # seconds `push test NAME --answer` waits for the press
+
+
+@dataclass(frozen=True)
 class PushAddArgs(Args):
     name: str
     url: str  # its Apprise URL (ntfy://…, json://…): a secret, kept in the OS keyring, never shown or logged
@@ -294,6 +309,9 @@ LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
 LOGIN_CANCEL: Op[NameArgs, SignInStopped] = Op(
     "login.cancel", NameArgs, "stop waiting for an agent's own sign-in: cancelled in it (restarted if it stays in it)"
 )
+LOGIN_CODE: Op[LoginCodeArgs, NameReply] = Op(
+    "login.code", LoginCodeArgs, "the code an agent's sign-in asks for on its input, typed there as one line"
+)
 LOGOUT: Op[NameArgs, NameReply] = Op("logout", NameArgs, "sign out of an agent")
 PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "send a prompt; stream the reply")
 CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
@@ -319,8 +337,8 @@ PUSH_LIST: Op[Args, list[PushTargetRow]] = Op("push.list", Args, "the push targe
 PUSH_ADD: Op[PushAddArgs, PushTargetRow] = Op(
     "push.add", PushAddArgs, "keep a push target's Apprise URL in the OS keyring (replacing one of that name)"
 )
-PUSH_TEST: Op[PushNameArgs, PushTestReply] = Op(
-    "push.test", PushNameArgs, "push one message to a target: whether its service accepted it"
+PUSH_TEST: Op[PushTestArgs, PushTestReply] = Op(
+    "push.test", PushTestArgs, "push one message to a target: whether its service accepted it (and a press arrived)"
 )
 PUSH_REMOVE: Op[PushNameArgs, NameReply] = Op("push.remove", PushNameArgs, "forget a push target (and its URL)")
 WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
@@ -337,6 +355,6 @@ OPS: tuple[Op[Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,
-    LOGIN_CANCEL,
+    LOGIN_CANCEL, LOGIN_CODE,
     PUSH_LIST, PUSH_ADD, PUSH_TEST, PUSH_REMOVE, QUESTIONS, ANSWER,
 )  # fmt: skip

@@ -18,6 +18,29 @@ class SignInMethodRow(TypedDict):
     unusable: NotRequired[str]  # why it cannot be used as the agent declared it (a NUL in its command...)
 
 
+class CostRow(TypedDict):
+    amount: float  # as the agent counts it
+    currency: str  # as the agent sent it ("USD", "credits")
+    text: str  # "0.027 USD"
+
+
+class LimitRow(TypedDict):  # a rate limit as the agent last reported it
+    kind: str  # the agent's name for it ("five_hour")
+    name: str  # in words ("the five-hour limit")
+    status: str  # allowed | allowed_warning | rejected | ...
+    used: int | None  # percent used, when reported
+    resets_at: str | None  # ISO 8601, when reported
+    text: str  # "90 % of the five-hour limit used; resets at 14:20"
+
+
+class UsageRow(TypedDict):  # a session's usage as the agent last reported it
+    used: int  # tokens in its context window
+    size: int  # the window's size in tokens
+    text: str  # "1,230 of 1,000,000 tokens (0 %)"
+    cost: CostRow | None  # the session's so far, where the agent reports one
+    turn: CostRow | None  # the running (or last) turn's
+
+
 class AgentRow(TypedDict):
     name: str
     kind: Literal["local", "remote"]
@@ -30,6 +53,10 @@ class AgentRow(TypedDict):
     permission: str
     sign_in_methods: list[SignInMethodRow]
     needs_you: bool  # one of its sessions (or subagents) waits for the person, or a request of it is open
+    today: list[CostRow]  # what it cost today, per currency (none: it reports no cost)
+    limits: list[LimitRow]  # its rate limits as last reported
+    sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
+    reads_code: NotRequired[bool]  # that sign-in reads a code on its input (`login.code`)
 
 
 class OptionRow(TypedDict):
@@ -44,6 +71,7 @@ class ApprovalRow(TypedDict):
     session_id: str
     title: str
     options: list[OptionRow]
+    details: list[str]  # why, what it runs, touches, its kind: "Runs: make clean", ...
     subagent: str  # asked by a subagent (a child session of the agent's): its name; "" otherwise
 
 
@@ -107,6 +135,13 @@ class StatusReply(TypedDict):
     agents: list[AgentRow]
     approvals: list[ApprovalRow]
     questions: list[QuestionRow]
+    today: list[CostRow]  # what today cost across agents, per currency
+
+
+class SessionFacts(TypedDict):  # what the agent said of a session (as it last said it)
+    title: str | None  # the agent's title for it ("say hello")
+    compacting: bool  # the agent is compacting its conversation
+    usage: UsageRow | None  # none reported yet
 
 
 class SubagentRow(TypedDict):
@@ -119,7 +154,7 @@ class SubagentRow(TypedDict):
     needs_you: bool  # it waits for the person (its state, or an approval or a question of it open)
 
 
-class SessionRow(TypedDict):
+class SessionRow(SessionFacts):
     agent: str
     name: str
     cwd: str
@@ -262,12 +297,14 @@ class PushTargetRow(TypedDict):  # a push target, never its URL
     name: str
     service: str  # the Apprise URL's scheme: "ntfy", "json", "tgram", "pover", ...
     chosen: bool  # pushed to: `[push] targets` lists it, or lists none
+    answers: Literal["on", "off", "one-way"]  # answered from the phone: on, off ([push] answers), never
 
 
 class PushTestReply(TypedDict):  # `push.test`: one message sent
     name: str
     accepted: bool  # the service accepted it
     detail: str  # in words
+    pressed: str | None  # `--answer`: the button pressed on the phone (None: none in time, or no buttons)
 
 
 class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it
@@ -293,6 +330,21 @@ class SignInWaiting(TypedDict):  # `login`: an agent's own sign-in takes long (i
     text: str
 
 
+SIGN_IN_URL_LIMIT = 4096  # characters of an address an agent gives to sign in (OAuth's are under 1 000)
+
+
+class SignInLinkRow(TypedDict):
+    text: str  # the agent's other words on the line (plain text, bounded)
+    url: str  # https, or http on loopback
+
+
+class SignInSaid(TypedDict):  # `login`: the agent wrote an address to open (its sign-in page) while it waits
+    event: Literal["sign-in-link"]
+    text: str
+    url: str
+    reads_code: bool  # written on its terminal: it reads a code on its input there (`login.code` types it)
+
+
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
     dnd: str
     morning: str
@@ -301,6 +353,7 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     approvals: list[ApprovalRow]
     questions: list[QuestionRow]
     sessions: list[SessionRow]
+    today: list[CostRow]
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 
 

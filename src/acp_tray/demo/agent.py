@@ -84,9 +84,10 @@ def _permission(session_id: str, version: int) -> dict[str, Any]:
         {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
         {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
     ]
-    if version == 2:
-        return {"sessionId": session_id, "title": "Delete the build/ folder", "options": options}
     tool_call = {"toolCallId": "demo-delete", "title": "Delete the build/ folder", "kind": "delete"}
+    if version == 2:  # the request's own title; the tool call it is about as its subject
+        subject = {"type": "tool_call", "toolCall": tool_call}
+        return {"sessionId": session_id, "title": "Delete the build/ folder", "subject": subject, "options": options}
     return {"sessionId": session_id, "toolCall": tool_call, "options": options}
 
 

@@ -30,6 +30,11 @@ def sessions_file() -> Path:
     return state_dir() / "sessions.json"
 
 
+def usage_file() -> Path:
+    """Today's cost per agent (one day kept: no history of usage)."""
+    return state_dir() / "usage.json"
+
+
 def log_file() -> Path:
     """The daemon's own log (rotated): `~/.local/state/acp-tray/log/acp-tray.log` on Linux."""
     return Path(platformdirs.user_log_dir(APP)) / "acp-tray.log"

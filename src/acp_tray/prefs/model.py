@@ -214,6 +214,10 @@ class ApprovalPrefs(_Strict):
     sound: SoundName = "message-new-instant"  # a request the agent waits on: not a warning's sound
 
 
+class UsagePrefs(_Strict):
+    warn_at: float = Field(default=80.0, ge=1, le=100)  # percent of a rate limit: one warning per limit window
+
+
 PushKind = Literal["error", "warning", "info", "other", "approvals", "turns", "agents"]
 PushWhen = Literal["away", "always", "never"]
 # what is pushed by default: what needs the person (errors, approvals, agents down) and what they
@@ -228,6 +232,8 @@ class PushPrefs(_Strict):
     targets: list[str] = Field(default_factory=list)  # empty: every target added
     burst: int = Field(default=3, ge=1, le=1000)
     per: float = Field(default=60.0, gt=0, le=24 * 3600)
+    answers: bool = False  # ntfy targets: approvals and simple questions answered from the push's buttons
+    answers_always: bool = False  # with `answers`: an "Always allow" button too
 
 
 Notifier = Literal["auto", "freedesktop", "plyer", "console"]
@@ -251,6 +257,7 @@ class Preferences(_Strict):
     rate_limit: RateLimitPrefs = RateLimitPrefs()
     turns: TurnPrefs = TurnPrefs()
     approvals: ApprovalPrefs = ApprovalPrefs()
+    usage: UsagePrefs = UsagePrefs()
 
     push: PushPrefs = PushPrefs()
     agents: Annotated[dict[str, AgentConfig], AfterValidator(_agent_names)] = Field(default_factory=dict)

@@ -94,6 +94,11 @@ silence_after = 60
 [approvals]
 sound = "message-new-instant"
 
+# Usage and rate limits. When an agent reports that `warn_at` percent of one of its rate limits
+# is used (claude's five-hour limit...), acp-tray warns once until that limit resets.
+[usage]
+warn_at = 80
+
 # Push: what matters reaches your phone (or chat, or mail) while you are away from the desk,
 # through Apprise (ntfy, Pushover, Gotify, Telegram, Signal, Matrix, Slack, e-mail, webhooks...).
 # Add a target with `acp-tray push add NAME` (its URL, e.g. ntfy://ntfy.sh/TOPIC, is read without
@@ -106,6 +111,10 @@ sound = "message-new-instant"
 #   targets:    the targets to push to, e.g. ["phone"] ([] = every target added)
 #   burst, per: at most `burst` pushes per agent to each target every `per` seconds; then one
 #               summary ("12 more notices from NAME")
+#   answers:    true: an ntfy target's approval pushes carry "Allow once" and "Reject" buttons (a
+#               question's, a button per choice) that answer from the phone; other services stay
+#               one-way. Anyone who can read the topic can press them: use a protected topic.
+#   answers_always: true: an "Always allow" button too
 # Do not disturb and quiet hours hold pushes too, except for the kinds in [dnd] allow.
 [push]
 when = "away"
@@ -114,6 +123,8 @@ kinds = ["error", "approvals", "turns", "agents"]
 targets = []
 burst = 3
 per = 60
+answers = false
+answers_always = false
 
 # Agents to host. Each is a table [agents.NAME] with either a command or a url
 # (`acp-tray agents add NAME -- CMD ARGS...` and `acp-tray agents add NAME --url URL` add one;

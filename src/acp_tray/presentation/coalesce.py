@@ -1,8 +1,9 @@
 """Coalescing: identical notices within a window become one presentation with a count.
 
-Identity for this purpose is local and content-based (agent, session, severity, title,
-description); the protocol gives notices no identity. The window slides: each repeat extends
-it. State is bounded: expired groups are dropped and at most `max_groups` are kept.
+Identity for this purpose is local and content-based (agent, severity, title, description; for
+acp-tray's own notices the session too): the protocol gives notices no identity. The window
+slides: each repeat extends it. State is bounded: expired groups are dropped and at most
+`max_groups` are kept.
 """
 
 from __future__ import annotations

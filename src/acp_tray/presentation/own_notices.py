@@ -22,12 +22,14 @@ from acp_tray.events import (
     QuestionSettled,
     SessionAttached,
     SignInNeeded,
+    SignInOutput,
     TurnEnded,
 )
 from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
+from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.question_notice import question_notice
+from acp_tray.presentation.question_notice import answered_by, question_notice
 from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
@@ -60,6 +62,12 @@ class OwnNotice:
     finished: bool = False  # a turn's "Finished": no pop-up for a short turn ([turns] notify_after)
     commands: str = ""  # the description's last line, left out where the notification has buttons
     attention: Attention = ""
+    topic: str = ""  # a later notice of the same topic takes this one back
+
+
+def sign_in_topic(agent: str) -> str:
+    """The topic of what is said about a sign-in to `agent` under way: each says what is so now."""
+    return f"sign-in:{agent}"
 
 
 def _session(name: str) -> str:
@@ -67,45 +75,50 @@ def _session(name: str) -> str:
 
 
 def own_notice(event: Event) -> OwnNotice | None:
+    """What acp-tray itself says of `event`, if anything."""
     if isinstance(event, TurnEnded):
         return _turn(event)
     if isinstance(event, PermissionAsked):
         return _approval(event)
+    if isinstance(event, (QuestionAsked, QuestionSettled)):
+        return _question(event)
+    if isinstance(event, AgentCrashed):
+        return _crash(event)
+    if isinstance(event, SignInNeeded):
+        return _sign_in(event)
+    return _said_of(event)
+
+
+def _said_of(event: Event) -> OwnNotice | None:
+    """The notices of one line or two, said of an event acp-tray reports as it is."""
     if isinstance(event, PermissionSettled) and event.by == "timeout":
         text = f"Nobody answered request {event.approval_id} in time, so it was answered 'cancelled'."
         return _said(event.agent, event.session_id, "warning", "Approval timed out", text)
-    if isinstance(event, (QuestionAsked, QuestionSettled)):
-        return _question(event)
     if isinstance(event, InputRequested):
         why = event.reason or "acp-tray cannot show it"
         text = f"{event.message}\nIt was declined: {why}. Answer the agent another way."
         return _said(event.agent, event.session_id, "warning", "Asked for input", text)
-    if isinstance(event, AgentCrashed):
-        return _crash(event)
     if isinstance(event, AgentUnusable):
         return _said(event.agent, "", "error", event.title, event.detail)
-    if isinstance(event, SignInNeeded):
-        return _sign_in(event)
+    if isinstance(event, SignInOutput) and event.links:
+        return _sign_in_page(event)
     if isinstance(event, SessionAttached) and event.how == "replaced":
         text = f"Session '{event.session}' could not be reattached, so it starts without the earlier conversation."
         return _said(event.agent, event.session_id, "info", "Started a new session", text)
     return None
 
 
-REQUEST_SHOWN = 240  # characters of a request's title, paths or command: the commands after them fit in the body
+def answered_from_phone(event: PermissionSettled) -> Notice:
+    """An approval answered with a push's button, for the history only (the desk shows it settled)."""
+    text = f"Request {event.approval_id} was answered '{event.outcome}' {answered_by(event.by)}."
+    return Notice("info", "Answered from the phone", text)
 
 
 def _approval(event: PermissionAsked) -> OwnNotice:
     """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
     it is cancelled; the commands that answer it last, for the surfaces without buttons."""
     lines = [f"{asker(event.agent, event.subagent)} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
-    touches = event.touches
-    if touches.command:
-        lines.append(f"Runs: {plain_line(touches.command, REQUEST_SHOWN)}")
-    if touches.paths:
-        lines.append(f"Touches: {plain_line(', '.join(touches.paths), REQUEST_SHOWN)}")
-    if touches.kind:
-        lines.append(f"Kind: {plain_line(touches.kind, NAME_LIMIT)}")
+    lines += approval_details(event.touches, event.description)
     lines.append(f"No answer in {span_words(event.timeout)}: cancelled.")
     commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"
     notice = Notice("warning", "Needs approval", "\n".join([*lines, commands]))
@@ -191,3 +204,15 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
     actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
     return OwnNotice(agent, "", notice, actions)
+
+
+def _sign_in_page(event: SignInOutput) -> OwnNotice:
+    """The address the agent gave to sign in (its latest), first: the rest of a bounded body may go."""
+    link = event.links[-1]
+    lines = [f"Open this page to finish signing in to {event.agent}:", link.url]
+    if event.reads_code:
+        lines.append("Then enter the code it gives you where you started the sign-in (acp-tray login asks for it).")
+    if link.text:
+        lines.append(f"{event.agent} said: {link.text}")
+    notice = Notice("info", "Sign-in page", "\n".join(lines))
+    return OwnNotice(event.agent, "", notice, attention="answer", topic=sign_in_topic(event.agent))

@@ -25,6 +25,14 @@ def field_line(field: FormField) -> str:
     return f"• {plain_line(field.label, NAME_LIMIT)}{need}: {plain_line(typed_hint(field), MESSAGE_SHOWN)}"
 
 
+def choice_pairs(question: Question) -> tuple[tuple[str, str], ...]:
+    """(value, label) of each choice when the form is one enum or boolean field; () otherwise."""
+    only = question.single_choice
+    if only is None:
+        return ()
+    return YES_NO if only.kind == "boolean" else tuple((c.value, c.label) for c in only.choices)
+
+
 def question_actions(qid: str, question: Question) -> tuple[tuple[str, str], ...]:
     """(action id, label) that answer it: a button per choice of a form that is one enum or boolean
     (at most BUTTONS), else "Answer…" (the window); "Open" for a page acp-tray will open; "Decline"."""
@@ -32,10 +40,7 @@ def question_actions(qid: str, question: Question) -> tuple[tuple[str, str], ...
     if question.mode == "url":
         opens = openable(question.url) is None
         return (((QuestionAnswer(qid, "open").encode(), "Open"),) if opens else ()) + (decline,)
-    only = question.single_choice
-    pairs: tuple[tuple[str, str], ...] = ()
-    if only is not None:
-        pairs = YES_NO if only.kind == "boolean" else tuple((c.value, c.label) for c in only.choices)
+    pairs = choice_pairs(question)
     if not pairs or len(pairs) > BUTTONS:
         return ((OpenWindow("overview").encode(), "Answer…"), decline)
     return tuple(
@@ -75,9 +80,16 @@ ENDED_BY = {
 }
 
 
+def answered_by(by: str) -> str:
+    """Who answered, in words: "by you", "from the phone (target phone)", "as the agent went away"."""
+    if by.startswith("phone:"):
+        return f"from the phone (target {by.removeprefix('phone:')})"
+    return ENDED_BY.get(by, f"({by})")
+
+
 def question_ended(event: QuestionSettled) -> Notice:
     """How a question ended, for the history only (never presented): never what was answered."""
-    by = ENDED_BY.get(event.by, f"({event.by})")
+    by = answered_by(event.by)
     text = f"Question {event.question_id} was {event.outcome} {by}."
     if event.outcome == "answered":
         text += " The answer went to the agent only: acp-tray keeps no copy."

@@ -37,6 +37,9 @@ ACP_TRAY = "acp-tray"
 BRIEF = 4  # seconds on screen for an answer that is only news (info): "Preferences applied"
 
 
+REPLAYED = "replayed by the agent inside session/load: its history, not a new notice"
+
+
 @dataclass(frozen=True)
 class Decision:
     """What was decided for one notice, and why (recorded in the history)."""
@@ -98,6 +101,8 @@ class Router:
         prefs = self.prefs
         notice = event.notice
         cls = severity_class(notice.kind)
+        if event.replayed:  # the agent's history, sent again inside a session/load: recorded, not live
+            return Decision("none", False, False, "replayed", 1, REPLAYED), None
         # mute and per-agent routes apply to what the agent says, not to acp-tray's own events
         agent = prefs.agents.get(event.agent) if event.source == "agent" else None
         if agent is not None and agent.mute:
@@ -112,11 +117,12 @@ class Router:
         wants_notify = route in ("notify", "both")
         tray = route in ("tray", "both")
         now = self.clock.monotonic()
-        # an approval's buttons (their ids) make it one of its own
+        # an approval's buttons (their ids) make it one of its own; what an agent says is a repeat
+        # whatever its session (it says it again in the new session after a reconnect)
         key = (
             event.source,
             event.agent,
-            event.session_id,
+            event.session_id if event.source != "agent" else "",
             notice.severity,
             notice.title,
             notice.description,

@@ -27,16 +27,17 @@ def elicitation_capabilities() -> dict[str, Any]:
 
 
 def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
-    """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, questions
-    (elicitation), terminal sign-in (acp-tray runs the agent's own command in a terminal), and
-    subagents (`subagents: {}`: child sessions are kept under their parent and named; v2 has them
-    in its baseline).
+    """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, compaction
+    (shown as a turn's state), questions (elicitation), terminal sign-in (acp-tray runs the agent's
+    own command in a terminal), and subagents (`subagents: {}`: child sessions are kept under their
+    parent and named; v2 has them in its baseline).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
     auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
     both = {"auth": auth, "elicitation": elicitation_capabilities(), "subagents": {}}
-    return {"session": {"notices": {}}, **both} if notices else both
+    session: dict[str, Any] = {"notices": {}, "compaction": {}} if notices else {"compaction": {}}
+    return {"session": session, **both}
 
 
 def initialize_params_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_tray.protocol.auth import AuthMethod, can_log_out, parse_auth_methods
+from acp_tray.protocol.errors import error_words, means_auth_required
 from acp_tray.protocol.text_rules import not_text
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -107,6 +108,7 @@ class PermissionRequest:
     title: str
     options: tuple[PermissionOption, ...]
     scope: ToolCallScope = ToolCallScope()
+    description: str = ""  # v2: why the agent asks, in its words
 
 
 def tool_call_scope(tool_call: dict[str, Any]) -> ToolCallScope:
@@ -133,13 +135,25 @@ def tool_call_scope(tool_call: dict[str, Any]) -> ToolCallScope:
     )
 
 
+def _subject(params: dict[str, Any]) -> tuple[dict[str, Any], ToolCallScope | None]:
+    """The tool call a permission request is about (v1: `toolCall`; v2: `subject.toolCall` of a
+    `tool_call` subject), and for a v2 `command` subject the scope it names itself."""
+    subject = params.get("subject")
+    subject = subject if isinstance(subject, dict) else {}
+    if subject.get("type") == "command":
+        command = subject.get("command")
+        return {}, ToolCallScope("execute", (), command[:SCOPE_KEPT] if isinstance(command, str) else "")
+    tool_call = subject.get("toolCall") if subject.get("type") == "tool_call" else params.get("toolCall")
+    return (tool_call if isinstance(tool_call, dict) else {}), None
+
+
 def parse_permission_request(params: object) -> PermissionRequest:
     """The parts of `session/request_permission` we show. Options without a string id are left out;
-    the title is v2's `title`, else v1's `toolCall.title`, else the tool call's kind or "a tool call"."""
+    the title is v2's `title`, else v1's `toolCall.title`, else the tool call's kind or "a tool call".
+    v2's tool call (`subject.toolCall`) is read as v1's `toolCall`; its `description` is kept."""
     params = params if isinstance(params, dict) else {}
     session_id = params.get("sessionId")
-    tool_call = params.get("toolCall")
-    tool_call = tool_call if isinstance(tool_call, dict) else {}
+    tool_call, command_scope = _subject(params)
     title = params.get("title")
     if not isinstance(title, str) or not title.strip():
         title = tool_call.get("title")
@@ -161,11 +175,13 @@ def parse_permission_request(params: object) -> PermissionRequest:
             )
         )
     title = title[:TITLE_KEPT] + "…" if len(title) > TITLE_KEPT else title  # shown bounded anyway
+    description = params.get("description")
     return PermissionRequest(
         session_id if isinstance(session_id, str) else "",
         title,
         tuple(options[:OPTIONS_KEPT]),
-        tool_call_scope(tool_call),
+        command_scope or tool_call_scope(tool_call),
+        description[:TITLE_KEPT] if isinstance(description, str) else "",
     )
 
 
@@ -229,11 +245,20 @@ def close_session_params(session_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class StateChange:
-    """A v2 `state_update`: `running`, `requires_action`, `idle` (with its stop reason), or newer."""
+    """A v2 `state_update`: `running`, `requires_action`, `idle` (with its stop reason), or newer.
+    An idle ending in an error carries its JSON-RPC error object's parts (`error` in words)."""
 
     state: str
     stop_reason: str | None = None
     error: str | None = None
+    error_code: object = None
+    error_message: object = None
+    error_data: object = None
+
+    @property
+    def needs_sign_in(self) -> bool:
+        """The work stopped because the agent wants a sign-in (its error's code or data say so)."""
+        return self.stop_reason == "error" and means_auth_required(self.error_code, self.error_data)
 
 
 def state_change(update: dict[str, Any]) -> StateChange | None:
@@ -243,8 +268,9 @@ def state_change(update: dict[str, Any]) -> StateChange | None:
         return None
     stop = update.get("stopReason")
     error = update.get("error")
-    detail = None
-    if isinstance(error, dict):
-        message, data = error.get("message"), error.get("data")
-        detail = " ".join(str(part) for part in (message, data) if part) or None
-    return StateChange(state, stop if isinstance(stop, str) else None, detail)
+    if not isinstance(error, dict):
+        return StateChange(state, stop if isinstance(stop, str) else None)
+    code, message, data = error.get("code"), error.get("message"), error.get("data")
+    return StateChange(
+        state, stop if isinstance(stop, str) else None, error_words(code, message, data), code, message, data
+    )

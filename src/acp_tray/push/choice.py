@@ -16,10 +16,12 @@ from datetime import datetime
 from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, QuestionAsked, SignInNeeded, TurnEnded
 from acp_tray.logs.redact import redact
 from acp_tray.prefs.model import Preferences, PushKind, SeverityClass
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import dnd_state
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, TITLE_LIMIT, plain_line, plain_text
+from acp_tray.push.answer_buttons import ANSWER_HERE, Answerable
 
 ANSWER_AT_THE_DESK = "It waits for your answer at the desk: the tray, the window, or `acp-tray {command} {id}`."
 
@@ -30,6 +32,8 @@ class PushMessage:
     severity: SeverityClass
     title: str
     body: str
+    answered_here: str = ""  # the body when the push's buttons answer it (an approval, a question)
+    answerable: Answerable | None = None  # what its buttons answer, where a target can carry them
 
 
 def push_kind(event: Event, severity: SeverityClass) -> PushKind:
@@ -61,14 +65,21 @@ def message_of(presentation: Presentation, event: Event) -> PushMessage:
     it waits, a question what it asks (never a field's value, nor a page's address); a turn says its
     stop reason."""
     description = presentation.description or ""
+    asked, where = "", {"command": "", "id": ""}
     if isinstance(event, PermissionAsked):
-        description = f"It wants: {event.title}\n{ANSWER_AT_THE_DESK.format(command='approve', id=event.approval_id)}"
+        details = "".join(f"\n{line}" for line in approval_details(event.touches, event.description))
+        asked, where = f"It wants: {event.title}{details}", {"command": "approve", "id": event.approval_id}
     elif isinstance(event, QuestionAsked):
-        desk = ANSWER_AT_THE_DESK.format(command="answer", id=event.question_id)
-        description = f"It asks: {event.question.message}\n{desk}"
+        asked, where = f"It asks: {event.question.message}", {"command": "answer", "id": event.question_id}
     elif isinstance(event, TurnEnded):
         reason = f"Failed: {event.error}" if event.error is not None else f"Stop reason: {event.stop_reason}"
         description = reason if not description or event.error is not None else f"{reason}\n{description}"
+    here = ""
+    if asked:
+        description, here = f"{asked}\n{ANSWER_AT_THE_DESK.format(**where)}", f"{asked}\n{ANSWER_HERE.format(**where)}"
     severity = severity_class(presentation.kind)
     title = plain_line(redact(f"{presentation.agent}: {presentation.title}"), TITLE_LIMIT)
-    return PushMessage(presentation.agent, severity, title, plain_text(redact(description), DESCRIPTION_LIMIT))
+    answered_here = plain_text(redact(here), DESCRIPTION_LIMIT) if here else ""
+    return PushMessage(
+        presentation.agent, severity, title, plain_text(redact(description), DESCRIPTION_LIMIT), answered_here
+    )

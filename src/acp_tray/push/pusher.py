@@ -2,12 +2,14 @@
 (never before or instead of the desktop's), each target with its own rate limit and overflow
 summary; a push the service does not accept is retried with backoff, then said once as acp-tray's
 own warning (again only after that target has accepted one since). With `when = "away"` the away
-source is asked, in a worker thread, only when something would be pushed: no polling.
+source is asked, in a worker thread, only when something would be pushed: no polling. With
+`[push] answers` on, an ntfy target's approval and question pushes carry buttons (`PhoneAnswers`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -22,7 +24,10 @@ from acp_tray.presentation.ratelimit import RateLimiter, overflow_title
 from acp_tray.presentation.router import ACP_TRAY, Presentation
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import Notice
+from acp_tray.push.answer_buttons import Button, answerable
 from acp_tray.push.choice import PushMessage, held_by, message_of, push_kind
+from acp_tray.push.ntfy_server import NtfyServer, answers_from_phone, ntfy_server
+from acp_tray.push.phone_answers import Answer, PhoneAnswers
 from acp_tray.push.sender import deliver
 from acp_tray.push.targets import PushTargets
 from acp_tray.timer import OneTimer
@@ -33,7 +38,7 @@ RETRY = BackoffPolicy(initial=1.0, maximum=60.0, give_up_after=4)  # 4 tries: th
 OVERFLOW_NOTE = "They are in acp-tray's history; held back by the push rate limit."
 
 Pushed = list[str] | asyncio.Future[list[str]]  # the targets pushed to, or (away) a future of them
-Send = Callable[[str, str, str], bool]  # (url, title, body) -> accepted; blocking
+Send = Callable[[str, str, str, str], bool]  # (url, title, body, ntfy actions) -> accepted; blocking
 
 
 class Pusher:
@@ -48,7 +53,9 @@ class Pusher:
         away: Callable[[], AwaySource] = away_source,
         send: Send = deliver,
         retry: BackoffPolicy = RETRY,
+        answer: Answer | None = None,
     ) -> None:
+        """`answer`: how a press of a push's button on the phone answers (none: no buttons)."""
         self._targets = targets
         self._prefs = prefs
         self._clock = clock
@@ -58,7 +65,8 @@ class Pusher:
         self._source: AwaySource | None = None  # chosen when first asked
         self._send = send
         self._retry = retry
-        self._names = list(targets.read()) if targets is not None else []
+        self._services = targets.read() if targets is not None else {}
+        self._answers = PhoneAnswers(answer, self.send_to, self._server_of) if answer is not None else None
         self._limiters: dict[str, RateLimiter] = {}
         self._failing: set[str] = set()  # targets whose failure was said (until one push gets through)
         self._summary_timer = OneTimer()
@@ -70,15 +78,36 @@ class Pusher:
 
     def refresh(self) -> None:
         """The targets were added or removed (`push add`, `push remove`): read their names again."""
-        self._names = list(self._targets.read()) if self._targets is not None else []
+        self._services = self._targets.read() if self._targets is not None else {}
 
     def chosen(self) -> list[str]:
         """The targets the preferences push to (`[push] targets`; empty: all of them)."""
         wanted = self._prefs().push.targets
-        return [name for name in self._names if not wanted or name in wanted]
+        return [name for name in self._services if not wanted or name in wanted]
+
+    def answers_from(self, name: str) -> bool:
+        """Whether a push to `name` can be answered from the phone (its service: ntfy)."""
+        return self._answers is not None and answers_from_phone(self._services.get(name, ""))
 
     def close(self) -> None:
         self._summary_timer.cancel()
+        if self._answers is not None:
+            self._spawn(self._answers.close())
+
+    def forget_answers(self, name: str) -> None:
+        """Target `name` was removed: its reply topic goes from the keyring too (blocking)."""
+        if self._answers is not None:
+            self._answers.forget_target(name)
+
+    def settled(self, request_id: str, by: str) -> None:
+        """An approval or question ended (answered anywhere, timed out, withdrawn): its buttons go dead."""
+        if self._answers is not None:
+            self._spawn(self._answers.settled(request_id, by))
+
+    def _server_of(self, name: str) -> NtfyServer | None:
+        """The ntfy server of target `name` (blocking: the keyring)."""
+        url = self._targets.url(name) if self._targets is not None else None
+        return ntfy_server(url) if url is not None and answers_from_phone(self._services.get(name, "")) else None
 
     def offer(self, presentation: Presentation, event: Event) -> Pushed:
         """The pushes `presentation` (of `event`) makes: started now (`always`), or once the away
@@ -92,6 +121,8 @@ class Pusher:
         if held_by(prefs, push_kind(event, severity), severity, self._clock.now()) is not None:
             return []
         message = message_of(presentation, event)
+        if self._answers is not None:
+            message = dataclasses.replace(message, answerable=answerable(event, prefs.push, message.title))
         if prefs.push.when == "always":
             return self._push(names, message)
         decided: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
@@ -140,8 +171,12 @@ class Pusher:
 
     async def _deliver(self, name: str, message: PushMessage) -> None:
         backoff = Backoff(self._retry)
+        body, actions = message.body, ""
+        if message.answerable is not None and self._answers is not None and self.answers_from(name):
+            actions = await self._answers.buttons(name, message.answerable)
+            body = message.answered_here if actions else body
         while True:
-            if await self.send_to(name, message.title, message.body):
+            if await self.send_to(name, message.title, body, actions):
                 self._failing.discard(name)
                 return
             delay = backoff.crashed(0.0)
@@ -158,12 +193,13 @@ class Pusher:
             )
             self._report(NoticeReceived(ACP_TRAY, "", Notice("warning", f"Push to {name} failed", text)))
 
-    async def send_to(self, name: str, title: str, body: str) -> bool:
-        """One try at pushing to `name` (in a worker thread); whether the service accepted it."""
+    async def send_to(self, name: str, title: str, body: str, actions: str = "") -> bool:
+        """One try at pushing to `name` (in a worker thread); whether the service accepted it.
+        `actions`: an ntfy push's buttons."""
         targets = self._targets
         try:
             url = await asyncio.to_thread(targets.url, name) if targets is not None else None
-            accepted = url is not None and await asyncio.to_thread(self._send, url, title, body)
+            accepted = url is not None and await asyncio.to_thread(self._send, url, title, body, actions)
         except Exception as exc:  # Apprise missing or broken: said, and counted as not accepted
             log.warning("push to %s: %s: %s", name, type(exc).__name__, exc)
             return False
@@ -183,3 +219,13 @@ class Pusher:
                 message = PushMessage(summary.agent, summary.severity_class, overflow_title(summary), OVERFLOW_NOTE)
                 self._spawn(self._deliver(name, message))
         self._schedule_summaries()
+
+    async def test_answer(self, name: str, message: tuple[str, str], wait: float) -> tuple[bool, str | None]:
+        """`push test NAME --answer`: an approval's push that answers nothing; (accepted, the label
+        pressed within `wait` seconds or None). ValueError when `name` cannot be answered from."""
+        if self._answers is None or not self.answers_from(name):
+            raise ValueError(f"{name} is one-way: only an ntfy target's pushes can be answered from the phone")
+        if not self._prefs().push.answers:
+            raise ValueError("answering from the phone is off: set [push] answers = true (or the window's switch)")
+        buttons = (Button("Allow once", None, "Your press arrived"), Button("Reject", None, "Your press arrived"))
+        return await self._answers.test(name, message, buttons, wait)

@@ -88,11 +88,12 @@ def refuse_configured(agent_id: str) -> None:
         )
 
 
-def install_here(entry: Entry, progress: Progress | None) -> Installed:
-    """The entry installed (a binary downloaded and unpacked) with its icon; AddError says why not."""
+def install_here(entry: Entry, progress: Progress | None, via: str | None = None) -> Installed:
+    """The entry installed (a binary downloaded and unpacked; `via`: the distribution chosen) with
+    its icon; AddError says why not."""
     root = paths.registry_agents_dir()
     try:
-        installed = install(entry, root, progress=progress)
+        installed = install(entry, root, progress=progress, via=via)
     except RegistryError as exc:
         raise AddError(str(exc)) from None
     fetch_icon(entry, root)
@@ -118,11 +119,13 @@ def add(
     progress: Progress | None,
     on_added: Callable[[Installed, str], None],
     keep_unconnected: bool,
+    via: str | None = None,
 ) -> Added:
-    """Install `entry`, add it to the daemon (`on_added(installed, preferences path)` then) and wait
-    until it connects. One that does not connect is removed again with its files, unless
-    `keep_unconnected` (the CLI's way: it stays configured for the person to look at)."""
-    installed = install_here(entry, progress)
+    """Install `entry` (`via`: as a binary, npx or uvx; default: as it prefers), add it to the daemon
+    (`on_added(installed, preferences path)` then) and wait until it connects. One that does not
+    connect is removed again with its files, unless `keep_unconnected` (the CLI's way: it stays
+    configured for the person to look at)."""
+    installed = install_here(entry, progress, via)
     root = paths.registry_agents_dir()
     result = daemon(api.AGENTS_ADD, api.AddArgs(entry.id, command=installed.command, env=installed.env))
     remember(installed, root)

@@ -1,7 +1,8 @@
 """What a registry entry may say where it becomes a path or a command: its id (a directory and a
 preferences key), its version (a directory, and a package's pin), an npm or PyPI package (one
-argument of npx or uvx, never one of their options, never a URL or a path) and a binary's `cmd`
-(a file inside its own directory). Checked when the registry document is read, before anything
+argument of npx or uvx, never one of their options, never a URL or a path), a package's `cmd` (the
+name of a program the package installs: never an option, never a path) and a binary's `cmd` (a file
+inside its own directory). Checked when the registry document is read, before anything
 is downloaded or written.
 """
 
@@ -33,6 +34,8 @@ _PYPI = re.compile(
 )
 _GRAMMAR = {"npx": (_NPM, "an npm package name"), "uvx": (_PYPI, "a PyPI package name")}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]*")  # an npm `bin` or a console script: a plain name
+PROGRAM_MAX = 128
 
 
 def shown(value: str) -> str:
@@ -84,6 +87,28 @@ def pinned(kind: str, package: str, version: str) -> str:
     if parts is None:
         raise ValueError(package_problem(kind, package))
     return package if parts[1] else f"{package}@{version}"
+
+
+def program_problem(kind: str, cmd: str) -> str | None:
+    """Why `cmd` cannot be the program a package run with npx or uvx starts, or None."""
+    if len(cmd) > PROGRAM_MAX or not _PROGRAM.fullmatch(cmd):
+        return (
+            f"{kind} cmd {shown(cmd)} is not a program name (letters, digits, '.', '_', '+', '-', not "
+            f"starting with '-' or '.'; at most {PROGRAM_MAX} characters): it would not be run as the agent"
+        )
+    return None
+
+
+def pinned_from(package: str, version: str) -> str:
+    """uvx's `--from` requirement: `PKG==VERSION`, or the registry's own pin (`pkg@1.2` as
+    `pkg==1.2`; specifiers kept); ValueError for a package `package_problem` refuses."""
+    parts = _package_parts("uvx", package)
+    if parts is None:
+        raise ValueError(package_problem("uvx", package))
+    name, pin = parts
+    if not pin:
+        return f"{name}=={version}"
+    return f"{name}=={pin[1:]}" if pin.startswith("@") else package
 
 
 def cmd_parts(cmd: str) -> tuple[str, ...]:

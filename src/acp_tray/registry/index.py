@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 from acp_tray.files.atomic import write_atomically
 from acp_tray.prefs.launch import command_problem, env_problem, text_problem
 from acp_tray.presentation.text import NAME_LIMIT, plain_line
-from acp_tray.registry.fields import cmd_parts, id_problem, package_problem, version_problem
+from acp_tray.registry.fields import cmd_parts, id_problem, package_problem, program_problem, version_problem
 from acp_tray.registry.transfer import TransferError, fetch
 
 FETCH_TIMEOUT = 15.0  # per read
@@ -38,6 +38,7 @@ class Package:
     package: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    cmd: str | None = None  # the program to run when it is not named as the package
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,10 @@ def _package(data: object, kind: str) -> Package:
         raise ValueError(f"distribution.{kind} must be a table")
     package = _text(data, "package")
     _checked(package_problem(kind, package))
-    return Package(package, _strings(data.get("args"), f"{kind}.args"), _env(data.get("env"), kind))
+    cmd = _text(data, "cmd") if "cmd" in data else None
+    if cmd is not None:
+        _checked(program_problem(kind, cmd))
+    return Package(package, _strings(data.get("args"), f"{kind}.args"), _env(data.get("env"), kind), cmd)
 
 
 def _binary(data: object) -> dict[str, BinaryTarget]:

@@ -1,10 +1,14 @@
 """From a registry entry to the command that runs the agent.
 
-`npx`/`uvx` entries become a pinned command (`npx -y -- PKG@VERSION ARGS…`, `uvx -- PKG@VERSION ARGS…`:
-after `--` neither the package nor its arguments can be options of npx or uvx themselves);
+`npx`/`uvx` entries become a pinned command (`npx -y -- PKG@VERSION ARGS…`, `uvx -- PKG@VERSION ARGS…`;
+with a `cmd`, the program the package installs: `npx -y --package PKG@VERSION -- CMD ARGS…`,
+`uvx --from PKG==VERSION -- CMD ARGS…`): after `--` neither the package nor its arguments can be
+options of npx or uvx themselves, and the package and the program are checked names;
 `binary` entries are downloaded for this platform, unpacked into `ROOT/ID/VERSION/` and run from
 there. What was installed is remembered in `ROOT/ID/install.json` (for `agents upgrade`).
-Preference when an entry offers several: a binary for this platform, then npx, then uvx.
+Preference when an entry offers several: a binary for this platform, then npx, then uvx; a binary
+that cannot be downloaded or unpacked falls back to the entry's npx (or uvx) package, and says so
+(`Installed.note`). `via` (`agents add ID --via npx|binary|uvx`) takes the one named, or says why not.
 """
 
 from __future__ import annotations
@@ -16,13 +20,13 @@ import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from acp_tray.files.atomic import write_atomically
 from acp_tray.files.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
-from acp_tray.registry.fields import cmd_parts, pinned
+from acp_tray.registry.fields import cmd_parts, pinned, pinned_from
 from acp_tray.registry.index import BinaryTarget, Entry, Package, RegistryError
 from acp_tray.registry.transfer import Progress, TransferError, fetch
 
@@ -33,6 +37,7 @@ DOWNLOAD_DEADLINE = 3600.0  # the whole archive (at most MAX_ARCHIVE_BYTES)
 ICON_DEADLINE = 30.0
 RECORD = "install.json"
 
+KINDS = ("binary", "npx", "uvx")
 RUNNERS = {
     "npx": "npx comes with Node.js: install Node.js (https://nodejs.org, or your system's `nodejs`/`npm` package)",
     "uvx": "uvx comes with uv: install uv (https://docs.astral.sh/uv/, or `pipx install uv`)",
@@ -49,6 +54,7 @@ class Installed:
     command: list[str]
     env: dict[str, str] = field(default_factory=dict)
     directory: str | None = None  # a binary's own directory (removed when upgraded past)
+    note: str = ""  # how it came to be installed this way, when not as the entry prefers (a fallback)
 
 
 def platform_id() -> str | None:
@@ -59,12 +65,20 @@ def platform_id() -> str | None:
     return f"{system}-{arch}" if system and arch else None
 
 
-def _runner(kind: str, package: Package, version: str) -> Installed | None:
-    if shutil.which(kind) is None:
+def _runner(kind: str, entry: Entry) -> Installed | None:
+    """`entry`'s `kind` package as a pinned command (None: `kind` is not installed here)."""
+    package: Package | None = getattr(entry, kind)
+    if package is None or shutil.which(kind) is None:
         return None
     options = ["-y"] if kind == "npx" else []  # npx: install without asking (there is no one to ask)
-    command = [kind, *options, "--", pinned(kind, package.package, version), *package.args]
-    return Installed("", version, kind, command, dict(package.env))
+    version = entry.version
+    if package.cmd is None:
+        run = [*options, "--", pinned(kind, package.package, version)]
+    elif kind == "npx":
+        run = [*options, "--package", pinned(kind, package.package, version), "--", package.cmd]
+    else:
+        run = ["--from", pinned_from(package.package, version), "--", package.cmd]
+    return Installed(entry.id, version, kind, [kind, *run, *package.args], dict(package.env))
 
 
 def agent_dir(root: Path, agent_id: str) -> Path:
@@ -79,29 +93,60 @@ def _private_home(root: Path, agent_id: str) -> Path:
     return home
 
 
-def install(entry: Entry, root: Path, *, progress: Progress | None = None) -> Installed:
-    """Make `entry` (as `parse_entry` read it) runnable here; RegistryError says why it cannot be,
-    and what to install."""
+def install(entry: Entry, root: Path, *, progress: Progress | None = None, via: str | None = None) -> Installed:
+    """Make `entry` (as `parse_entry` read it) runnable here, as `via` says (default: as it prefers,
+    a binary that cannot be had falling back to a package runner); RegistryError says why it cannot
+    be, and what to install."""
     here = platform_id()
-    if here is not None and here in entry.binary:
-        installed = _install_binary(entry, here, root, progress)
-    else:
-        found = None
-        for kind in ("npx", "uvx"):
-            package = getattr(entry, kind)
-            if package is not None and (found := _runner(kind, package, entry.version)) is not None:
-                break
-        if found is None:
-            needs = [RUNNERS[kind] for kind in ("npx", "uvx") if getattr(entry, kind) is not None]
-            if not needs:
-                platforms = ", ".join(sorted(entry.binary)) or "none"
-                raise RegistryError(f"{entry.id} has no build for {here or sys.platform} (only {platforms})")
-            raise RegistryError(
-                f"{entry.id} runs with {' or '.join(k for k in ('npx', 'uvx') if getattr(entry, k))}, "
-                f"which is not installed: {'; or '.join(needs)}"
-            )
-        installed = found
-    return Installed(entry.id, installed.version, installed.kind, installed.command, installed.env, installed.directory)
+    if via is not None:
+        return _as_chosen(entry, root, progress, via, here)
+    if here is None or here not in entry.binary:
+        return _with_runner(entry, _no_build(entry, here))
+    try:
+        return _install_binary(entry, here, root, progress)
+    except RegistryError as exc:
+        runner = next((r for r in (_runner("npx", entry), _runner("uvx", entry)) if r is not None), None)
+        if runner is None:
+            raise
+        why = f"its binary could not be downloaded ({exc}); it runs with {runner.kind} instead"
+        return replace(runner, note=why)
+
+
+def _as_chosen(entry: Entry, root: Path, progress: Progress | None, via: str, here: str | None) -> Installed:
+    """`--via KIND`: that distribution or a RegistryError that says what the entry offers."""
+    offered = ", ".join(entry.kinds)
+    if via not in KINDS:
+        raise RegistryError(f"--via takes one of {', '.join(KINDS)}, not {via!r}")
+    if via == "binary":
+        if here is None or here not in entry.binary:
+            also = f"; it offers {offered}" if entry.kinds != ["binary"] else ""
+            raise RegistryError(_no_build(entry, here) + also)
+        return _install_binary(entry, here, root, progress)
+    if getattr(entry, via) is None:
+        raise RegistryError(f"{entry.id} {entry.version} offers no {via} package (it offers {offered})")
+    installed = _runner(via, entry)
+    if installed is None:
+        raise RegistryError(f"{entry.id} runs with {via}, which is not installed: {RUNNERS[via]}")
+    return installed
+
+
+def _no_build(entry: Entry, here: str | None) -> str:
+    platforms = ", ".join(sorted(entry.binary)) or "none"
+    return f"{entry.id} has no build for {here or sys.platform} (only {platforms})"
+
+
+def _with_runner(entry: Entry, no_build: str) -> Installed:
+    """The first package runner the entry names that is installed here (npx, then uvx)."""
+    for kind in ("npx", "uvx"):
+        if (found := _runner(kind, entry)) is not None:
+            return found
+    needs = [RUNNERS[kind] for kind in ("npx", "uvx") if getattr(entry, kind) is not None]
+    if not needs:
+        raise RegistryError(no_build)
+    raise RegistryError(
+        f"{entry.id} runs with {' or '.join(k for k in ('npx', 'uvx') if getattr(entry, k))}, "
+        f"which is not installed: {'; or '.join(needs)}"
+    )
 
 
 def _install_binary(entry: Entry, here: str, root: Path, progress: Progress | None) -> Installed:

@@ -94,7 +94,8 @@ def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
             Entry(option_label(option.name, option.kind), ApprovalAnswer(row.approval_id, option.option_id).encode())
             for option in row.options[:MAX_OPTIONS]
         )
-        rows.append(Entry(approval_label(row), children=options or (Entry("No options offered"),)))
+        about = tuple(Entry(plain_line(detail, MENU_TEXT_LIMIT)) for detail in row.details)
+        rows.append(Entry(approval_label(row), children=about + (options or (Entry("No options offered"),))))
     for question in snapshot.questions[: max(0, MAX_APPROVALS - len(rows))]:
         answers = tuple(Entry(label, action) for action, label in question.actions[:MAX_OPTIONS])
         rows.append(Entry(question_label(question), children=answers))
@@ -146,8 +147,9 @@ def _agents(snapshot: TraySnapshot) -> Entry:
             Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
         )
         doing = tuple(Entry(plain_line(line, MENU_TEXT_LIMIT)) for line in row.doing[:MAX_DOING])
+        notes = tuple(Entry(note) for note in row.notes)
         actions = (
-            *((*doing, SEPARATOR) if doing else ()),
+            *((*doing, *notes, SEPARATOR) if doing or notes else ()),
             *((Entry("Sign in", children=sign_in), SEPARATOR) if sign_in else ()),
             Entry("Restart", AgentAction("restart", row.name).encode()),
             Entry("Stop", AgentAction("stop", row.name).encode() if running else None),

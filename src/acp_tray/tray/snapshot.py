@@ -22,6 +22,7 @@ class AgentRow:
     sign_in: tuple[tuple[str, str], ...] = ()  # while it needs a sign-in: (action id, method name)
     needs_you: bool = False  # it waits for the person (a session's state, a subagent, a request open)
     doing: tuple[str, ...] = ()  # what its sessions do, a line each: progress, a silence, subagents
+    notes: tuple[str, ...] = ()  # its sessions' titles and usage, its cost today, its rate limits
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class ApprovalRow:
     agent: str
     title: str
     options: tuple[PermissionOption, ...]
+    details: tuple[str, ...] = ()  # "Runs: …", "Touches: …", "Kind: …"
     subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
@@ -55,6 +57,7 @@ class TraySnapshot:
     missed_during_dnd: int = 0
     approvals: tuple[ApprovalRow, ...] = ()  # oldest first
     questions: tuple[QuestionRow, ...] = ()  # oldest first
+    today: str = ""  # what today cost across agents ("0.027 USD"; "": nothing reported)
     morning: time = DndPrefs().morning  # when "Until tomorrow" ends
     quiet_hours: tuple[time, time] = (QuietHours().start, QuietHours().end)  # the schedule's start and end
     # when this was taken (how old a Recent item is); like `DndState.at`, not part of what it shows
@@ -97,6 +100,8 @@ def tooltip_of(snapshot: TraySnapshot) -> str:
     parts.append(
         f"{snapshot.connected}/{total} agents connected" if total != 1 else f"{snapshot.connected}/1 agent connected"
     )
+    if snapshot.today:
+        parts.append(f"today {snapshot.today}")
     if snapshot.dnd.active:
         parts.append(f"DND until {snapshot.dnd.until:%H:%M}" if snapshot.dnd.until else "DND on")
     return "acp-tray · " + " · ".join(parts)

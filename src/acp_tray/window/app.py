@@ -69,6 +69,7 @@ def build_app(*, port: int, secret: str, feed: Feed, shutdown: anyio.Event) -> A
             Route("/agents/{name}/{verb}", actions.agent, methods=["POST"]),
             Route("/approvals/{id}", actions.approval, methods=["POST"]),
             Route("/sign-in/{name}", sign_ins.sign_in, methods=["POST"]),
+            Route("/sign-in/{name}/code", sign_ins.code, methods=["POST"]),
             Route("/dnd", actions.dnd, methods=["POST"]),
             Route("/read", actions.read, methods=["POST"]),
             Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),

@@ -103,7 +103,8 @@ class Installs:
                 keep_unconnected=False,
             )
             job.ready, job.state, job.detail = done.state["ready"], done.state["state"], done.state["detail"]
-            job.message = f"{entry.id} {entry.version} connected."
+            note = f" ({done.installed.note})" if done.installed.note else ""  # a binary fell back to npx
+            job.message = f"{entry.id} {entry.version} connected{note}."
 
         _start(job, run)
         return job

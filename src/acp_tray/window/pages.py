@@ -21,7 +21,8 @@ from acp_tray.window.feed import Feed
 from acp_tray.window.start_on_login import start_on_login
 
 PARTS = ("agents", "approvals", "dnd", "unread", "sessions", "preferences")  # preferences: the file's version
-SHOWS = {"dnd": ("dnd", "morning"), "approvals": ("approvals", "questions")}  # a part drawn from more than its own key
+# a part drawn from more than its own key
+SHOWS = {"dnd": ("dnd", "morning"), "approvals": ("approvals", "questions"), "sessions": ("sessions", "today")}
 HISTORY_PAGE = 50
 
 

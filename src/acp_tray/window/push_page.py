@@ -82,7 +82,7 @@ class PushPage:
     async def test(self, request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            reply = await ask(api.PUSH_TEST, api.PushNameArgs(name=name))
+            reply = await ask(api.PUSH_TEST, api.PushTestArgs(name=name))
         except CallFailedError as exc:
             return self._render(request, "_push_said.html", text=str(exc), accepted=False)
         return self._render(request, "_push_said.html", text=f"Sent: {reply['detail']}.", accepted=reply["accepted"])

@@ -51,11 +51,19 @@ class Listing:
     problem: str = ""
 
 
+ANSWERS = {
+    "on": "answered from the phone",
+    "off": "can be answered from the phone (the switch above)",
+    "one-way": "one-way: answered at the desk",
+}
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
     service: str  # in words
     added: bool  # False: `[push] targets` names it, but no target of that name was added
+    answers: str = ""  # whether a push to it can be answered from the phone, in words
 
 
 def chosen(values: dict[str, Any]) -> list[str]:
@@ -68,7 +76,10 @@ def targets(listing: Listing, chosen: list[str]) -> list[Target]:
     """The targets added, then those `[push] targets` names that are not (kept, so that saving the
     page does not drop them)."""
     names = {row["name"] for row in listing.rows}
-    added = [Target(row["name"], SERVICES.get(row["service"], row["service"]), True) for row in listing.rows]
+    added = [
+        Target(row["name"], SERVICES.get(row["service"], row["service"]), True, ANSWERS[row["answers"]])
+        for row in listing.rows
+    ]
     return added + [Target(name, "", False) for name in chosen if name not in names]
 
 

@@ -1,6 +1,7 @@
 """Sign-in from the window (`POST /sign-in/{name}`, from an agent's sign-in buttons): an agent
 method is done by the daemon (`login`); a terminal one opens the person's terminal as the tray does,
-where `acp-tray login` runs it and reports back (`login.finished`); an env_var one keeps the typed
+where `acp-tray login` runs it and reports back (`login.finished`); the code an agent's sign-in
+asks for on its input goes to `login.code` (`POST /sign-in/{name}/code`); an env_var one keeps the typed
 value in the OS keyring as `acp-tray agents secret` does, restarts the agent with it and signs in.
 The answer is one line for the page's status area; the agent's state arrives through the event stream.
 A page closed while the agent signs in stops it (`login.cancel`: cancelled in the agent, or it is restarted)."""
@@ -58,6 +59,16 @@ class SignIns:
         except (CallFailedError, SecretError, NoTerminalError) as exc:
             return toast(self._templates, request, str(exc), problem=True)
         return toast(self._templates, request, text)
+
+    async def code(self, request: Request) -> Response:
+        """The code the agent's sign-in page gave the person, for the agent that asked for it on its input."""
+        name = request.path_params["name"]
+        form = await request.form()
+        try:
+            await ask(api.LOGIN_CODE, api.LoginCodeArgs(name=name, code=str(form.get("code") or "")))
+        except CallFailedError as exc:
+            return toast(self._templates, request, str(exc), problem=True)
+        return toast(self._templates, request, f"{name}: sent the code; waiting for it to finish signing in.")
 
     def _offered(self, name: str, method_id: str) -> tuple[replies.SignInMethodRow, bool]:
         """The method as the agent offers it now, and whether the agent is a remote one."""

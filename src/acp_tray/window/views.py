@@ -4,10 +4,11 @@ choices, history rows, diagnostics. Pure functions of the daemon's replies: the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES
@@ -35,6 +36,7 @@ SUPPRESSED_WORDS = {
     "coalesced": "a repeat, counted on the first",
     "muted": "agent muted",
     "short_turn": "a short turn: listed, no pop-up",
+    "replayed": "replayed history: not a new notice",
 }
 DND_CHOICES = (
     ("off", "", "Off"),
@@ -57,6 +59,9 @@ class AgentView:
     queued: int
     running: bool
     sign_in: list[SignInChoice]
+    usage: list[str]  # its cost today and its rate limits, in words
+    sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
+    reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class ApprovalView:
     agent: str
     title: str
     options: list[OptionView]
+    details: list[str]  # "Runs: …", "Touches: …", "Kind: …"
     subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
@@ -89,7 +95,16 @@ def agent_view(row: replies.AgentRow) -> AgentView:
         queued=row["queued"],
         running=state in RUNNING_STATES,
         sign_in=sign_in_choices(row),
+        sign_in_links=[link for link in row.get("sign_in_links", []) if openable(link["url"])],
+        reads_code=row.get("reads_code", False),
+        usage=usage_words(row),
     )
+
+
+def usage_words(row: replies.AgentRow) -> list[str]:
+    """ "today 0.027 USD", "90 % of the five-hour limit used; resets at 14:20"."""
+    today = " + ".join(cost["text"] for cost in row.get("today", []))
+    return ([f"today {today}"] if today else []) + [limit["text"] for limit in row.get("limits", [])]
 
 
 def approval_view(row: replies.ApprovalRow) -> ApprovalView:
@@ -97,11 +112,19 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
     ]
-    return ApprovalView(row["id"], row["agent"], row["title"], options, row["subagent"])
+    return ApprovalView(
+        row["id"],
+        row["agent"],
+        row["title"],
+        options,
+        list(row.get("details", [])),
+        subagent=row.get("subagent", ""),
+    )
 
 
 def session_view(row: replies.SessionRow, now: datetime) -> dict[str, Any]:
-    """A session as the lists show it: its row, and what it is doing in words (`doing`)."""
+    """A session as the lists show it: its row (with its title, compaction and usage), and what it
+    is doing in words (`doing`)."""
     return {**row, "doing": session_doing(row, now)}
 
 
@@ -113,6 +136,7 @@ def overview(state: replies.WatchState) -> dict[str, Any]:
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "questions": state.get("questions", []),
         "sessions": [session_view(row, now) for row in state.get("sessions", [])],
+        "today": state.get("today", []),
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),
         "dnd_choices": DND_CHOICES,

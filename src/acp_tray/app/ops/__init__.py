@@ -45,6 +45,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.AGENTS_START, agents.start),
         streaming(api.LOGIN, signin.login),
         answering(api.LOGIN_CANCEL, signin.cancel),
+        answering(api.LOGIN_CODE, signin.code),
         answering(api.LOGIN_FINISHED, signin.finished),
         answering(api.LOGOUT, signin.logout),
         streaming(api.PROMPT, prompts.prompt),

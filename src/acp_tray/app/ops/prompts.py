@@ -7,9 +7,11 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp.exceptions import RequestError
+
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey
 from acp_tray.agents.signin import AuthRequiredError
-from acp_tray.agents.turns import HostedSession, PromptJob
+from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.app.ops.hosts import Hosts, needs_signin
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import CancelArgs, ErrorCode, OpError, PromptArgs
@@ -58,6 +60,8 @@ class PromptOps:
                     await host.signin.wait()
         except ConnectionError as exc:
             raise OpError(f"{agent}: {exc}", ErrorCode.NOT_RUNNING) from None
+        except RequestError as exc:  # the agent refused session/new, load or resume
+            raise OpError(f"{agent} could not open session {name!r}: {error_text(exc)}", ErrorCode.FAILED) from None
         except Exception as exc:  # the agent refused or did not answer session/new, load or resume
             raise OpError(f"{agent} could not open session {name!r}: {exc}", ErrorCode.FAILED) from None
 

@@ -1,13 +1,23 @@
-"""The push ops: `push.list`, `push.add` (the URL into the OS keyring), `push.test` (one message,
-accepted or not) and `push.remove`. The keyring and Apprise are used in worker threads; a URL is
+"""The push ops: `push.list` (with whether each target can be answered from the phone),
+`push.add` (the URL into the OS keyring), `push.test` (one message, accepted or not; with `answer`,
+a test approval whose press is awaited) and `push.remove`. The keyring and Apprise are used in worker threads; a URL is
 never part of a reply or a log line."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Literal
 
-from acp_tray.control.api import ArgumentError, ErrorCode, OpError, PushAddArgs, PushNameArgs
+from acp_tray.control.api import (
+    ANSWER_TEST_WAIT,
+    ArgumentError,
+    ErrorCode,
+    OpError,
+    PushAddArgs,
+    PushNameArgs,
+    PushTestArgs,
+)
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
 from acp_tray.logs.redact import remember_secrets
 from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem
@@ -18,6 +28,8 @@ if TYPE_CHECKING:
 
 TEST_TITLE = "acp-tray: test"
 TEST_BODY = "This is how acp-tray's pushes arrive here."
+ANSWER_TITLE = "acp-tray: test approval"
+ANSWER_BODY = "Press a button: acp-tray says at the desk when the press arrived. It answers nothing."
 
 
 class PushOps:
@@ -32,8 +44,12 @@ class PushOps:
         return targets
 
     def _rows(self) -> list[PushTargetRow]:
-        chosen = self._daemon.pusher.chosen()
-        return [{"name": n, "service": s, "chosen": n in chosen} for n, s in self._targets.read().items()]
+        pusher = self._daemon.pusher
+        chosen, on = pusher.chosen(), self._daemon.prefs.push.answers
+        return [
+            {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), on)}
+            for n, s in self._targets.read().items()
+        ]
 
     async def list(self) -> list[PushTargetRow]:
         return await asyncio.to_thread(self._rows)
@@ -58,12 +74,30 @@ class PushOps:
         self._daemon.pusher.refresh()
         return next(row for row in await self.list() if row["name"] == args.name)
 
-    async def test(self, args: PushNameArgs) -> PushTestReply:
+    async def test(self, args: PushTestArgs) -> PushTestReply:
         if args.name not in await asyncio.to_thread(self._targets.read):
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
+        if args.answer:
+            return await self._test_answer(args.name)
         accepted = await self._daemon.pusher.send_to(args.name, TEST_TITLE, TEST_BODY)
         detail = "the service accepted it" if accepted else "the service did not accept it (the log says why)"
-        return {"name": args.name, "accepted": accepted, "detail": detail}
+        return {"name": args.name, "accepted": accepted, "detail": detail, "pressed": None}
+
+    async def _test_answer(self, name: str) -> PushTestReply:
+        started = time.monotonic()
+        try:
+            accepted, pressed = await self._daemon.pusher.test_answer(
+                name, (ANSWER_TITLE, ANSWER_BODY), ANSWER_TEST_WAIT
+            )
+        except ValueError as exc:
+            raise OpError(str(exc), ErrorCode.BAD_REQUEST) from None
+        if not accepted:
+            detail = "the service did not accept the test approval (the log says why)"
+        elif pressed is None:
+            detail = f"the test approval was accepted, but no press arrived in {ANSWER_TEST_WAIT:g} s"
+        else:
+            detail = f"your press of \u201c{pressed}\u201d arrived {time.monotonic() - started:.0f} s after the push"
+        return {"name": name, "accepted": accepted, "detail": detail, "pressed": pressed}
 
     async def remove(self, args: PushNameArgs) -> NameReply:
         try:
@@ -72,5 +106,10 @@ class PushOps:
             raise OpError(str(exc)) from None
         if not removed:
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
+        await asyncio.to_thread(self._daemon.pusher.forget_answers, args.name)
         self._daemon.pusher.refresh()
         return {"name": args.name}
+
+
+def _answers(can: bool, on: bool) -> Literal["on", "off", "one-way"]:
+    return ("on" if on else "off") if can else "one-way"

@@ -1,5 +1,6 @@
-"""The sign-in ops: `login` (an agent method done here, said to be waited for when it takes long;
-a terminal method handed to the caller to run), `login.cancel` (the person stops waiting),
+"""The sign-in ops: `login` (an agent method done here, said to be waited for when it takes long,
+with each address the agent writes meanwhile; a terminal method handed to the caller to run),
+`login.code` (the code the agent asks for on its input), `login.cancel` (the person stops waiting),
 `login.finished` (the caller ran it) and `logout`. A sign-in given up (cancelled, timed out, its
 caller gone) is cancelled in the agent, and an agent stuck in it is restarted so that a retry works."""
 
@@ -7,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError
 from acp_tray.app.ops.hosts import Hosts
-from acp_tray.control.api import ErrorCode, LoginArgs, LoginFinishedArgs, NameArgs, OpError
-from acp_tray.control.replies import AgentSignIn, NameReply, SignInStopped, StateReply, TerminalSignIn
+from acp_tray.control.api import ErrorCode, LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs, OpError
+from acp_tray.control.replies import AgentSignIn, NameReply, SignInSaid, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
 
 if TYPE_CHECKING:
@@ -46,11 +47,14 @@ class SignInOps:
         return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after}
 
     async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
-        """The agent's own sign-in; said to be waited for once it takes long; given up when the caller goes."""
+        """The agent's own sign-in; said to be waited for once it takes long, with each address it
+        writes meanwhile; given up when the caller goes."""
         signing = asyncio.ensure_future(host.sign_in(method))
         gone = asyncio.ensure_future(emit.gone())
+        said = _Said(host, emit)
         try:
             done, _ = await asyncio.wait((signing,), timeout=WAITING_AFTER)
+            said.new()
             if not done:
                 text = (
                     f"waiting for {host.name} to finish signing in with {method.name}: "
@@ -58,7 +62,8 @@ class SignInOps:
                 )
                 with contextlib.suppress(ConnectionError):
                     emit({"event": "waiting", "text": text})
-                await asyncio.wait((signing, gone), return_when=asyncio.FIRST_COMPLETED)
+                while not signing.done() and not gone.done():
+                    await said.until_new(signing, gone)
                 if not signing.done():
                     host.signin.give_up("its caller stopped waiting")
             await signing
@@ -93,6 +98,14 @@ class SignInOps:
             detail = f"asked {args.name} to cancel its sign-in"
         return {"name": args.name, "stopped": True, "detail": detail}
 
+    async def code(self, args: LoginCodeArgs) -> NameReply:
+        """The code the agent's sign-in page gave the person, typed on the agent's input."""
+        try:
+            await self._hosts.running(args.name).type_code(args.code)
+        except SignInError as exc:
+            raise OpError(str(exc), ErrorCode.SIGN_IN) from None
+        return {"name": args.name}
+
     async def finished(self, args: LoginFinishedArgs) -> StateReply:
         """The caller ran a terminal method: exit code 0 means signed in."""
         host = self._hosts.running(args.name)
@@ -106,3 +119,32 @@ class SignInOps:
         except SignInError as exc:
             raise OpError(str(exc), ErrorCode.SIGN_IN) from None
         return {"name": args.name}
+
+
+class _Said:
+    """The addresses the agent writes while its sign-in waits, each streamed to the caller once."""
+
+    def __init__(self, host: AgentHost, emit: Emit) -> None:
+        self._lines = host.signin_lines
+        self._emit = emit
+        self._sent: set[str] = set()
+
+    def new(self) -> None:
+        """Stream the lines not streamed yet."""
+        self._lines.changed.clear()
+        for line in self._lines.lines:
+            if line.url not in self._sent:
+                self._sent.add(line.url)
+                said: SignInSaid = {"event": "sign-in-link", "text": line.text, "url": line.url,
+                                    "reads_code": line.on_stdout}  # fmt: skip
+                with contextlib.suppress(ConnectionError):
+                    self._emit(said)
+
+    async def until_new(self, *ends: asyncio.Future[Any]) -> None:
+        """Until the agent writes another address (then streamed) or one of `ends` is done."""
+        more = asyncio.ensure_future(self._lines.changed.wait())
+        try:
+            await asyncio.wait((more, *ends), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            more.cancel()
+        self.new()

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, TypedDict
 from acp_tray import __version__
 from acp_tray.app.attention import Waiting, waiting
 from acp_tray.app.ops.questions import question_rows
+from acp_tray.app.ops.usage_rows import cost_rows, limit_rows, title_of, usage_row
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.replies import (
     AgentRow,
     ApprovalRow,
     QuitReply,
+    SessionFacts,
     SessionRow,
     SignInMethodRow,
     StatusReply,
@@ -23,6 +25,7 @@ from acp_tray.control.replies import (
 )
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
+from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.text import bounded
 
 if TYPE_CHECKING:
@@ -56,6 +59,7 @@ class StatusOps:
             "agents": self._agents(),
             "approvals": self._approvals(),
             "questions": question_rows(self._daemon.questions),
+            "today": cost_rows(daemon.usage.book.all_today(daemon.usage.day())),
         }
 
     async def agents(self) -> list[AgentRow]:
@@ -77,6 +81,7 @@ class StatusOps:
                 "queued": 0,
                 "turns": 0,
                 **_NOTHING_DOING,
+                **self._facts(key.agent, daemon.session_store.get(key)),
             }
         found = self._waiting_now()
         for host in daemon.hosts.values():
@@ -90,6 +95,7 @@ class StatusOps:
                     "queued": session.queued,
                     "turns": session.turns,
                     **_doing(key.agent, session, found),
+                    **self._facts(key.agent, session.session_id),
                 }
         self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
@@ -106,11 +112,21 @@ class StatusOps:
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
-                 "state": "waiting", "queued": 0, "turns": 0, **_NOTHING_DOING},
+                 "state": "waiting", "queued": 0, "turns": 0, "title": None, "compacting": False, "usage": None,
+                 **_NOTHING_DOING},
             )  # fmt: skip
             if row["state"] == "detached":
                 row["state"] = "waiting"
             row["queued"] += 1
+
+    def _facts(self, agent: str, session_id: str | None) -> SessionFacts:
+        """A session's title, compaction and usage as its agent last reported them."""
+        figures = self._daemon.usage.book.figures(agent, session_id)
+        return {
+            "title": title_of(figures),
+            "compacting": figures is not None and figures.compacting,
+            "usage": usage_row(figures),
+        }
 
     async def quit(self) -> QuitReply:
         asyncio.get_running_loop().call_soon(self._daemon.request_stop)
@@ -119,11 +135,13 @@ class StatusOps:
     def _agents(self) -> list[AgentRow]:
         daemon = self._daemon
         rows: list[AgentRow] = []
+        usage, now = daemon.usage, daemon.router.clock.now()
         found = self._waiting_now()
         for name, config in daemon.prefs.agents.items():
             status = daemon.agent_states.get(name)
             host = daemon.hosts.get(name)
             sessions = list(host.sessions.values()) if host is not None else []
+            said = host.signin_lines if host is not None else None
             rows.append(
                 {
                     "name": name,
@@ -137,6 +155,10 @@ class StatusOps:
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
                     "needs_you": name in found.agents,
+                    "sign_in_links": [{"text": line.text, "url": line.url} for line in said.lines] if said else [],
+                    "reads_code": bool(said and said.reads_code),
+                    "today": cost_rows(usage.book.agent_today(name, now.date())),
+                    "limits": limit_rows(usage.book, name, now),
                 }
             )
         return rows
@@ -158,6 +180,7 @@ class StatusOps:
                     for o in p.options[:MAX_OPTIONS]
                 ],
                 "subagent": p.subagent,
+                "details": approval_details(p.scope, p.description),
             }
             for p in self._daemon.approvals.pending()
         ]

@@ -57,6 +57,7 @@ class WatchOps:
             "approvals": status["approvals"],
             "questions": status["questions"],
             "sessions": await self._status.sessions(),
+            "today": status["today"],
             "preferences": self._daemon.prefs_version,
         }
 

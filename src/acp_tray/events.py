@@ -45,6 +45,7 @@ class NoticeReceived:
     commands: str = ""  # a line of the description: how to answer by command, left out where there are buttons
     attention: Attention = ""
     topic: str = ""  # a later notice of the same topic takes the earlier ones back (screen and Recent)
+    subagent: str = ""  # from a child session of the agent's: the child's name ("Child check")
     replayed: bool = False  # sent inside a v1 `session/load`: history replayed, not live (never presented)
     incident: str = ""  # notices of one incident of the agent's share one notification, updated in place
     waits: float = 0.0  # an approval's or a sign-in's: seconds it waits for an answer (0: until answered)
@@ -106,6 +107,17 @@ class QueueChanged:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class ActivityChanged:
+    """What a session is doing changed beyond its queue: the agent's state ("waiting for you"),
+    its subagents, its progress words, a silence (the session's `activity` holds the new state)."""
+
+    agent: str
+    session_id: str
+    session: str  # the session's name in acp-tray
+    time: datetime = dataclasses.field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PermissionAsked:
     """An agent asks to be allowed something; the person answers with `approval_id`."""
 
@@ -118,6 +130,7 @@ class PermissionAsked:
     time: datetime = dataclasses.field(default_factory=now)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
     description: str = ""  # why the agent asks (v2), in its words
+    subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -143,6 +156,7 @@ class QuestionAsked:
     question: Question
     timeout: float
     time: datetime = dataclasses.field(default_factory=now)
+    subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
 QuestionOutcome = Literal["answered", "declined", "cancelled"]
@@ -288,6 +302,7 @@ Event = (
     | AgentStatus
     | TurnEnded
     | QueueChanged
+    | ActivityChanged
     | PermissionAsked
     | PermissionSettled
     | QuestionAsked

@@ -198,3 +198,38 @@ def test_a_notice_claude_sends_is_presented_as_its_own(
         assert notice not in prompt.stdout  # a notice, not text of the reply
         quit_leaves_nothing(agent.daemon, str(agent.folder))
         agent.sent_as_the_schema_says()
+
+
+def claude_session() -> dict[str, Any]:
+    (row,) = [r for r in json.loads(cli("sessions", "--json").stdout) if r["agent"] == NAME]
+    return dict(row)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_subagents_approval_names_it_and_the_parent_waits_for_you(
+    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Claude's subagent (its Agent tool, "Leave a mark", general-purpose) asks to run Bash on its
+    own session: the approval says it is the subagent's ("claude › Leave a mark wants to: …"),
+    the session lists the subagent and waits for the person, claude is not "Finished" before the
+    answer, and the answer reaches the child (over ACP 1 too: acp-tray offers `subagents`)."""
+    with claude(tmp_path, daemons, protocol) as agent:
+        agent.connected(protocol or 2)
+        waiting, request = approval("use a subagent")
+        assert (request["subagent"], request["title"]) == ("Leave a mark", f"touch {TOUCHED}"), request
+        (notice,) = [r for r in history() if r["agent"] == NAME and r["title"] == "Needs approval"]
+        said = str(notice["description"]).splitlines()[0]
+        assert said == f"{NAME} › Leave a mark wants to: touch {TOUCHED}", said
+        row = claude_session()
+        assert row["needs_you"] is True and status_row(NAME)["needs_you"] is True, row
+        assert [(c["title"], c["kind"], c["needs_you"]) for c in row["subagents"]] == [
+            ("Leave a mark", "general-purpose", True)
+        ], row
+        assert not finished()
+        assert cli("approve", request["id"]).returncode == 0
+        ended(waiting)
+        assert (tmp_path / TOUCHED).exists()
+        until(finished, what='"Finished" presented')
+        until(lambda: not claude_session()["needs_you"], what="claude no longer waiting for the person")
+        quit_leaves_nothing(agent.daemon, str(agent.folder))
+        agent.sent_as_the_schema_says()

@@ -180,6 +180,7 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
         "session": {"notices": {}, "compaction": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
+        "subagents": {},
         "_meta": {"terminal-auth": True},
     }
     session_new = next(m for m in received if m.get("method") == "session/new")

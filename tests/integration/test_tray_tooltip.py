@@ -5,6 +5,9 @@ and, in the XEmbed tray, shown when the pointer rests on the icon."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -65,6 +68,30 @@ def test_the_tooltip_is_where_the_host_reads_it_and_shows_on_hover(
                 xdotool(env, "mousemove", "10", "700")
             assert tooltip_windows(env), "no tooltip showed on hover"
             screenshot(env, tmp_path / "tooltip.png")
+        assert daemon.stop() == 0
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+    assert "Traceback" not in daemon.stderr_text()
+
+
+def test_the_tooltip_says_how_many_agents_wait_for_you(
+    tray_host: dict[str, str], request: pytest.FixtureRequest
+) -> None:
+    """The demo agent's turn waits on its approval: the tooltip, read back where the host reads it,
+    says "1 agent waits for you" until the approval is answered."""
+    host = request.node.callspec.params["tray_host"]
+    env = {**tray_host, "ACP_TRAY_DEMO_INTERVAL": "0.05"}
+    daemon = Daemon("run", env=env)
+    try:
+        daemon.wait_for_line("demo  connected")
+        command = [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"]
+        prompt = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        until(lambda: "1 agent waits for you" in read_back(host, env), timeout=15, what="the waiting agent")
+        (request_id,) = [row["id"] for row in json.loads(cli("approvals", "--json", env=env).stdout)]
+        assert cli("approve", request_id, env=env).returncode == 0
+        prompt.communicate(timeout=30)
+        until(lambda: "waits for you" not in read_back(host, env), timeout=15, what="the tooltip once answered")
         assert daemon.stop() == 0
     finally:
         if daemon.proc.poll() is None:

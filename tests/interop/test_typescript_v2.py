@@ -183,6 +183,7 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
         "session": {"notices": {}, "compaction": {}},
         "auth": {"terminal": True},
         "elicitation": {"form": {}, "url": {}},
+        "subagents": {},
         "_meta": {"terminal-auth": True},
     }
     assert sent["params"]["info"]["name"] == "acp-tray"

@@ -319,7 +319,8 @@ def test_a_label_never_contradicts_its_kind_on_any_surface() -> None:
     menu = status_part(snapshot(approval("7", options=DECEPTIVE)))
     assert labels(menu[2].children[0].children) == expected
     rows: list[replies.ApprovalRow] = [{"id": "7", "agent": "claude", "session_id": "s", "title": "t", "details": [],
-             "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE]}]  # fmt: skip
+             "options": [{"id": o.option_id, "name": o.name, "kind": o.kind} for o in DECEPTIVE],
+             "subagent": ""}]  # fmt: skip
     assert approval_lines(rows) == [
         "  [7] claude: t  — options: yes-forever = ✔ Allow always: Deny, no = ✖ Reject: Allow"
     ]

@@ -59,7 +59,7 @@ def row(name: str, state: str, problem: bool = True, crashes: int = 0) -> AgentR
     return {
         "name": name, "kind": "local", "target": "bot", "command": ["bot"], "cwd": "", "env_names": [],
         "state": state, "detail": "", "sessions": 0, "busy": 0,
-        "queued": 0, "permission": "ask", "sign_in_methods": [], "today": [], "limits": [],
+        "queued": 0, "permission": "ask", "sign_in_methods": [], "today": [], "limits": [], "needs_you": False,
         "problem": {"what": "exit code 3", "stderr": list(STDERR), "time": T.isoformat(), "crashes": crashes}
         if problem else None,
     }  # fmt: skip

@@ -15,6 +15,7 @@ from acp_tray.window.sessions_page import NEW, check, choice_value, form
 
 SESSION: replies.SessionRow = {
     "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,
+    "needs_you": False, "progress": "", "silent_since": None, "subagents": [],
     "title": None, "compacting": False, "usage": None,
     "updated": "2026-12-04T10:00:00.000000+00:00",
 }  # fmt: skip

@@ -27,7 +27,7 @@ def row(
 ) -> replies.AgentRow:
     return {
         "name": name, "kind": kind, "target": "bot", "command": ["bot"], "cwd": "", "env_names": [],
-        "state": state, "detail": "", "sessions": 0, "busy": 0,
+        "state": state, "detail": "", "sessions": 0, "busy": 0, "needs_you": False,
         "queued": 0, "permission": "ask", "sign_in_methods": METHODS, "problem": None, "today": [], "limits": [],
     }  # fmt: skip
 

@@ -47,6 +47,7 @@ class Pending:
     request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
     scope: ToolCallScope = field(default_factory=ToolCallScope)  # what it runs and touches
     description: str = ""  # why the agent asks (v2)
+    subagent: str = ""  # asked by a child session: its name
 
 
 def policy_outcome(policy: str, options: tuple[PermissionOption, ...]) -> dict[str, Any] | None:
@@ -73,7 +74,14 @@ class Approvals:
         return list(self._pending.values())
 
     async def request(
-        self, agent: str, request: PermissionRequest, *, policy: str, expires_after: float, request_id: object = None
+        self,
+        agent: str,
+        request: PermissionRequest,
+        *,
+        policy: str,
+        expires_after: float,
+        request_id: object = None,
+        subagent: str = "",
     ) -> dict[str, Any]:
         """The outcome to send back for one `session/request_permission`; unanswered, it is cancelled
         after `expires_after` seconds (the request's own expiry, shown to the person)."""
@@ -113,6 +121,7 @@ class Approvals:
             request_id,
             request.scope,
             request.description,
+            subagent,
         )
         pending.timer = loop.call_later(expires_after, self._settle, approval_id, cancelled(), "timeout")
         self._pending[approval_id] = pending
@@ -125,6 +134,7 @@ class Approvals:
                 request.options,
                 expires_after,
                 touches=request.scope,
+                subagent=subagent,
                 description=request.description,
             )
         )

@@ -1,12 +1,14 @@
 """The client side of ACP: how acp-tray answers what an agent sends it.
 
-`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`).
+`session/update` becomes domain events (notices; usage, titles and compaction: `session_facts.py`;
+a notice of a subagent's session is titled with the subagent's name: "Child check › Tests failing"),
+and every update is a word from the agent on its session (`Peer.heard`: progress, silences).
 The SDK runs every incoming notification as its own task; tasks start in creation order, so the
 event is handed to the sink *before any await* and notices keep their arrival order. A notice of a
 session whose `session/load` is under way is the agent replaying its history: marked `replayed`
-(recorded, never presented). Reply text
-goes to the session's waiting prompt. Permission requests go to the approvals (the person or the
-agent's policy decides), questions (elicitation) to the person. Anything else gets method-not-found.
+(recorded, never presented). Reply text goes to the session's waiting prompt. Permission requests
+go to the approvals (the person or the agent's policy decides), questions (elicitation) to the
+person. Anything else gets method-not-found.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from acp.exceptions import RequestError
 
 from acp_tray.agents.session_facts import fact_of
 from acp_tray.events import EventSink, NoticeMalformed, NoticeReceived
+from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import StateChange, message_id, message_text, state_change, whole_message_text
-from acp_tray.protocol.update import MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
+from acp_tray.protocol.update import NOTICE, MalformedUpdate, NoticeUpdate, OtherUpdate, parse_session_update
 from acp_tray.protocol.version import ProtocolVersion
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,7 @@ WHOLE_AGENT_MESSAGE = "agent_message"  # v2: an upsert of the whole message (the
 LOG_FIRST = 20
 LOG_EVERY = 1000
 STATE_UPDATE = "state_update"  # v2: the session's foreground activity (running, requires_action, idle)
+SUBAGENT_UPDATE = "subagent_update"  # a child session announced or changed (v2; v1 once `subagents` is offered)
 
 
 class Peer(Protocol):
@@ -39,6 +43,12 @@ class Peer(Protocol):
     def on_message_text(self, session_id: str, text: str, message: str | None = None, whole: bool = False) -> None: ...
 
     def on_state(self, session_id: str, change: StateChange) -> None: ...
+
+    def on_subagent(self, session_id: str, update: dict[str, Any]) -> None: ...
+
+    def heard(self, session_id: str, kind: str, update: dict[str, Any] | None) -> None: ...
+
+    def subagent(self, session_id: str) -> str: ...
 
     async def request_permission(self, params: object) -> dict[str, Any]: ...
 
@@ -93,18 +103,33 @@ class ClientHandler:
         """Synchronous on purpose: see the module docstring."""
         update = parse_session_update(params, self.version)
         if isinstance(update, NoticeUpdate):
-            replayed = update.session_id in self._loading
-            self._sink(NoticeReceived(self._agent, update.session_id, update.notice, replayed=replayed))
+            self._on_notice(update)
         elif isinstance(update, MalformedUpdate):
             self._on_malformed(update)
         else:
-            self.other_updates += 1
-            fact = fact_of(self._agent, update)
-            if fact is not None:
-                self._sink(fact)
+            self._on_other(update)
+
+    def _on_notice(self, update: NoticeUpdate) -> None:
+        notice, subagent, peer = update.notice, "", self._peer
+        if peer is not None:
+            peer.heard(update.session_id, NOTICE, None)
+            subagent = peer.subagent(update.session_id)
+            if subagent:
+                notice = Notice(notice.severity, f"{subagent} › {notice.title}", notice.description, notice.meta)
+        replayed = update.session_id in self._loading
+        self._sink(NoticeReceived(self._agent, update.session_id, notice, subagent=subagent, replayed=replayed))
+
+    def _on_other(self, update: OtherUpdate) -> None:
+        self.other_updates += 1
+        fact = fact_of(self._agent, update)
+        if fact is not None:
+            self._sink(fact)
+        peer = self._peer
+        if peer is not None:
+            peer.heard(update.session_id, update.kind, update.raw)
             route = _ROUTES[self.version].get(update.kind)
-            if route is not None and self._peer is not None:
-                route(self._peer, update)
+            if route is not None:
+                route(peer, update)
 
     def _on_malformed(self, update: MalformedUpdate) -> None:
         self.malformed += 1
@@ -138,8 +163,17 @@ def _state(peer: Peer, update: OtherUpdate) -> None:
         peer.on_state(update.session_id, change)
 
 
+def _subagent(peer: Peer, update: OtherUpdate) -> None:
+    peer.on_subagent(update.session_id, update.raw)
+
+
 # Per protocol version, the non-notice updates the peer is told about (the rest are only counted).
 _ROUTES: dict[ProtocolVersion, dict[str, Callable[[Peer, OtherUpdate], None]]] = {
-    ProtocolVersion.V1: {AGENT_MESSAGE: _message_chunk},
-    ProtocolVersion.V2: {AGENT_MESSAGE: _message_chunk, WHOLE_AGENT_MESSAGE: _whole_message, STATE_UPDATE: _state},
+    ProtocolVersion.V1: {AGENT_MESSAGE: _message_chunk, SUBAGENT_UPDATE: _subagent},
+    ProtocolVersion.V2: {
+        AGENT_MESSAGE: _message_chunk,
+        WHOLE_AGENT_MESSAGE: _whole_message,
+        STATE_UPDATE: _state,
+        SUBAGENT_UPDATE: _subagent,
+    },
 }

@@ -87,6 +87,7 @@ class AgentHost:
         self.session_id: str | None = None  # the default session's
         self.capabilities = AgentCapabilities()
         self.policy = policy or PermissionPolicy()
+        self.silence_after = 0.0  # seconds: a running turn with no word for this long is a silence (0: never)
         self.connected = asyncio.Event()
         self._log = logging.getLogger(f"acp_tray.agent.{name}")
         self.sessions = LiveSessions(self._log)
@@ -135,6 +136,7 @@ class AgentHost:
             on_cancel=self._on_session_cancel,
             on_v1_reply=self._answered_as_v1,
             loading=self._loading,
+            silence_after=lambda: self.silence_after,
         )
         self._agent_run = self._run_of(spec, max_line_bytes, secrets, run_mark)
 

@@ -5,6 +5,9 @@ in every process). Updates are routed by id, so one id is one session here: when
 a live session's id to another one (the first was reattached by an id from an earlier process,
 which the agent accepted without knowing it), the first is detached and its prompts fail with
 the reason, instead of the two sharing each other's replies and turn ends.
+
+A subagent's session (a child the agent announced with `subagent_update`) is not one of ours: its
+updates and requests are its parent's work, found here by the child's id (`owner`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,18 @@ class LiveSessions(dict[SessionKey, HostedSession]):
     def __init__(self, log: logging.Logger) -> None:
         super().__init__()
         self.by_id: dict[str, HostedSession] = {}
+        self.children: dict[str, HostedSession] = {}  # a subagent's session id -> the session it works under
         self._log = log
+
+    def owner(self, session_id: str) -> HostedSession | None:
+        """The session `session_id` is, or the one whose subagent it is."""
+        return self.by_id.get(session_id) or self.children.get(session_id)
+
+    def child_label(self, session_id: str) -> str:
+        """The subagent's name when `session_id` is a child session, else ""."""
+        parent = self.children.get(session_id)
+        child = parent.activity.children.get(session_id) if parent is not None else None
+        return child.label if child is not None else ""
 
     def add(self, session: HostedSession) -> None:
         clash = self.by_id.get(session.session_id)
@@ -50,3 +64,4 @@ class LiveSessions(dict[SessionKey, HostedSession]):
             session.close(reason)
         self.clear()
         self.by_id.clear()
+        self.children.clear()

@@ -39,6 +39,7 @@ class PendingQuestion:
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
     request_id: object = None  # the agent's JSON-RPC id, for its `$/cancel_request`
+    subagent: str = ""  # asked by a child session: its name
 
 
 class Questions:
@@ -53,7 +54,7 @@ class Questions:
         return list(self._pending.values())
 
     async def ask(
-        self, agent: str, question: Question, *, expires_after: float, request_id: object = None
+        self, agent: str, question: Question, *, expires_after: float, request_id: object = None, subagent: str = ""
     ) -> dict[str, Any]:
         """The answer to send back for one `elicitation/create`; unanswered, it is cancelled after
         `expires_after` seconds (and the person told)."""
@@ -63,10 +64,12 @@ class Questions:
         self._next += 1
         question_id = f"{ID_PREFIX}{self._next}"
         loop = asyncio.get_running_loop()
-        pending = PendingQuestion(question_id, agent, question, expires_after, loop.create_future(), None, request_id)
+        pending = PendingQuestion(
+            question_id, agent, question, expires_after, loop.create_future(), None, request_id, subagent
+        )
         pending.timer = loop.call_later(expires_after, self._settle, question_id, cancelled(), "timeout")
         self._pending[question_id] = pending
-        self._sink(QuestionAsked(agent, question.session_id, question_id, question, expires_after))
+        self._sink(QuestionAsked(agent, question.session_id, question_id, question, expires_after, subagent=subagent))
         try:
             return await pending.answer
         finally:  # answered, or the agent's request went away (connection closed): then say so

@@ -42,6 +42,7 @@ class SessionOpener:
         on_cancel: Callable[[str], None],
         on_v1_reply: Callable[[], None],
         loading: MutableSet[str],
+        silence_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self._agent = agent
         self._sessions = sessions
@@ -53,6 +54,7 @@ class SessionOpener:
         self._version = version
         self._on_cancel = on_cancel  # answers a cancelled session's pending permission requests
         self._on_v1_reply = on_v1_reply
+        self._silence_after = silence_after  # seconds without a word that make a running turn a silence
         self._opening: dict[SessionKey, asyncio.Future[HostedSession]] = {}
         self._loading = loading  # sessions whose `session/load` waits for its answer (their updates are replays)
 
@@ -85,6 +87,7 @@ class SessionOpener:
             self._version(),
             self._on_v1_reply,
             signin=self._signin,
+            silence_after=self._silence_after,
         )
         self._sessions.add(session)
         self._sink(SessionAttached(self._agent, key.name, session_id, how))

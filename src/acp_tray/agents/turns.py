@@ -31,8 +31,9 @@ from typing import Any, Protocol
 
 from acp.exceptions import RequestError
 
+from acp_tray.agents.activity import Activity
 from acp_tray.agents.sessions import SessionKey
-from acp_tray.events import EventSink, QueueChanged, TurnEnded
+from acp_tray.events import ActivityChanged, EventSink, QueueChanged, TurnEnded
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.errors import DETAIL_LIMIT, data_words, error_words
@@ -127,6 +128,7 @@ class HostedSession:
         version: ProtocolVersion = ProtocolVersion.V1,
         on_v1_reply: Callable[[], None] | None = None,
         signin: Gate | None = None,
+        silence_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.key = key
         self.session_id = session_id
@@ -145,6 +147,7 @@ class HostedSession:
         self._agent_working = False  # v2: foreground work seen without a prompt of ours
         self._sending: set[asyncio.Task[None]] = set()
         self.signin = signin  # the agent's: the queue waits while a sign-in is needed
+        self.activity = Activity(self._activity_changed, silence_after)
         self._worker = asyncio.create_task(self._work(), name=f"session:{key.agent}:{key.name}")
 
     @property
@@ -161,6 +164,15 @@ class HostedSession:
         self._wake.set()
         self._queue_changed()
         return ahead
+
+    def _activity_changed(self) -> None:
+        self._sink(ActivityChanged(self.key.agent, self.session_id, self.key.name))
+
+    def _turn_ended(self, outcome: TurnOutcome) -> None:
+        """Say the turn ended, once no subagent of it waits for the person (`Activity.hold_end`)."""
+        key, session_id = self.key, self.session_id
+        end = TurnEnded(key.agent, session_id, key.name, outcome.stop_reason, outcome.error)
+        self.activity.hold_end(lambda: self._sink(end))
 
     def _queue_changed(self) -> None:
         """Say what runs and what waits (a status reader follows it)."""
@@ -179,7 +191,8 @@ class HostedSession:
         if current is None or (job is not None and job is not current):
             return False
         current.cancelled = True
-        self._on_cancel(self.session_id)
+        for session_id in (self.session_id, *self.activity.children):  # its subagents' requests too
+            self._on_cancel(session_id)
         # sent in the background: an agent that stopped reading must not hold the person's cancel
         task = asyncio.create_task(self._send_cancel())
         self._sending.add(task)
@@ -206,6 +219,7 @@ class HostedSession:
 
     def on_state(self, change: StateChange) -> None:
         """v2 `state_update`: `idle` ends the running turn, or work the agent started by itself."""
+        self.activity.on_state(change.state)
         if change.state != "idle":
             if self.current is None:
                 self._agent_working = True
@@ -215,9 +229,8 @@ class HostedSession:
         elif self._agent_working:
             self._agent_working = False
             outcome = self._outcome_of(change)
-            key = self.key
             if not outcome.signin:  # a sign-in need is told by the sign-in notice
-                self._sink(TurnEnded(key.agent, self.session_id, key.name, outcome.stop_reason, outcome.error))
+                self._turn_ended(outcome)
 
     def _outcome_of(self, change: StateChange) -> TurnOutcome:
         """How a v2 idle ended the work; one that stopped for a sign-in goes the way of a v1
@@ -251,6 +264,7 @@ class HostedSession:
     def close(self, reason: str) -> None:
         """The connection is gone: every job still here fails with `reason`, and says so."""
         self._worker.cancel()
+        self.activity.close()
         for job in self.jobs():
             if not job.cancelled and not job.result.done():
                 error = f"{'interrupted' if job is self.current else 'not run'}: {reason}"
@@ -273,18 +287,19 @@ class HostedSession:
             job = self._queue.popleft()
             self.current = job
             self._queue_changed()
+            self.activity.turn_started()
             try:
                 outcome = await self._turn(job)
             finally:
                 self.current = None
+                self.activity.turn_ended()
                 self._queue_changed()
             if outcome.signin:
                 self._held_for_signin(job)
                 continue
             self.turns += 1
             if not job.cancelled:
-                key = self.key
-                self._sink(TurnEnded(key.agent, self.session_id, key.name, outcome.stop_reason, outcome.error))
+                self._turn_ended(outcome)
             job.finish(outcome)
 
     def _held_for_signin(self, job: PromptJob) -> None:

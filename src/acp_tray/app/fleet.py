@@ -110,6 +110,7 @@ class Fleet:
         for name, host in self.hosts.items():
             if name in prefs.agents:  # a new permission policy applies to the next request, no restart
                 host.policy = policy_of(prefs.agents[name])
+            host.silence_after = prefs.turns.silence_after  # from the next time a turn is looked at
         if changed:
             self._life.in_background(self._restart(changed, wanted))
         for name, spec in wanted.items():
@@ -189,6 +190,7 @@ class Fleet:
             secrets=hosting.secrets.values if hosting.secrets is not None else None,
             run_mark=hosting.run_mark,
         )
+        host.silence_after = prefs.turns.silence_after
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._sink, hosting.backoff), name=f"agent:{name}")
         self._tasks[name] = task

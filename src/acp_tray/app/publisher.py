@@ -13,6 +13,7 @@ from typing import Any
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.questions import Questions
+from acp_tray.app.attention import doing_lines, waiting
 from acp_tray.app.fleet import Fleet
 from acp_tray.events import AgentState
 from acp_tray.presentation.actions import SignIn
@@ -81,37 +82,29 @@ class TrayPublisher:
         self._last_publish = float("-inf")
 
     def snapshot(self) -> TraySnapshot:
-        rows = []
-        fleet = self._fleet
         now = self._router.clock.now()
-        for name in self._router.prefs.agents:
-            status = fleet.states.get(name)
-            icon = fleet.icons.get(name)
-            host = fleet.hosts.get(name)
-            sign_in: tuple[tuple[str, str], ...] = ()
-            if status is not None and status.state is AgentState.NEEDS_SIGNIN and host is not None:
-                sign_in = tuple(
-                    (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
-                )
-            notes = self._notes(name, now)
-            rows.append(
-                AgentRow(name, status.state, status.detail, icon=icon, sign_in=sign_in, notes=notes)
-                if status
-                else AgentRow(name, AgentState.STOPPED, icon=icon, notes=notes)
-            )
         dnd = self._router.prefs.dnd
         return TraySnapshot(
-            agents=tuple(rows),
+            agents=self._agent_rows(now),
             dnd=self._router.dnd(),
             quiet_hours_enabled=dnd.quiet_hours.enabled,
             recent=self._recent.items(),
             missed_during_dnd=self._router.missed_during_dnd,
             approvals=tuple(
-                ApprovalRow(p.approval_id, p.agent, p.title, p.options, tuple(approval_details(p.scope, p.description)))
+                ApprovalRow(
+                    p.approval_id,
+                    p.agent,
+                    p.title,
+                    p.options,
+                    details=tuple(approval_details(p.scope, p.description)),
+                    subagent=p.subagent,
+                )
                 for p in self._approvals.pending()
             ),
             questions=tuple(
-                QuestionRow(q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question))
+                QuestionRow(
+                    q.question_id, q.agent, q.question.message, question_actions(q.question_id, q.question), q.subagent
+                )
                 for q in self._questions.pending()
             ),
             today=spent_words(self._usage.all_today(now.date())) if self._usage is not None else "",
@@ -119,6 +112,39 @@ class TrayPublisher:
             quiet_hours=(dnd.quiet_hours.start, dnd.quiet_hours.end),
             at=now,
         )
+
+    def _agent_rows(self, now: datetime) -> tuple[AgentRow, ...]:
+        """Each configured agent: its state, what it needs (a sign-in, the person), what its sessions
+        do, and its notes (titles, usage, cost, limits)."""
+        rows = []
+        fleet = self._fleet
+        found = waiting(fleet.hosts, self._approvals, self._questions)
+        for name in self._router.prefs.agents:
+            status = fleet.states.get(name)
+            icon = fleet.icons.get(name)
+            host = fleet.hosts.get(name)
+            notes = self._notes(name, now)
+            if status is None:
+                rows.append(AgentRow(name, AgentState.STOPPED, icon=icon, notes=notes))
+                continue
+            sign_in: tuple[tuple[str, str], ...] = ()
+            if status.state is AgentState.NEEDS_SIGNIN and host is not None:
+                sign_in = tuple(
+                    (SignIn(name, m.method_id).encode(), m.name) for m in host.signin.methods if host.signin.doable(m)
+                )
+            rows.append(
+                AgentRow(
+                    name,
+                    status.state,
+                    status.detail,
+                    icon=icon,
+                    sign_in=sign_in,
+                    needs_you=name in found.agents,
+                    doing=doing_lines(host, found, now) if host is not None else (),
+                    notes=notes,
+                )
+            )
+        return tuple(rows)
 
     def _notes(self, agent: str, now: datetime) -> tuple[str, ...]:
         host = self._fleet.hosts.get(agent)

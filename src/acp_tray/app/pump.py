@@ -21,6 +21,7 @@ from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
+    ActivityChanged,
     AgentCrashed,
     AgentState,
     AgentStatus,
@@ -58,6 +59,7 @@ StatusSink = Callable[[AgentStatus], None]
 _SESSION_EVENTS = (SessionAttached, QueueChanged, TurnEnded)
 _ASKED = (PermissionAsked, QuestionAsked)  # a person is needed: shown, held by DND, withdrawn when settled
 _SETTLED = (PermissionSettled, QuestionSettled)
+_AGENT_EVENTS = (AgentStatus, SignInNeeded, SignInOutput, QueueChanged, ActivityChanged)  # `_agent_event`
 _FACTS = (UsageReported, SessionTitled, CompactionChanged)  # what a session is doing: state, not notices
 
 
@@ -124,15 +126,15 @@ class EventPump:
         elif isinstance(event, NoticeMalformed):
             self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
             return
-        elif isinstance(event, (AgentStatus, SignInNeeded, SignInOutput, QueueChanged)):
+        elif isinstance(event, _AGENT_EVENTS):
             if not self._agent_event(event):
                 return
         elif not self._hosting_event(event):
             return  # nothing the tray shows changed
         self._publisher.publish()
 
-    def _agent_event(self, event: AgentStatus | SignInNeeded | SignInOutput | QueueChanged) -> bool:
-        """An agent's state, sign-in or queue: whether the tray may have changed."""
+    def _agent_event(self, event: AgentStatus | SignInNeeded | SignInOutput | QueueChanged | ActivityChanged) -> bool:
+        """An agent's state, sign-in, queue or what its sessions do: whether the tray may have changed."""
         if isinstance(event, AgentStatus):
             self._agent_status(event)
             return True
@@ -145,6 +147,10 @@ class EventPump:
                 self._take_back_topic(sign_in_topic(event.agent), None)
                 return False
             self._hosting_event(event)
+            return True
+        if isinstance(event, ActivityChanged):
+            self._publisher.changed(Changed.SESSIONS)
+            self._publisher.changed(Changed.AGENTS)  # an agent's count of sessions waiting for the person
             return True
         self._turn_lengths.queue_changed(event)
         if self._usage is not None:

@@ -7,12 +7,15 @@ import argparse
 import os
 import signal
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_json, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
+from acp_tray.prefs.names import pasteable
+from acp_tray.presentation.doing import session_doing
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, terminal_text
 
 PROMPT_TIMEOUT = None  # a turn takes as long as it takes
@@ -42,14 +45,19 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     code, rows = fetch(args, api.SESSIONS)
     if rows is None:
         return code
+    now = datetime.now(UTC)
     for row in rows:
         queued = f", {row['queued']} queued" if row["queued"] else ""
         name, cwd = field(row["name"]), field(row["cwd"], DESCRIPTION_LIMIT)
         session_id = field(row["session_id"] or "-")  # none yet: prompts wait for it to open
-        out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}")
-        said = session_words(row)
-        if said:
-            out(f"{'':<14} {said}")
+        doing = session_doing(row, now)
+        if row["silent_since"]:
+            doing.append(f"cancel it: {pasteable('cancel', row['agent'], '--session', row['name'])}")
+        said = "".join(f" · {field(words, DESCRIPTION_LIMIT)}" for words in doing)  # one line a session
+        out(f"{field(row['agent']):<14} {name:<12} {row['state']:<9} {session_id}{queued}  {cwd}{said}")
+        facts = session_words(row)  # and what the agent said of it: title, compaction, usage
+        if facts:
+            out(f"{'':<14} {facts}")
     if not rows:
         out("no sessions yet")
     return 0

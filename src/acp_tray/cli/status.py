@@ -25,7 +25,8 @@ def agent_lines(rows: list[replies.AgentRow]) -> list[str]:
     lines = []
     for name, row in zip(names, rows, strict=True):
         sessions = f"{row['sessions']} session" + ("s" if row["sessions"] != 1 else "")
-        work = f", {row['busy']} busy" if row["busy"] else ""
+        work = ", waits for you" if row["needs_you"] else ""
+        work += f", {row['busy']} busy" if row["busy"] else ""
         work += f", {row['queued']} queued" if row["queued"] else ""
         detail = f"  ({field(row['detail'], DESCRIPTION_LIMIT)})" if row["detail"] else ""
         lines.append(f"  {name:<{name_width}} {field(row['state']):<{state_width}} {sessions}{work}{detail}")
@@ -72,7 +73,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def watch_line(state: replies.WatchState) -> str:
     """The state in one line, for a status bar: each agent and its state, approvals, unread, DND."""
-    parts = [f"{field(row['name'])} {row['state']}" for row in state.get("agents", [])] or ["no agents"]
+    parts = [
+        f"{field(row['name'])} {'waits for you' if row.get('needs_you') else row['state']}"
+        for row in state.get("agents", [])
+    ] or ["no agents"]
     waiting = len(state.get("approvals", []))
     if waiting:
         parts.append(f"{waiting} approval{'s' if waiting != 1 else ''} waiting")

@@ -62,6 +62,7 @@ class AgentRow(TypedDict):
     queued: int
     permission: str
     sign_in_methods: list[SignInMethodRow]
+    needs_you: bool  # one of its sessions (or subagents) waits for the person, or a request of it is open
     today: list[CostRow]  # what it cost today, per currency (none: it reports no cost)
     limits: list[LimitRow]  # its rate limits as last reported
     sign_in_links: NotRequired[list[SignInLinkRow]]  # what it wrote to open while its own sign-in waits
@@ -82,6 +83,7 @@ class ApprovalRow(TypedDict):
     title: str
     options: list[OptionRow]
     details: list[str]  # why, what it runs, touches, its kind: "Runs: make clean", ...
+    subagent: str  # asked by a subagent (a child session of the agent's): its name; "" otherwise
 
 
 class ChoiceRow(TypedDict):
@@ -120,6 +122,7 @@ class QuestionRow(TypedDict):
     opens: bool  # url: acp-tray will open it (https://, or http:// on loopback)
     fields: list[FieldRow]
     timeout: float  # seconds it was given
+    subagent: str  # asked by a subagent (a child session of the agent's): its name; "" otherwise
 
 
 class QuestionDetail(QuestionRow):
@@ -152,6 +155,16 @@ class SessionFacts(TypedDict):  # what the agent said of a session (as it last s
     usage: UsageRow | None  # none reported yet
 
 
+class SubagentRow(TypedDict):
+    """A subagent: a child session the agent started under a session of ours."""
+
+    session_id: str
+    title: str  # as the agent names it ("" : none given)
+    kind: str  # its role as the agent describes it ("general-purpose"; "" : none given)
+    state: str  # as it last reported: running | requires_action | idle | unknown | newer ("" : not reported)
+    needs_you: bool  # it waits for the person (its state, or an approval or a question of it open)
+
+
 class SessionRow(SessionFacts):
     agent: str
     name: str
@@ -161,6 +174,11 @@ class SessionRow(SessionFacts):
     queued: int
     turns: int
     updated: str  # when its session id was last kept (ISO 8601, UTC; "" for one not kept yet)
+    needs_you: bool  # the agent waits for the person: it says so (`requires_action`), a subagent does,
+    # or an approval or a question of the session (or of a subagent) is open
+    progress: str  # the agent's own words on the running turn ("reconnecting, 3 of 5"); "" : none
+    silent_since: str | None  # ISO 8601: the running turn's last word, once `[turns] silence_after` ago
+    subagents: list[SubagentRow]
 
 
 class AddedReply(TypedDict):

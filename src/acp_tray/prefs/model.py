@@ -209,6 +209,8 @@ class RateLimitPrefs(_Strict):
 
 class TurnPrefs(_Strict):
     notify_after: float = Field(default=20.0, ge=0, le=24 * 3600)  # seconds; shorter: "Finished" to the tray only
+    # seconds with no word from the agent that make a running turn "no word from the agent for 2 min"; 0: never
+    silence_after: float = Field(default=60.0, ge=0, le=24 * 3600)
 
 
 class ApprovalPrefs(_Strict):

@@ -84,8 +84,11 @@ per = 10
 # Prompt turns. A turn that ends sooner than `notify_after` seconds says "Finished" in the
 # tray and the history only, not as a pop-up (you were probably still watching it).
 # 0 = a pop-up for every turn. Failed and stopped turns always pop up, however short.
+# A running turn with no word from the agent for `silence_after` seconds is shown as "no word
+# from the agent for 2 min" (a state beside the session, with Cancel; not a notification). 0 = never.
 [turns]
 notify_after = 20
+silence_after = 60
 
 # Approval requests (an agent waits for your answer): their own sound, whatever their severity.
 [approvals]

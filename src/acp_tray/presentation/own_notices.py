@@ -30,7 +30,7 @@ from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.question_notice import answered_by, question_notice
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice
@@ -119,7 +119,7 @@ def answered_from_phone(event: PermissionSettled) -> Notice:
 def _approval(event: PermissionAsked) -> OwnNotice:
     """The request first, as the agent put it ("NAME wants to: TITLE", what it touches), then when
     it is cancelled; the commands that answer it last, for the surfaces without buttons."""
-    lines = [f"{event.agent} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
+    lines = [f"{asker(event.agent, event.subagent)} wants to: {plain_line(event.title, REQUEST_SHOWN)}"]
     lines += approval_details(event.touches, event.description)
     lines.append(f"No answer in {span_words(event.timeout)}: cancelled.")
     commands = f"{pasteable('approve', event.approval_id)} · {pasteable('deny', event.approval_id)}"

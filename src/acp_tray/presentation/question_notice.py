@@ -7,7 +7,7 @@ from __future__ import annotations
 from acp_tray.events import QuestionAsked, QuestionSettled
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.actions import OpenWindow, QuestionAnswer
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.elicitation import FormField, Question, openable, url_host
 from acp_tray.protocol.form_answer import typed_hint
@@ -55,13 +55,13 @@ def question_notice(event: QuestionAsked) -> tuple[Notice, tuple[tuple[str, str]
     decline = pasteable("answer", qid, "--decline")
     if question.mode == "url":
         host = plain_line(url_host(question.url), NAME_LIMIT) or "an unknown host"
-        lines = [f"{event.agent} asks you to open a page on {host}: {message}"]
+        lines = [f"{asker(event.agent, event.subagent)} asks you to open a page on {host}: {message}"]
         why_not = openable(question.url)
         if why_not is not None:
             lines.append(f"acp-tray will not open it: {why_not}.")
         commands = f"{pasteable('questions', '--json')} shows the address · {decline}"
     else:
-        lines = [f"{event.agent} asks: {message}"]
+        lines = [f"{asker(event.agent, event.subagent)} asks: {message}"]
         lines += [field_line(f) for f in question.fields[:FIELDS_SHOWN]]
         if len(question.fields) > FIELDS_SHOWN:
             lines.append(f"… and {len(question.fields) - FIELDS_SHOWN} more")

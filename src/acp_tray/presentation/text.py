@@ -47,3 +47,8 @@ def terminal_text(text: str) -> str:
 
 
 _TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def asker(agent: str, subagent: str = "") -> str:
+    """Who asks: the agent, or its subagent under it ("claude › Child check")."""
+    return f"{agent} › {plain_line(subagent, NAME_LIMIT)}" if subagent else agent

@@ -28,13 +28,19 @@ def elicitation_capabilities() -> dict[str, Any]:
 
 def client_capabilities_v1(*, notices: bool = True, terminal_auth: bool = True) -> dict[str, Any]:
     """v1 client capabilities: only what we implement (no `fs`, no `terminal`): notices, compaction
-    (shown as a turn's state), questions (elicitation), and terminal sign-in (acp-tray runs the
-    agent's own command in a terminal), also said the older way (`_meta["terminal-auth"]`).
+    (shown as a turn's state), questions (elicitation), terminal sign-in (acp-tray runs the agent's
+    own command in a terminal; also said the older way, `_meta["terminal-auth"]`), and subagents
+    (`subagents: {}`: child sessions are kept under their parent and named; v2 has them in its baseline).
 
     `notices=False` withholds `session.notices` (for tests proving agents then send none).
     """
     auth = client_auth_capabilities(ProtocolVersion.V1, terminal=terminal_auth)
-    both = {"auth": auth, "elicitation": elicitation_capabilities(), **client_meta(terminal=terminal_auth)}
+    both = {
+        "auth": auth,
+        "elicitation": elicitation_capabilities(),
+        "subagents": {},
+        **client_meta(terminal=terminal_auth),
+    }
     session: dict[str, Any] = {"notices": {}, "compaction": {}} if notices else {"compaction": {}}
     return {"session": session, **both}
 

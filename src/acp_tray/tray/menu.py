@@ -23,7 +23,7 @@ from acp_tray.presentation.actions import (
 )
 from acp_tray.presentation.options import option_label as kind_first_label
 from acp_tray.presentation.recent import RecentItem
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import when_label
 from acp_tray.protocol.notice import SeverityKind
 from acp_tray.tray.snapshot import ApprovalRow, QuestionRow, TraySnapshot
@@ -38,6 +38,7 @@ GLYPH = {
 MENU_TEXT_LIMIT = 60
 MAX_APPROVALS = 20  # submenus shown (oldest first); the rest are counted
 MAX_OPTIONS = 10  # options shown per approval
+MAX_DOING = 10  # lines of what an agent's sessions do, in its submenu
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def recent_label(item: RecentItem, now: datetime | None = None) -> str:
 
 
 def approval_label(row: ApprovalRow) -> str:
-    return plain_line(f"{plain_line(row.agent, NAME_LIMIT)}: {row.title}", MENU_TEXT_LIMIT)
+    return plain_line(f"{asker(plain_line(row.agent, NAME_LIMIT), row.subagent)}: {row.title}", MENU_TEXT_LIMIT)
 
 
 def option_label(name: str, kind: str) -> str:
@@ -78,7 +79,7 @@ def option_label(name: str, kind: str) -> str:
 
 
 def question_label(row: QuestionRow) -> str:
-    return plain_line(f"{plain_line(row.agent, NAME_LIMIT)} asks: {row.message}", MENU_TEXT_LIMIT)
+    return plain_line(f"{asker(plain_line(row.agent, NAME_LIMIT), row.subagent)} asks: {row.message}", MENU_TEXT_LIMIT)
 
 
 def _approvals(snapshot: TraySnapshot) -> tuple[Entry, ...]:
@@ -145,15 +146,17 @@ def _agents(snapshot: TraySnapshot) -> Entry:
         sign_in = tuple(
             Entry(plain_line(label, MENU_TEXT_LIMIT) or "(unnamed)", action) for action, label in row.sign_in
         )
+        doing = tuple(Entry(plain_line(line, MENU_TEXT_LIMIT)) for line in row.doing[:MAX_DOING])
         notes = tuple(Entry(note) for note in row.notes)
         actions = (
-            *((*notes, SEPARATOR) if notes else ()),
+            *((*doing, *notes, SEPARATOR) if doing or notes else ()),
             *((Entry("Sign in", children=sign_in), SEPARATOR) if sign_in else ()),
             Entry("Restart", AgentAction("restart", row.name).encode()),
             Entry("Stop", AgentAction("stop", row.name).encode() if running else None),
             Entry("Start", None if running else AgentAction("start", row.name).encode()),
         )
-        rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {row.state.value}", children=actions, icon=row.icon))
+        state = "waits for you" if row.needs_you else row.state.value
+        rows.append(Entry(f"{plain_line(row.name, NAME_LIMIT)} — {state}", children=actions, icon=row.icon))
     add = Entry("Add agent…", OpenWindow("agents").encode())
     return Entry("Agents", children=(*(tuple(rows) or (Entry("None configured"),)), SEPARATOR, add))
 

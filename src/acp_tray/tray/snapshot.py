@@ -20,6 +20,8 @@ class AgentRow:
     detail: str = ""
     icon: str | None = None  # its SVG file (agents from the ACP Registry)
     sign_in: tuple[tuple[str, str], ...] = ()  # while it needs a sign-in: (action id, method name)
+    needs_you: bool = False  # it waits for the person (a session's state, a subagent, a request open)
+    doing: tuple[str, ...] = ()  # what its sessions do, a line each: progress, a silence, subagents
     notes: tuple[str, ...] = ()  # its sessions' titles and usage, its cost today, its rate limits
 
 
@@ -32,6 +34,7 @@ class ApprovalRow:
     title: str
     options: tuple[PermissionOption, ...]
     details: tuple[str, ...] = ()  # "Runs: …", "Touches: …", "Kind: …"
+    subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class QuestionRow:
     agent: str
     message: str
     actions: tuple[tuple[str, str], ...]
+    subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
 @dataclass(frozen=True)
@@ -67,19 +71,27 @@ class TraySnapshot:
     def connected(self) -> int:
         return sum(row.state is AgentState.CONNECTED for row in self.agents)
 
+    @property
+    def waiting_for_you(self) -> int:
+        """Agents waiting for the person."""
+        return sum(row.needs_you for row in self.agents)
+
 
 def badge_of(snapshot: TraySnapshot) -> str:
     """The badge: the most severe *unread* item's class ("none", "info", "warning", "error", "other"),
     and at least "warning" while an approval or a question is pending (a person is needed)."""
     classes: list[SeverityClass] = [severity_class(item.kind) for item in snapshot.recent if item.unread]
-    if snapshot.approvals or snapshot.questions:
+    if snapshot.approvals or snapshot.questions or snapshot.waiting_for_you:
         classes.append("warning")
     return max(classes, key=SEVERITY_RANK.__getitem__) if classes else "none"
 
 
 def tooltip_of(snapshot: TraySnapshot) -> str:
     """One line: "1 awaiting approval · 1 question · 3 unread · 2/3 agents connected · DND until 14:00"."""
-    parts = [f"{len(snapshot.approvals)} awaiting approval"] if snapshot.approvals else []
+    waiting = snapshot.waiting_for_you
+    parts = [f"{waiting} agent{'s wait' if waiting != 1 else ' waits'} for you"] if waiting else []
+    if snapshot.approvals:
+        parts.append(f"{len(snapshot.approvals)} awaiting approval")
     if snapshot.questions:
         n = len(snapshot.questions)
         parts.append(f"{n} question" if n == 1 else f"{n} questions")

@@ -119,6 +119,16 @@ class SessionsPage:
             return toast(self._templates, request, str(exc), problem=True)
         return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
 
+    async def cancel_session(self, request: Request) -> Response:
+        """A session's running turn cancelled from the list of sessions (one gone quiet, say)."""
+        data = await request.form()
+        agent, session, cwd = (str(data.get(name, "")) or None for name in ("agent", "session", "cwd"))
+        try:
+            reply = await ask(api.CANCEL, api.CancelArgs(None, agent, session, cwd))
+        except (api.ArgumentError, CallFailedError) as exc:
+            return toast(self._templates, request, str(exc), problem=True)
+        return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
+
     async def events(self, request: Request) -> Response:
         run = self._runs.get(request.path_params["run"])
         if run is None:
@@ -180,4 +190,5 @@ def session_routes(feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event
         Route("/sessions/prompt", page.prompt, methods=["POST"]),
         Route("/sessions/turns/{run}/events", page.events),
         Route("/sessions/turns/{run}/cancel", page.cancel, methods=["POST"]),
+        Route("/sessions/cancel", page.cancel_session, methods=["POST"]),
     ]

@@ -12,6 +12,7 @@ from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
 from acp_tray.doctor import MARK
 from acp_tray.events import RUNNING_STATES, now
+from acp_tray.presentation.doing import session_doing
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.when import dated_label
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
@@ -90,6 +91,7 @@ class ApprovalView:
     title: str
     options: list[OptionView]
     details: list[str]  # "Runs: …", "Touches: …", "Kind: …"
+    subagent: str = ""  # asked by a subagent of the agent's: its name
 
 
 def problem_view(row: replies.ProblemRow | None, seen: datetime) -> ProblemView | None:
@@ -107,7 +109,7 @@ def agent_view(row: replies.AgentRow, seen: datetime) -> AgentView:
     return AgentView(
         name=row["name"],
         state=state,
-        words=STATE_WORDS.get(state, state.capitalize()),
+        words="Waits for you" if row["needs_you"] else STATE_WORDS.get(state, state.capitalize()),
         tone=STATE_TONE.get(state, "bad"),
         detail=row["detail"],
         target=row["target"],
@@ -135,7 +137,20 @@ def approval_view(row: replies.ApprovalRow) -> ApprovalView:
         OptionView(o["id"], option_label(o["name"], o["kind"], OPTION_LIMIT), o["kind"].startswith("allow"))
         for o in row["options"]
     ]
-    return ApprovalView(row["id"], row["agent"], row["title"], options, list(row.get("details", [])))
+    return ApprovalView(
+        row["id"],
+        row["agent"],
+        row["title"],
+        options,
+        list(row.get("details", [])),
+        subagent=row.get("subagent", ""),
+    )
+
+
+def session_view(row: replies.SessionRow, now: datetime) -> dict[str, Any]:
+    """A session as the lists show it: its row (with its title, compaction and usage), and what it
+    is doing in words (`doing`)."""
+    return {**row, "doing": session_doing(row, now)}
 
 
 def overview(state: replies.WatchState) -> dict[str, Any]:
@@ -145,7 +160,7 @@ def overview(state: replies.WatchState) -> dict[str, Any]:
         "agents": [agent_view(row, seen) for row in state.get("agents", [])],
         "approvals": [approval_view(row) for row in state.get("approvals", [])],
         "questions": state.get("questions", []),
-        "sessions": state.get("sessions", []),
+        "sessions": [session_view(row, seen) for row in state.get("sessions", [])],
         "today": state.get("today", []),
         "dnd": state.get("dnd", ""),
         "dnd_on": bool(state.get("dnd", "off")) and not state.get("dnd", "off").startswith("off"),

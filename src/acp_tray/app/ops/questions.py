@@ -32,7 +32,7 @@ def question_row(p: PendingQuestion) -> QuestionRow:
     return {
         "id": p.question_id, "agent": p.agent, "session_id": q.session_id, "mode": q.mode, "message": q.message,
         "host": url_host(q.url) if q.mode == "url" else "", "opens": q.mode == "url" and openable(q.url) is None,
-        "fields": [field_row(f) for f in q.fields], "timeout": p.timeout,
+        "fields": [field_row(f) for f in q.fields], "timeout": p.timeout, "subagent": p.subagent,
     }  # fmt: skip
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from acp_tray import __version__
+from acp_tray.app.attention import Waiting, waiting
 from acp_tray.app.ops.questions import question_rows
 from acp_tray.app.ops.usage_rows import cost_rows, limit_rows, title_of, usage_row
 from acp_tray.app.ops.waiting import WaitingPrompts
@@ -21,6 +22,7 @@ from acp_tray.control.replies import (
     SessionRow,
     SignInMethodRow,
     StatusReply,
+    SubagentRow,
 )
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
@@ -29,6 +31,7 @@ from acp_tray.presentation.text import DESCRIPTION_LIMIT, bounded
 
 if TYPE_CHECKING:
     from acp_tray.agents.signin import SignIn
+    from acp_tray.agents.turns import HostedSession
     from acp_tray.app.daemon import Daemon
     from acp_tray.app.troubles import Trouble
     from acp_tray.protocol.auth import AuthMethod
@@ -82,9 +85,11 @@ class StatusOps:
                 "state": "detached",
                 "queued": 0,
                 "turns": 0,
+                **_NOTHING_DOING,
                 **self._facts(key.agent, daemon.session_store.get(key)),
                 "updated": store.updated(key),
             }
+        found = self._waiting_now()
         for host in daemon.hosts.values():
             for key, session in host.sessions.items():
                 rows[(key.agent, key.cwd, key.name)] = {
@@ -95,11 +100,16 @@ class StatusOps:
                     "state": "running" if session.current is not None else "idle",
                     "queued": session.queued,
                     "turns": session.turns,
+                    **_doing(key.agent, session, found),
                     **self._facts(key.agent, session.session_id),
                     "updated": store.updated(key),
                 }
         self._add_waiting(rows)
         return [rows[k] for k in sorted(rows)]
+
+    def _waiting_now(self) -> Waiting:
+        daemon = self._daemon
+        return waiting(daemon.hosts, daemon.approvals, daemon.questions)
 
     def _add_waiting(self, rows: dict[tuple[str, str, str], SessionRow]) -> None:
         """The prompts waiting for their session to open (a sign-in, a start), counted in its row."""
@@ -110,7 +120,7 @@ class StatusOps:
                 (prompt.agent, cwd, prompt.session),
                 {"agent": prompt.agent, "name": prompt.session, "cwd": cwd, "session_id": None,
                  "state": "waiting", "queued": 0, "turns": 0, "title": None, "compacting": False, "usage": None,
-                 "updated": ""},
+                 "updated": "", **_NOTHING_DOING},
             )  # fmt: skip
             if row["state"] == "detached":
                 row["state"] = "waiting"
@@ -133,6 +143,7 @@ class StatusOps:
         daemon = self._daemon
         rows: list[AgentRow] = []
         usage, now = daemon.usage, daemon.router.clock.now()
+        found = self._waiting_now()
         for name, config in daemon.prefs.agents.items():
             status = daemon.agent_states.get(name)
             host = daemon.hosts.get(name)
@@ -153,6 +164,7 @@ class StatusOps:
                     "queued": sum(s.queued for s in sessions) + self._waiting.of(name),
                     "permission": config.permission,
                     "sign_in_methods": sign_in_rows(host.signin if host is not None else None),
+                    "needs_you": name in found.agents,
                     "sign_in_links": [{"text": line.text, "url": line.url} for line in said.lines] if said else [],
                     "reads_code": bool(said and said.reads_code),
                     "today": cost_rows(usage.book.agent_today(name, now.date())),
@@ -178,6 +190,7 @@ class StatusOps:
                     }
                     for o in p.options[:MAX_OPTIONS]
                 ],
+                "subagent": p.subagent,
                 "details": approval_details(p.scope, p.description),
             }
             for p in self._daemon.approvals.pending()
@@ -193,6 +206,36 @@ def problem_row(trouble: Trouble | None) -> ProblemRow | None:
         "stderr": [bounded(line, DESCRIPTION_LIMIT) for line in trouble.stderr],
         "time": trouble.time.isoformat(timespec="seconds"),
         "crashes": trouble.crashes,
+    }
+
+
+class _Doing(TypedDict):
+    needs_you: bool
+    progress: str
+    silent_since: str | None
+    subagents: list[SubagentRow]
+
+
+_NOTHING_DOING: _Doing = {"needs_you": False, "progress": "", "silent_since": None, "subagents": []}
+
+
+def _doing(agent: str, session: HostedSession, found: Waiting) -> _Doing:
+    """What a live session is doing beyond its queue (agents/activity.py), bounded whatever the agent sends."""
+    activity = session.activity
+    return {
+        "needs_you": found.session(agent, session),
+        "progress": bounded(activity.progress, REPLY_NAME_LIMIT),
+        "silent_since": activity.silent_since.isoformat() if activity.silent_since is not None else None,
+        "subagents": [
+            {
+                "session_id": bounded(child.session_id, REPLY_NAME_LIMIT),
+                "title": child.title,
+                "kind": child.kind,
+                "state": bounded(child.state, REPLY_NAME_LIMIT),
+                "needs_you": child.waiting or (agent, child.session_id) in found.asking,
+            }
+            for child in activity.children.values()
+        ],
     }
 
 

@@ -22,13 +22,17 @@ PAGES = ("overview", "agents", "sessions", "history", "diagnostics", "preference
 def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: Any) -> None:
     shown = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
     names = {Path(path).name for path in shown}
-    assert names == {
+    by_tests = {"window-overview-usage-light.png"}  # an agent's usage: taken by tests/integration/test_window_usage.py
+    assert names == by_tests | {
         "tray-notifications.png",
         "tray-menu.png",
         "tray-dnd-menu.png",
         "tray-approval-notification.png",
         "tray-approval.png",
         "signin-notification.png",
+        "question-notification.png",
+        "window-question-light.png",
+        "window-question-dark.png",
         *(f"window-{page}-{scheme}.png" for page in PAGES for scheme in ("light", "dark")),
     }
     assert all((ROOT / path).is_file() for path in shown)
@@ -40,7 +44,7 @@ def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: A
         timeout=180,
     )
     assert made.returncode == 0, made.stderr
-    assert {path.name for path in tmp_path.glob("*.png")} == names
+    assert {path.name for path in tmp_path.glob("*.png")} == names - by_tests
     notices = Image.open(tmp_path / "tray-notifications.png").convert("RGB")
     assert missing_badges(notices) == []  # the tray icon's red badge, and each notification's icon its own
     for page in PAGES:  # each page as the system's appearance asks: a light page, and a dark one

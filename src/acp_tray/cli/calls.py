@@ -20,10 +20,11 @@ def failure(exc: NoDaemonError | ReplyError) -> int:
     return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
 
 
-def ask(op: Op[A, R], args: A, *, timeout: float = 30.0) -> tuple[int, R | None]:
-    """(0, the reply), or (the exit code, None) once the reason is said."""
+def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
+    """(0, the reply), or (the exit code, None) once the reason is said; `timeout`: a wait of its
+    own (a press on a phone), else the client's."""
     try:
-        return 0, request(op, args, timeout=timeout)
+        return 0, request(op, args) if timeout is None else request(op, args, timeout=timeout)
     except (NoDaemonError, ReplyError) as exc:
         return failure(exc), None
 

@@ -17,6 +17,7 @@ from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
 from acp_tray.protocol.session import ToolCallScope as ToolCallScope
 from acp_tray.protocol.usage import Compaction as Compaction  # domain values too
+from acp_tray.protocol.usage import RateLimit as RateLimit
 from acp_tray.protocol.usage import Usage as Usage
 
 
@@ -92,6 +93,7 @@ class TurnEnded:
     stop_reason: str | None
     error: str | None = None
     time: datetime = dataclasses.field(default_factory=now)
+    limit: RateLimit | None = None  # the error says the agent hit a rate or usage limit (refused)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

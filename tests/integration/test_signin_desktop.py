@@ -136,3 +136,39 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
     finally:
         stop.set()
         await running
+
+
+async def test_a_sign_in_from_the_tray_that_the_agent_accepts_but_that_changes_nothing_is_not_signed_in(
+    tmp_path: Path,
+) -> None:
+    """auth_agent's `hollow` method: `authenticate` answers {} and the agent still refuses. Chosen
+    from the tray, it is said as `acp-tray login` says it ("did not take"), never "Signed in"."""
+    path = tmp_path / "config.toml"
+    table = auth_agent_table("locked", tmp_path / "locked")
+    path.write_text(table.replace('AUTH_AGENT_AT = "new"', 'AUTH_AGENT_AT = "new", AUTH_AGENT_EXTRA = "hollow"'))
+    shown: list[Presentation] = []
+    daemon = assemble(
+        read_preferences(path), history=HistoryWriter(tmp_path / "h.jsonl"), surfaces=[shown.append],
+        status=lambda event: None, publishers=[lambda snapshot: None], prefs_path=path,
+    )  # fmt: skip
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+
+    def hollow() -> Any:
+        agents = next(e for e in menu_of(daemon.snapshot()) if e.label == "Agents")
+        row = next(r for r in agents.children if r.label.startswith("locked "))
+        sign_in = next((c for c in row.children if c.label == "Sign in"), None)
+        return next((c for c in sign_in.children if c.label == "Method hollow"), None) if sign_in else None
+
+    try:
+        await until_async(hollow, 30, "the hollow method's entry")
+        daemon.tray_action(hollow().action)
+        await until_async(lambda: any(p.title == "Not signed in" for p in shown), 30, "the sign-in's answer")
+        said = next(p for p in shown if p.title == "Not signed in")
+        assert (said.agent, said.severity, said.notify) == ("locked", "warning", True)
+        assert str(said.description).startswith("The sign-in with Method hollow did not take: it still refuses: ")
+        assert not any(p.title == "Signed in" for p in shown)
+        assert daemon.agent_states["locked"].state is AgentState.NEEDS_SIGNIN
+    finally:
+        stop.set()
+        await running

@@ -22,6 +22,7 @@ from acp_tray.state.history import read_history
 from tests.support.agents import agent_table
 from tests.support.config import write_config
 from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.push_server import push_service
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -200,4 +201,35 @@ def test_retry_words_are_the_turns_state_and_a_quiet_turn_says_so_with_its_cance
     finally:
         if prompt.poll() is None:
             prompt.kill()
+    quit_daemon(daemon)
+
+
+def test_a_subagents_request_names_it_in_the_commands_and_the_push(
+    node: str, daemons: list[Daemon], tmp_path: Path, keyring_env: dict[str, str]
+) -> None:
+    """`acp-tray approvals` (text) and the push through real Apprise say "act › Child check", as
+    the notification does."""
+    log, token = tmp_path / "agent.log", "hook-Sub7agent"
+    table = agent_table(NAME, [node, str(AGENT), "--protocol=2"], {"ACTIVITY_AGENT_LOG": str(log)}, protocol=2)
+    write_config('[push]\nwhen = "always"\nkinds = ["approvals"]\n', table)
+    with push_service() as service:
+        daemon = start(daemons, NAME, env=keyring_env)
+        added = subprocess.run(
+            [sys.executable, "-m", "acp_tray", "push", "add", "phone"], input=f"json://127.0.0.1:{service.port}/{token}\n",
+            capture_output=True, text=True, env=cli_env(**keyring_env), timeout=60,
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        prompt = prompting("use a subagent")
+        try:
+            (request,) = until(lambda: as_json("approvals"), what="the child's permission request")
+            listed = cli("approvals").stdout
+            assert f"[{request['id']}] {NAME} › Child check: touch marker" in listed, listed
+            (pushed,) = until(lambda: [r.json() for r in service.received], 30, "the approval's push")
+            assert pushed["title"] == f"{NAME}: Needs approval", pushed
+            assert pushed["message"].startswith(f"{NAME} › Child check wants: touch marker\n"), pushed
+            assert cli("approve", request["id"]).returncode == 0
+            prompt.communicate(timeout=30)
+        finally:
+            if prompt.poll() is None:
+                prompt.kill()
     quit_daemon(daemon)

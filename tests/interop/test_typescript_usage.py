@@ -65,6 +65,11 @@ def status() -> dict[str, Any]:
     return parsed
 
 
+def reset_said(at: datetime) -> str:
+    """How a reset in an hour is said: at a time today, or (past midnight) with its day."""
+    return f"resets at {at:%H:%M}" if at.date() == datetime.now().date() else f"resets {at:%a %H:%M}"
+
+
 def agent_row(agent: str) -> dict[str, Any]:
     return next(a for a in status()["agents"] if a["name"] == agent)
 
@@ -108,9 +113,8 @@ def test_usage_cost_limit_title_and_compaction_reach_the_person(
     assert [c["text"] for c in agent["today"]] == ["0.027 USD"]
     (limit,) = agent["limits"]
     assert limit["kind"] == "five_hour" and limit["used"] == 90 and limit["status"] == "allowed_warning"
-    resets = datetime.fromisoformat(limit["resets_at"]).astimezone()  # an hour from now: tomorrow near midnight
-    when = f"at {resets:%H:%M}" if resets.date() == datetime.now().astimezone().date() else f"{resets:%a %H:%M}"
-    said = f"90 % of the five-hour limit used; resets {when}"
+    resets = datetime.fromisoformat(limit["resets_at"])
+    said = f"90 % of the five-hour limit used; {reset_said(resets.astimezone())}"
     assert limit["text"] == said
     assert [c["text"] for c in status()["today"]] == ["0.027 USD"]
     human = cli("status").stdout
@@ -139,3 +143,22 @@ def test_usage_cost_limit_title_and_compaction_reach_the_person(
     assert json.loads(kept.read_text())["days"][datetime.now().date().isoformat()] == {"meter": {"USD": 0.027}}
     start(daemons, "meter")
     assert [c["text"] for c in status()["today"]] == ["0.027 USD"]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_prompt_refused_for_the_usage_limit_says_so_and_when_it_resets(
+    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+) -> None:
+    """claude's refusal (code -32000 "Claude AI usage limit reached", `resetsAt` in its data; v1 the
+    prompt's error, v2 an idle with that error) is acp-tray's own `error` notice naming the limit and
+    its reset, not a plain "Prompt failed"."""
+    log = tmp_path / "agent.log"
+    write_config(agent_table("meter", [node, str(USAGE_AGENT), f"--version={version}"], {"USAGE_AGENT_LOG": str(log)}))
+    start(daemons, "meter")
+    failed = cli("prompt", "meter", "over the limit")
+    assert failed.returncode != 0 and "usage limit reached" in failed.stderr, failed
+    (refused,) = [json.loads(x) for x in log.read_text().splitlines() if '"refused"' in x]
+    resets = reset_said(datetime.fromtimestamp(refused["resetsAt"]))
+    (told,) = until(lambda: [r for r in history() if r["source"] == "acp-tray" and r["agent"] == "meter"], what="it")
+    assert (told["severity"], told["title"]) == ("error", f"the usage limit reached; {resets}"), told
+    assert str(told["description"]).startswith("The prompt failed: Claude AI usage limit reached"), told

@@ -17,6 +17,10 @@
 //   usage_update         the same rate-limit report again (one warning per limit window)
 // and ends end_turn (v1: the prompt's answer; v2: state_update idle). Compaction is sent in v1
 // only when the client advertised `session.compaction` (as the schema requires).
+//
+// A prompt that says "over the limit" fails instead, as claude does when refused for its usage
+// limit: code -32000, "Claude AI usage limit reached", data `{ resetsAt }` (in 1 h); v1: the
+// prompt's error (`RequestError`); v2: `state_update` idle, stopReason "error", with that error.
 
 import { appendFileSync, existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
@@ -35,6 +39,9 @@ const log = (event, details = {}) => {
     appendFileSync(process.env.USAGE_AGENT_LOG, JSON.stringify({ event, ...details }) + "\n");
   }
 };
+
+const REFUSAL = { code: -32000, message: "Claude AI usage limit reached", data: { resetsAt: RESETS_AT } };
+const refused = (params) => params.prompt.some((block) => block.type === "text" && block.text.includes("over the limit"));
 
 let compaction = VERSION === 2; // v2: in the baseline; v1: when the client advertises it
 let nextSession = 1;
@@ -100,6 +107,10 @@ if (VERSION === 1) {
       return { protocolVersion: acp.PROTOCOL_VERSION, agentInfo: AGENT_INFO, agentCapabilities: { loadSession: false } };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+      if (refused(params)) {
+        log("refused", { resetsAt: RESETS_AT });
+        throw new acp.RequestError(REFUSAL.code, REFUSAL.message, REFUSAL.data);
+      }
       await runTurn(client, params.sessionId);
       return { stopReason: "end_turn" };
     });
@@ -114,6 +125,12 @@ if (VERSION === 1) {
       setImmediate(async () => {
         try {
           await update(client, sessionId, { sessionUpdate: "state_update", state: "running" });
+          if (refused(params)) {
+            log("refused", { resetsAt: RESETS_AT });
+            const idle = { sessionUpdate: "state_update", state: "idle", stopReason: "error", error: REFUSAL };
+            await update(client, sessionId, idle);
+            return;
+          }
           await runTurn(client, sessionId);
           await update(client, sessionId, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
         } catch (err) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 
 import pytest
 from acp.exceptions import RequestError
@@ -20,6 +21,7 @@ from acp_tray.events import (
     TurnEnded,
 )
 from acp_tray.presentation.own_notices import OwnNotice, own_notice
+from acp_tray.protocol.errors import error_words, limit_refusal
 
 
 def summary(own: OwnNotice) -> str:
@@ -72,6 +74,46 @@ def test_a_failed_prompt_is_an_error_with_the_error_text() -> None:
     assert own.notice.severity == "error"
     assert "model overloaded" in text_of(own)
     assert summary(own).startswith("claude: ") and "claude" not in own.notice.title  # said once
+
+
+AT_14 = datetime(2026, 12, 4, 14, 0, tzinfo=UTC)
+AT_1420 = AT_14.timestamp() + 20 * 60
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "data", "said"),
+    [
+        (-32000, "Claude AI usage limit reached", {"resetsAt": AT_1420}, "the usage limit reached; resets at 14:20"),
+        (-32000, "Usage limit reached", {"resetsAt": AT_1420 * 1000}, "the usage limit reached; resets at 14:20"),
+        (-32603, "Internal error", {"error": {"type": "rate_limit_error", "retry_after": 1200}},
+         "the rate limit reached; resets at 14:20"),
+        (-32603, "API Error: 429 Too Many Requests", None, "the rate limit reached"),
+        (-32603, "Request failed", {"status": 429, "resets_at": "2026-12-04T14:20:00Z"},
+         "the rate limit reached; resets at 14:20"),
+        (-32000, "You've hit your limit", {"rateLimitType": "five_hour", "resetsAt": AT_1420, "status": 429},
+         "the five-hour limit reached; resets at 14:20"),
+    ],
+)  # fmt: skip
+def test_an_error_that_says_the_agent_hit_a_limit_is_a_limit_notice_with_its_reset(
+    code: int, message: str, data: object, said: str
+) -> None:
+    limit = limit_refusal(code, message, data, AT_14.timestamp())
+    own = notice_of(TurnEnded("claude", "s", "default", None, error_words(code, message, data), AT_14, limit))
+    assert own.notice.severity == "error" and summary(own) == f"claude: {said}"
+    assert own.notice.description == f"The prompt failed: {error_words(code, message, data)}"
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "data"),
+    [
+        (-32603, "Internal error: model overloaded", None),
+        (-32000, "Authentication required", {"authMethods": [{"id": "login", "name": "Log in"}]}),
+        (-32602, "invalid rate_limit parameter", None),  # about the request, not a limit hit
+        (-32603, "port 4290 busy", {"status": 500}),
+    ],
+)
+def test_an_error_that_is_not_a_limit_stays_a_failed_prompt(code: int, message: str, data: object) -> None:
+    assert limit_refusal(code, message, data, AT_14.timestamp()) is None
 
 
 @pytest.mark.parametrize("reason", ["cancelled", None])

@@ -11,7 +11,8 @@ import pytest
 
 from acp_tray.control import api, replies
 from acp_tray.presentation.own_notices import stop_words
-from acp_tray.window.sessions_page import NEW, check, choice_value, form
+from acp_tray.window.app import templates
+from acp_tray.window.sessions_page import NEW, check, choice_value, form, waiting_on
 
 SESSION: replies.SessionRow = {
     "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,
@@ -91,3 +92,19 @@ def test_the_prompt_goes_to_the_agents_last_session_by_default() -> None:
 )
 def test_how_a_turn_ended_in_words(reason: str | None, words: str) -> None:
     assert stop_words(reason) == words
+
+
+def test_a_subagents_request_waits_beside_its_parents_turn_and_names_the_subagent() -> None:
+    child: replies.SubagentRow = {
+        "session_id": "child-1", "title": "Child check", "kind": "", "state": "", "needs_you": True,
+    }  # fmt: skip
+    asked: replies.ApprovalRow = {
+        "id": "7", "agent": "demo", "session_id": "child-1", "title": "touch marker", "options": [], "details": [],
+        "subagent": "Child check",
+    }  # fmt: skip
+    elsewhere: replies.ApprovalRow = {**asked, "id": "8", "session_id": "other-child", "subagent": "Other"}
+    state: replies.WatchState = {"sessions": [{**SESSION, "subagents": [child]}], "approvals": [asked, elsewhere]}
+    waiting = waiting_on(state, "demo", "s1")
+    assert [a.id for a in waiting["approvals"]] == ["7"]
+    html = templates().get_template("_turn_approvals.html").render(**waiting)
+    assert "<strong>demo › Child check</strong> wants to: touch marker" in html, html

@@ -24,6 +24,7 @@ import contextlib
 import itertools
 import json
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,10 +34,10 @@ from acp.exceptions import RequestError
 
 from acp_tray.agents.activity import Activity
 from acp_tray.agents.sessions import SessionKey
-from acp_tray.events import ActivityChanged, EventSink, QueueChanged, TurnEnded
+from acp_tray.events import ActivityChanged, EventSink, QueueChanged, RateLimit, TurnEnded
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
-from acp_tray.protocol.errors import DETAIL_LIMIT, data_words, error_words
+from acp_tray.protocol.errors import DETAIL_LIMIT, data_words, error_words, limit_refusal
 from acp_tray.protocol.session import STOP_REASONS, StateChange, cancel_params, prompt_params
 from acp_tray.protocol.version import ProtocolVersion
 
@@ -91,6 +92,7 @@ class TurnOutcome:
     stop_reason: str | None  # None when the prompt request failed
     error: str | None = None
     signin: bool = False  # the agent wants a sign-in first (auth_required)
+    limit: RateLimit | None = None  # the error says the agent hit a rate or usage limit
 
 
 @dataclass(eq=False)
@@ -171,7 +173,7 @@ class HostedSession:
     def _turn_ended(self, outcome: TurnOutcome) -> None:
         """Say the turn ended, once no subagent of it waits for the person (`Activity.hold_end`)."""
         key, session_id = self.key, self.session_id
-        end = TurnEnded(key.agent, session_id, key.name, outcome.stop_reason, outcome.error)
+        end = TurnEnded(key.agent, session_id, key.name, outcome.stop_reason, outcome.error, limit=outcome.limit)
         self.activity.hold_end(lambda: self._sink(end))
 
     def _queue_changed(self) -> None:
@@ -235,11 +237,12 @@ class HostedSession:
     def _outcome_of(self, change: StateChange) -> TurnOutcome:
         """How a v2 idle ended the work; one that stopped for a sign-in goes the way of a v1
         auth_required refusal (the gate closes, the sign-in notice names the agent's methods)."""
-        if change.needs_sign_in and self.signin is not None:
+        limit = limit_refusal(change.error_code, change.error_message, change.error_data, time.time())
+        if change.needs_sign_in and self.signin is not None and limit is None:
             self.signin.required(RequestError(AUTH_REQUIRED, _text(change.error_message), change.error_data))
             return TurnOutcome(None, change.error, signin=True)
         if change.stop_reason == "error":
-            return TurnOutcome(None, change.error or "the agent reported an error")
+            return TurnOutcome(None, change.error or "the agent reported an error", limit=limit)
         return TurnOutcome(change.stop_reason or "end_turn")  # an idle without a reason ended normally
 
     def on_message_text(self, text: str, message: str | None = None, whole: bool = False) -> None:
@@ -338,10 +341,11 @@ class HostedSession:
                     return self._v1_reply(stop, result)
                 return self._outcome_of(await self._idle)
         except RequestError as exc:
-            if exc.code == AUTH_REQUIRED and self.signin is not None:
+            limit = limit_refusal(exc.code, exc.args[0] if exc.args else None, exc.data, time.time())
+            if exc.code == AUTH_REQUIRED and self.signin is not None and limit is None:
                 self.signin.required(exc)
                 return TurnOutcome(None, error_text(exc), signin=True)
-            return TurnOutcome(None, error_text(exc))
+            return TurnOutcome(None, error_text(exc), limit=limit)
         except ConnectionError:
             # the same words as when the host notices first (`close`): which side sees the end first is a race
             return TurnOutcome(None, f"interrupted: {AGENT_GONE}")

@@ -18,6 +18,7 @@ from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.lifetime import Lifetime
+from acp_tray.app.signin_outcome import agent_outcome, state_after_signin
 from acp_tray.app.troubles import Troubles
 from acp_tray.desktop.terminal_window import NoTerminalError, sign_in_starter
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
@@ -236,8 +237,9 @@ class Fleet:
 
         async def through_agent() -> None:
             try:
+                was_connected = host.connected.is_set() and host.signin.needed is None  # and not refusing prompts
                 await host.sign_in(method)
-                self._say_sign_in(name, Notice("info", "Signed in", f"Signed in with {method.name}."))
+                await self._say_signed_in(host, method.name, was_connected)
             except SignInError as exc:
                 self._sign_in_failed(name, str(exc))
             except AbandonedError as exc:  # it ran out of time
@@ -253,6 +255,18 @@ class Fleet:
             await asyncio.to_thread(start)
         except NoTerminalError as exc:
             self._sign_in_failed(name, str(exc))
+
+    async def _say_signed_in(self, host: AgentHost, method: str, was_connected: bool) -> None:
+        """An accepted sign-in, said by the rule the CLI and the window use (app/ops/signin.py
+        agent_outcome): "Signed in" only when the agent went from not connected to connected."""
+        name = host.name
+        after = await state_after_signin(host, lambda: self.states.get(name))
+        refusal = host.signin.needed  # the agent's words only (the detail also says how to sign in)
+        took, outcome = agent_outcome(name, method, was_connected, {**after, "detail": refusal or after["detail"]})
+        if took:
+            self._say_sign_in(name, Notice("info", "Signed in", f"Signed in with {method}."))
+        else:
+            self._say_sign_in(name, Notice("warning", "Not signed in", outcome[:1].upper() + outcome[1:] + "."))
 
     def _sign_in_failed(self, agent: str, message: str) -> None:
         log.warning("%s: sign-in failed: %s", agent, message)

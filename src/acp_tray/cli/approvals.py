@@ -9,7 +9,7 @@ from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import field, out
 from acp_tray.control import api, replies
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, asker
 
 
 def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:
@@ -19,7 +19,8 @@ def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:
             f"{field(o['id'])} = {option_label(str(o['name']), o['kind'], NAME_LIMIT)}" for o in a["options"]
         )
         title = field(a["title"], TITLE_LIMIT)
-        lines.append(f"  [{a['id']}] {field(a['agent'])}: {title}  — options: {options or 'no options'}")
+        who = asker(field(a["agent"]), a.get("subagent", ""))
+        lines.append(f"  [{a['id']}] {who}: {title}  — options: {options or 'no options'}")
         lines += [f"      {field(detail, DESCRIPTION_LIMIT)}" for detail in a.get("details", [])]
     return lines
 

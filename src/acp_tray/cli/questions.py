@@ -11,7 +11,7 @@ from typing import Literal
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, fail, field, out
 from acp_tray.control import api, replies
-from acp_tray.presentation.text import TITLE_LIMIT
+from acp_tray.presentation.text import TITLE_LIMIT, asker
 
 REQUIRED_MARK = " (required)"
 
@@ -32,7 +32,8 @@ def _typed(value: object) -> str:
 def question_lines(questions: list[replies.QuestionRow]) -> list[str]:
     lines = []
     for q in questions:
-        asks = f"  [{q['id']}] {field(q['agent'])} asks: {field(q['message'], TITLE_LIMIT)}"
+        who = asker(field(q["agent"]), q.get("subagent", ""))
+        asks = f"  [{q['id']}] {who} asks: {field(q['message'], TITLE_LIMIT)}"
         if q["mode"] == "url":
             where = f"a page on {field(q['host'])}" if q["host"] else "a page"
             lines.append(f"{asks}\n      to open {where}" + ("" if q["opens"] else " (acp-tray will not open it)"))
@@ -63,7 +64,8 @@ def _values(pairs: list[str]) -> dict[str, str | list[str]] | None:
 def _prompted(question: replies.QuestionDetail) -> dict[str, str | list[str]]:
     """Field by field on a terminal: its label, what it takes and its default; blank keeps the default."""
     values: dict[str, str | list[str]] = {}
-    out(f"{field(question['agent'])} asks: {field(question['message'], TITLE_LIMIT)}")
+    who = asker(field(question["agent"]), question.get("subagent", ""))
+    out(f"{who} asks: {field(question['message'], TITLE_LIMIT)}")
     for f in question["fields"]:
         label = field(f["title"] or f["name"])
         default = "" if f["default"] is None else f" [{field(_typed(f['default']))}]"

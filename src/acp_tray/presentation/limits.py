@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from acp_tray.protocol.notice import Notice
-from acp_tray.protocol.usage import RateLimit
+from acp_tray.protocol.usage import REFUSED_STATUS, RateLimit
 
 KIND_WORDS = {
     "five_hour": "the five-hour limit",
@@ -19,7 +19,6 @@ KIND_WORDS = {
     "overage": "the extra-usage limit",
 }
 WARNING_STATUS = "allowed_warning"
-REFUSED_STATUS = "rejected"
 MAX_WINDOWS = 64  # limit windows remembered (per daemon): far more than agents have limits
 
 

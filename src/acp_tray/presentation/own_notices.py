@@ -28,6 +28,7 @@ from acp_tray.events import (
 from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
+from acp_tray.presentation.limits import limit_line
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.question_notice import answered_by, question_notice
 from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
@@ -152,7 +153,9 @@ def _said(agent: str, session_id: str, severity: str, title: str, description: s
 
 def _turn(event: TurnEnded) -> OwnNotice | None:
     where = _session(event.session)
-    if event.error is not None:
+    if event.limit is not None:  # refused for a limit: which, and when it lets the agent work again
+        notice = Notice("error", limit_line(event.limit, event.time), f"The prompt{where} failed: {event.error}")
+    elif event.error is not None:
         notice = Notice("error", f"Prompt failed{where}", event.error)
     elif event.stop_reason == "end_turn":
         notice = Notice("info", f"Finished{where}", "The turn ended; ready for the next prompt.")

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any
 
 from acp_tray.protocol.auth import AUTH_REQUIRED
+from acp_tray.protocol.usage import REFUSED_STATUS, RateLimit
 
 DETAIL_LIMIT = 300
 DEPTH = 6  # how deep nested errors are looked into
@@ -118,3 +120,65 @@ def means_auth_required(code: object, data: object) -> bool:
     if code == AUTH_REQUIRED and not isinstance(code, bool):
         return True
     return isinstance(data, dict) and isinstance(data.get("authMethods"), list)
+
+
+_LIMIT_WORDS = re.compile(r"\b(rate|usage)[ _-]?limit|\btoo many requests\b|\b429\b", re.IGNORECASE)
+_RESET_AT_KEYS = ("resetsAt", "resets_at", "resetAt", "reset_at")
+_RETRY_AFTER_KEYS = ("retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds")
+_PROTOCOL_CODES = (-32700, -32600, -32601, -32602, -32800)  # about the exchange, not a limit
+
+
+def limit_refusal(code: object, message: object, data: object, now: float) -> RateLimit | None:
+    """The rate limit an error says the agent hit ("rate limit", "usage limit", HTTP 429, in its
+    message or data), as a refused `RateLimit`: its kind ("usage", "rate", or the data's
+    `rateLimitType`) and when it resets (`resetsAt`-like, or `retry_after` seconds from `now`).
+    claude says it with ACP's auth_required code (-32000): the words decide, not the code."""
+    if code in _PROTOCOL_CODES:
+        return None
+    kind_said = _found(data, ("type", "code", "errorType"), DEPTH)  # an API's error type: "rate_limit_error"
+    parts = (message, data_words(data), kind_said)
+    said = " ".join(part for part in parts if isinstance(part, str))
+    found = _LIMIT_WORDS.search(said) or _status_429(data, DEPTH)
+    if not found:
+        return None
+    kind = _found(data, ("rateLimitType",), DEPTH)
+    if not isinstance(kind, str) or not kind:
+        kind = "usage" if "usage" in said.casefold() else "rate"
+    return RateLimit(REFUSED_STATUS, kind[:40], None, _resets(data, now))
+
+
+def _found(data: object, keys: tuple[str, ...], depth: int) -> object:
+    """The first value under one of `keys` in `data`, looked for in nested objects too."""
+    if depth <= 0 or not isinstance(data, dict):
+        return None
+    for key in keys:
+        if key in data:
+            return data[key]
+    return next((v for v in (_found(v, keys, depth - 1) for v in data.values()) if v is not None), None)
+
+
+def _status_429(data: object, depth: int) -> bool:
+    status = _found(data, ("status", "statusCode", "status_code", "http_status_code"), depth)
+    return status == 429 or status == "429"
+
+
+def _resets(data: object, now: float) -> float | None:
+    """When the limit resets, in seconds since the epoch (None: not said, or not a time a clock shows)."""
+    at, after = _seconds(_found(data, _RESET_AT_KEYS, DEPTH)), _seconds(_found(data, _RETRY_AFTER_KEYS, DEPTH))
+    if at is None and after is not None:
+        at = now + after
+    if at is not None and at > 1e11:  # milliseconds
+        at /= 1000.0
+    return at if at is not None and 0 < at < 1e10 else None
+
+
+def _seconds(value: object) -> float | None:
+    """A number, or an ISO 8601 time as seconds since the epoch."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+        return float(value)
+    return None

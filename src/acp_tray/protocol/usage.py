@@ -29,6 +29,9 @@ class Cost:
     currency: str  # as sent
 
 
+REFUSED_STATUS = "rejected"  # a RateLimit's status when the agent was refused for it
+
+
 @dataclass(frozen=True, slots=True)
 class RateLimit:
     """A vendor's rate-limit report: how much of which limit is used and when it resets."""

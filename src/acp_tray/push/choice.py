@@ -20,7 +20,7 @@ from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import dnd_state
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, TITLE_LIMIT, plain_line, plain_text
+from acp_tray.presentation.text import DESCRIPTION_LIMIT, TITLE_LIMIT, asker, plain_line, plain_text
 from acp_tray.push.answer_buttons import ANSWER_HERE, Answerable
 
 ANSWER_AT_THE_DESK = "It waits for your answer at the desk: the tray, the window, or `acp-tray {command} {id}`."
@@ -60,6 +60,11 @@ def held_by(prefs: Preferences, kind: PushKind, severity: SeverityClass, now: da
     return None
 
 
+def _who(event: PermissionAsked | QuestionAsked) -> str:
+    """Who asks: "It" (the agent the push is titled with), or its subagent ("claude › Child check")."""
+    return asker(event.agent, event.subagent) if event.subagent else "It"
+
+
 def message_of(presentation: Presentation, event: Event) -> PushMessage:
     """The push for `presentation` (made from `event`): an approval says what the agent wants and that
     it waits, a question what it asks (never a field's value, nor a page's address); a turn says its
@@ -68,9 +73,9 @@ def message_of(presentation: Presentation, event: Event) -> PushMessage:
     asked, where = "", {"command": "", "id": ""}
     if isinstance(event, PermissionAsked):
         details = "".join(f"\n{line}" for line in approval_details(event.touches, event.description))
-        asked, where = f"It wants: {event.title}{details}", {"command": "approve", "id": event.approval_id}
+        asked, where = f"{_who(event)} wants: {event.title}{details}", {"command": "approve", "id": event.approval_id}
     elif isinstance(event, QuestionAsked):
-        asked, where = f"It asks: {event.question.message}", {"command": "answer", "id": event.question_id}
+        asked, where = f"{_who(event)} asks: {event.question.message}", {"command": "answer", "id": event.question_id}
     elif isinstance(event, TurnEnded):
         reason = f"Failed: {event.error}" if event.error is not None else f"Stop reason: {event.stop_reason}"
         description = reason if not description or event.error is not None else f"{reason}\n{description}"

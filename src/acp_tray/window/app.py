@@ -15,6 +15,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from acp_tray.assets import icon_path
+from acp_tray.presentation.text import asker
 from acp_tray.window.actions import Actions
 from acp_tray.window.agent_routes import agent_routes
 from acp_tray.window.feed import Feed
@@ -36,6 +37,7 @@ def templates() -> Jinja2Templates:
         autoescape=True,  # every template, whatever its name: agent text is never markup
         undefined=jinja2.StrictUndefined,
     )
+    env.globals["asker"] = asker  # "claude › Child check": the one way a request's asker is named
     return Jinja2Templates(env=env)
 
 

@@ -78,6 +78,25 @@ def check(values: Mapping[str, str]) -> api.PromptArgs:
     return api.PROMPT.parse(raw)
 
 
+def waiting_on(state: replies.WatchState, agent: str, session_id: str | None) -> dict[str, Any]:
+    """The approvals and questions a turn waits on: its agent's, in its session or asked by one of
+    the session's subagents (a child session of its own)."""
+    children = {
+        child["session_id"]
+        for row in state.get("sessions", [])
+        if row["agent"] == agent and row["session_id"] == session_id
+        for child in row.get("subagents", [])
+    }
+
+    def ours(row: replies.ApprovalRow | replies.QuestionRow) -> bool:
+        return row["agent"] == agent and (row["session_id"] == session_id or row["session_id"] in children)
+
+    return {
+        "approvals": [views.approval_view(row) for row in state.get("approvals", []) if ours(row)],
+        "questions": [row for row in state.get("questions", []) if ours(row)],
+    }
+
+
 class SessionsPage:
     def __init__(self, feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event) -> None:
         self._feed = feed
@@ -136,16 +155,7 @@ class SessionsPage:
         return EventSourceResponse(self._stream(request, run), ping=15, shutdown_event=self._shutdown)
 
     def _waiting(self, run: PromptRun) -> dict[str, Any]:
-        """The approvals and questions the turn waits on (its agent's, in its session)."""
-        state = self._feed.state
-
-        def ours(row: replies.ApprovalRow | replies.QuestionRow) -> bool:
-            return row["agent"] == run.args.agent and row["session_id"] == run.session_id
-
-        return {
-            "approvals": [views.approval_view(row) for row in state.get("approvals", []) if ours(row)],
-            "questions": [row for row in state.get("questions", []) if ours(row)],
-        }
+        return waiting_on(self._feed.state, run.args.agent, run.session_id)
 
     async def _stream(self, request: Request, run: PromptRun) -> AsyncIterator[ServerSentEvent]:
         """The reply so far, then each new piece, the approvals the turn waits on and its state; the

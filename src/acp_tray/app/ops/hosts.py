@@ -7,9 +7,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from acp_tray.app.signin_outcome import settled, state_after_signin
 from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError
 from acp_tray.control.replies import StateReply
-from acp_tray.events import AgentState
 from acp_tray.prefs.names import pasteable
 
 if TYPE_CHECKING:
@@ -24,16 +24,6 @@ def needs_signin(name: str, methods: Sequence[AuthMethod]) -> str:
         how = f"it offers no way acp-tray can, so sign in its own way, then `{pasteable('agents', 'restart', name)}`"
         return f"{name} needs you to sign in: {how}"
     return f"{name} needs you to sign in: `{pasteable('login', name)}` (prompts sent with --no-wait wait for it)"
-
-
-async def settled(host: AgentHost) -> None:
-    """Until the agent is connected or refuses for want of a sign-in (at most CONNECT_WAIT seconds)."""
-    waits = (asyncio.ensure_future(host.connected.wait()), asyncio.ensure_future(host.signin.refused()))
-    try:
-        await asyncio.wait(waits, timeout=CONNECT_WAIT, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiting in waits:
-            waiting.cancel()
 
 
 class Hosts:
@@ -99,13 +89,4 @@ class Hosts:
         self._daemon.retry_agent(name)
 
     async def state_after_signin(self, name: str) -> StateReply:
-        """The agent's state once what waited on the sign-in had a moment to go on: connected, or
-        (said at once) refused again with the agent's words."""
-        host = self._daemon.hosts.get(name)
-        if host is not None and host.signin.needed is None:
-            await settled(host)
-        if host is not None and (host.connected.is_set() or host.signin.needed is not None):
-            state = AgentState.NEEDS_SIGNIN if host.signin.needed is not None else AgentState.CONNECTED
-            return {"state": state.value, "detail": host.last_detail}  # the host's own (events may be queued)
-        status = self._daemon.agent_states.get(name)
-        return {"state": status.state.value if status else "stopped", "detail": status.detail if status else ""}
+        return await state_after_signin(self._daemon.hosts.get(name), lambda: self._daemon.agent_states.get(name))

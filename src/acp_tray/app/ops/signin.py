@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandoned_text
 from acp_tray.agents.signin import SignInError
-from acp_tray.app.ops.hosts import Hosts, settled
+from acp_tray.app.ops.hosts import Hosts
+from acp_tray.app.signin_outcome import agent_outcome, settled
 from acp_tray.control.api import ErrorCode, LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInSaid, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
@@ -25,23 +26,6 @@ if TYPE_CHECKING:
 
 WAITING_AFTER = 1.0  # s: an agent's own sign-in not done by then is said to be waited for
 RESTART_SAY = 10.0  # s: beyond the agent's grace, for `login.cancel` to hear what was done
-
-
-def agent_outcome(name: str, method: str, was_connected: bool, after: StateReply) -> tuple[bool, str]:
-    """Whether an agent's own sign-in that it accepted took (it was not connected, or it refused
-    for want of a sign-in, and now is connected), and what came of it in words: an accepted
-    sign-in that changed nothing is not "signed in"."""
-    state, detail = after["state"], after["detail"]
-    if not was_connected and state == AgentState.CONNECTED:
-        return True, f"signed in with {method}"
-    if state == AgentState.NEEDS_SIGNIN:
-        return False, f"the sign-in with {method} did not take: it still refuses: {detail}"
-    if state == AgentState.CONNECTED:
-        return False, (
-            f"{name} accepted the sign-in with {method}, but nothing changed: it was connected before and is "
-            "now, so acp-tray cannot tell that it signed you in"
-        )
-    return False, f"{name} accepted the sign-in with {method}; it is now {state}" + (f" ({detail})" if detail else "")
 
 
 class SignInOps:

@@ -70,10 +70,15 @@ def test_an_agents_error_is_said_in_plain_words_in_the_terminal_and_the_notice(
     assert words in failed.stderr, failed.stderr
     assert not RAW.search(failed.stderr), failed.stderr
 
+    # a refusal for a limit ("usage limit", "rate limited") is titled by the limit, the failure in its text
+    title = "the usage limit reached" if payload == "codex" else "the rate limit reached" if payload == "nested" else ""
+
     def told() -> list[str]:
         return [
-            r["description"] for r in history() if r["agent"] == "v2agent" and r["title"].startswith("Prompt failed")
+            r["description"]
+            for r in history()
+            if r["agent"] == "v2agent" and r["title"].startswith(title or "Prompt failed")
         ]
 
-    (notice,) = until(told, what="acp-tray's Prompt failed notice")
+    (notice,) = until(told, what="acp-tray's notice of the failed prompt")
     assert words in notice and not RAW.search(notice), notice

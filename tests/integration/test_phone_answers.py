@@ -281,7 +281,8 @@ def test_off_by_default_nothing_is_made_or_followed_and_push_test_answer_says_wh
     config.write_text(
         config.read_text(encoding="utf-8").replace("[push]\n", "[push]\nanswers = true\n"), encoding="utf-8"
     )
-    until(lambda: "answered from the phone" in cli("push", "list", env=env).stdout, 30, "the preference applied")
+    on = "phone  ntfy  answered from the phone\n"  # not the line of a target that "can be answered from the phone"
+    until(lambda: on in cli("push", "list", env=env).stdout, 30, "the preference applied")
     one_way = cli("push", "test", "hook", "--answer", env=env)
     assert one_way.returncode != 0 and "hook is one-way" in one_way.stderr
     test = subprocess.Popen(

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import stat
+import sys
 import tarfile
 import time
 from pathlib import Path
@@ -109,8 +110,9 @@ def test_a_package_entry_with_a_cmd_runs_that_program_from_the_pinned_package(
     found on PATH: here a stand-in, as only the command is looked at)."""
     runners = tmp_path / "bin"
     runners.mkdir()
-    (runners / kind).write_bytes(script("exit 0"))
-    (runners / kind).chmod(0o755)
+    runner = runners / (kind + (".cmd" if sys.platform == "win32" else ""))  # found by PATHEXT on Windows
+    runner.write_bytes(script("exit 0"))
+    runner.chmod(0o755)
     monkeypatch.setenv("PATH", str(runners))
     distribution = {kind: {"package": package, "cmd": "acme-acp", "args": ["--stdio"]}}
     parsed = parse_entry(entry("acme", "2.0.0", distribution), "https://registry.test/registry.json")

@@ -19,12 +19,13 @@ def status(state: AgentState, detail: str = "", seconds: float = 0) -> AgentStat
     return AgentStatus("bot", state, detail, T + timedelta(seconds=seconds))
 
 
-def crash(seconds: float, retry: float | None = 1.0) -> AgentCrashed:
+def crash(seconds: float, retry: float | None = 1.0, in_a_row: int = 1) -> AgentCrashed:
     return AgentCrashed(
         "bot",
         "exit code 3; last stderr: ANTHROPIC_API_KEY is not set",
         STDERR,
         retry,
+        in_a_row,
         time=T + timedelta(seconds=seconds),
     )
 
@@ -33,7 +34,7 @@ def test_a_crash_loop_is_counted_and_its_give_up_keeps_the_last_crash_reason_and
     troubles = Troubles()
     for n in range(3):
         troubles.status(status(AgentState.STARTING, seconds=n), ())
-        troubles.crashed(crash(n + 0.5, retry=None if n == 2 else 1.0))
+        troubles.crashed(crash(n + 0.5, retry=None if n == 2 else 1.0, in_a_row=n + 1))  # as the supervisor counts
     last = troubles.of("bot")
     assert last is not None and last.what == "exit code 3" and last.stderr == STDERR and last.crashes == 3
     troubles.status(status(AgentState.FAILED, "stopped after 3 crashes in a row", 3), ())

@@ -15,7 +15,7 @@ from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 
 STDERR_LINES = 10  # shown of a problem
 FAILURES = (AgentState.FAILED, AgentState.REFUSED)  # an exit is told by the crash that follows it
-IN_A_ROW = timedelta(minutes=10)  # a crash this soon after the last one: the same crash loop
+IN_A_ROW = timedelta(minutes=10)  # a failed start this soon after a crash: that crash loop's count goes on
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Trouble:
     stderr: tuple[str, ...]
     time: datetime
     crash: bool = False  # a crash the agent was not started again after (yet)
-    crashes: int = 0  # crashes in a row (each within IN_A_ROW of the last), this one included
+    crashes: int = 0  # crashes in a row (the supervisor's count), this one included
 
 
 class Troubles:
@@ -35,11 +35,9 @@ class Troubles:
         return self._last.get(agent)
 
     def crashed(self, event: AgentCrashed) -> None:
-        previous = self._last.get(event.agent)
-        again = previous is not None and previous.crashes > 0 and event.time - previous.time < IN_A_ROW
-        crashes = previous.crashes + 1 if previous is not None and again else 1
+        """A crash, counted as the supervisor counts its loop (`in_a_row`)."""
         stderr = tuple(event.stderr[-STDERR_LINES:])
-        self._last[event.agent] = Trouble(without_hint(event.detail), stderr, event.time, True, crashes)
+        self._last[event.agent] = Trouble(without_hint(event.detail), stderr, event.time, True, event.in_a_row)
 
     def status(self, status: AgentStatus, stderr: Sequence[str]) -> None:
         """A new status; `stderr`: the last lines of the agent's current run."""

@@ -9,11 +9,10 @@ import os
 from pathlib import Path
 
 from acp_tray.cli.calls import ask, fetch
+from acp_tray.cli.demo_hint import offer_demo_removal
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, field, out, say
 from acp_tray.cli.status import agent_lines
 from acp_tray.control import api
-from acp_tray.control.client import NoDaemonError, ReplyError, request
-from acp_tray.demo.removal import removal_hint
 from acp_tray.prefs.launch import program_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
@@ -136,18 +135,6 @@ def _add(args: argparse.Namespace) -> int:
         out(f"added {args.name} to {result['preferences']}; it is starting")
         offer_demo_removal()
     return code
-
-
-def offer_demo_removal() -> None:
-    """After an agent of the person's own was added: how to remove the demo agent, if it is still
-    there (said only when the daemon tells which agents are configured)."""
-    try:
-        rows = request(api.AGENTS_LIST, api.Args())
-    except (NoDaemonError, ReplyError):
-        return
-    hint = removal_hint([row["name"] for row in rows])
-    if hint is not None:
-        out(hint)
 
 
 def _remove(name: str) -> int:

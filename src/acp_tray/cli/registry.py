@@ -16,8 +16,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from acp_tray.cli.agents import offer_demo_removal
 from acp_tray.cli.config import config_path
+from acp_tray.cli.demo_hint import offer_demo_removal
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, out, say
 from acp_tray.control import api
 from acp_tray.files import paths

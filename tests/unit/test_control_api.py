@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray.control import api
+from acp_tray.control import api, errors
 from acp_tray.control.client import ReplyError, request
 from acp_tray.control.server import ControlServer, Emit, Route, dispatch
 
@@ -67,7 +67,7 @@ def sample(op: api.Op[Any, Any]) -> dict[str, Any]:
         candidate = args if extra is None else {**args, extra: good(op, extra)}
         try:
             op.parse(candidate)
-        except api.ArgumentError:
+        except errors.ArgumentError:
             continue
         return candidate
     raise AssertionError(f"no sample arguments fit {op.name}")
@@ -85,14 +85,14 @@ def case_id(case: object) -> str:
 def test_a_missing_argument_is_refused_by_name(op: api.Op[Any, Any], name: str) -> None:
     args = {key: value for key, value in sample(op).items() if key != name}
     for absent in (args, {**args, name: None}):  # left out, or null
-        with pytest.raises(api.ArgumentError, match=f"^'{name}' must be ") as refused:
+        with pytest.raises(errors.ArgumentError, match=f"^'{name}' must be ") as refused:
             op.parse(absent)
-        assert refused.value.code is api.ErrorCode.BAD_REQUEST
+        assert refused.value.code is errors.ErrorCode.BAD_REQUEST
 
 
 @pytest.mark.parametrize(("op", "name"), ALL_ARGS, ids=case_id)
 def test_a_wrong_typed_argument_is_refused_by_name(op: api.Op[Any, Any], name: str) -> None:
-    with pytest.raises(api.ArgumentError, match=f"^'{name}' must be "):
+    with pytest.raises(errors.ArgumentError, match=f"^'{name}' must be "):
         op.parse({**sample(op), name: WRONG[kind(op, name)]})
 
 
@@ -128,7 +128,7 @@ def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any]
 def test_arguments_that_do_not_fit_together_or_in_range_are_refused(
     op: api.Op[Any, Any], args: dict[str, Any], said: str
 ) -> None:
-    with pytest.raises(api.ArgumentError, match=re.escape(said)):
+    with pytest.raises(errors.ArgumentError, match=re.escape(said)):
         op.parse(args)
 
 
@@ -200,13 +200,13 @@ async def test_the_server_dispatches_every_declared_op(server: None) -> None:
 @pytest.mark.parametrize("op", ["nope", "agents_list", "agents-list", "login_finished", "op_status", "__init__", ""])
 async def test_the_server_answers_an_undeclared_op_unknown_op(server: None, op: str) -> None:
     error = await refused(op, {})
-    assert error.code == api.ErrorCode.UNKNOWN_OP and repr(op) in str(error)
+    assert error.code == errors.ErrorCode.UNKNOWN_OP and repr(op) in str(error)
 
 
 async def test_the_server_refuses_a_missing_or_wrong_argument_naming_it(server: None) -> None:
     for op, name in MISSING:
         error = await refused(op.name, {k: v for k, v in sample(op).items() if k != name})
-        assert error.code == api.ErrorCode.BAD_REQUEST and str(error).startswith(f"'{name}' must be "), (op, name)
+        assert error.code == errors.ErrorCode.BAD_REQUEST and str(error).startswith(f"'{name}' must be "), (op, name)
     for op, name in ALL_ARGS:
         error = await refused(op.name, {**sample(op), name: WRONG[kind(op, name)]})
-        assert error.code == api.ErrorCode.BAD_REQUEST and str(error).startswith(f"'{name}' must be "), (op, name)
+        assert error.code == errors.ErrorCode.BAD_REQUEST and str(error).startswith(f"'{name}' must be "), (op, name)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.app.ops.prefs import PrefsOps
-from acp_tray.control import api
+from acp_tray.control import api, errors
 from acp_tray.prefs.form import check_changes, form_values
 from acp_tray.prefs.model import AgentConfig, Preferences
 from acp_tray.prefs.template import DEFAULT_FILE
@@ -86,9 +86,9 @@ async def test_a_change_made_from_an_older_file_is_refused_as_such(running: Runn
     old = (await ops(running).form())["version"]
     path.write_text(NO_AGENTS.replace("burst = 5", "burst = 6"), encoding="utf-8")  # an editor's save
     edited = path.read_bytes()
-    with pytest.raises(api.OpError) as refused:
+    with pytest.raises(errors.OpError) as refused:
         await ops(running).change(api.PrefsSetArgs(version=old, changes={"rate_limit.burst": "8"}))
-    assert refused.value.code is api.ErrorCode.CHANGED
+    assert refused.value.code is errors.ErrorCode.CHANGED
     assert path.read_bytes() == edited
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.control import api, replies
+from acp_tray.control import api, errors, replies
 from acp_tray.presentation.own_notices import stop_words
 from acp_tray.window.app import templates
 from acp_tray.window.sessions_page import NEW, check, choice_value, form, waiting_on
@@ -51,7 +51,7 @@ def test_an_existing_session_is_sent_with_its_folder() -> None:
     ],
 )
 def test_a_wrong_field_is_said_plainly(given: dict[str, str], words: str) -> None:
-    with pytest.raises(api.ArgumentError, match=words):
+    with pytest.raises(errors.ArgumentError, match=words):
         check(values(**given))
 
 

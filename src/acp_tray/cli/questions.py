@@ -10,7 +10,7 @@ from typing import Literal
 
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, fail, field, out
-from acp_tray.control import api, replies
+from acp_tray.control import api, errors, replies
 from acp_tray.presentation.text import TITLE_LIMIT, asker
 
 REQUIRED_MARK = " (required)"
@@ -96,7 +96,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
                 return fail("not answered; the question still waits", EXIT_FAILED)
     try:
         request = api.AnswerArgs(args.id, values, action)
-    except api.ArgumentError as exc:
+    except errors.ArgumentError as exc:
         return fail(str(exc), EXIT_USAGE)
     code, result = ask(api.ANSWER, request)
     if result is None:

@@ -11,7 +11,7 @@ from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_json, say
 from acp_tray.cli.questions import question_lines
-from acp_tray.control import api, replies
+from acp_tray.control import api, errors, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 
@@ -110,7 +110,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         say(str(exc))
         return EXIT_NO_DAEMON
     except ReplyError as exc:
-        if exc.code != api.ErrorCode.CLOSED:
+        if exc.code != errors.ErrorCode.CLOSED:
             say(str(exc))
             return EXIT_FAILED
     say("the daemon stopped")  # it closed the connection as it stopped

@@ -1,7 +1,7 @@
 """The control API, declared once: every op's name, its arguments and its reply (the replies'
-types are in control/replies.py), the error codes, and the one place where a request's arguments
-are checked. Standard library only: the daemon's server, the CLI and the window all import it, and
-the CLI must start fast.
+types are in control/replies.py, the error codes in control/errors.py; control/checking.py checks a
+request's arguments). Standard library only: the daemon's server, the CLI and the window all import
+it, and the CLI must start fast.
 
 On the wire (control/wire.py) a request is `{"v": 1, "op": NAME, "args": {...}}`; the args are
 an op's `*Args` dataclass as a JSON object (unknown keys are ignored, `null` is the same as
@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Generic, Literal, TypeVar
 
+from acp_tray.control.checking import parse_args
+from acp_tray.control.errors import ArgumentError
 from acp_tray.control.replies import (
     AddedReply,
     AgentRow,
@@ -51,41 +52,6 @@ from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
 MAX_WAIT = 600.0  # the longest `agents.wait` (an npx agent's first start downloads it)
-
-
-class ErrorCode(StrEnum):
-    """Why a request was refused (`{"ok": false, "error": MESSAGE, "code": CODE}`): for scripts."""
-
-    BAD_REQUEST = "bad_request"  # not a request, or an argument missing or of the wrong type
-    UNKNOWN_OP = "unknown_op"  # no op of that name
-    NOT_FOUND = "not_found"  # no such agent, approval request or question
-    NOT_RUNNING = "not_running"  # the agent is stopped, or did not connect in time
-    NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
-    SIGN_IN = "sign_in"  # signing in or out did not work
-    PREFERENCES = "preferences"  # the preferences file could not be changed
-    CHANGED = "changed"  # the preferences file changed since the version a change was made from
-    FAILED = "failed"  # the agent refused or failed what was asked
-    INTERNAL = "internal"  # a bug in the daemon (its log has the details)
-    BUSY = "busy"  # too many connections at once
-    TIMEOUT = "timeout"  # the request (daemon) or its reply (client) did not come in time
-    CLOSED = "closed"  # client only: the connection ended without a reply
-    PROTOCOL = "protocol"  # client only: the reply was not a control message
-    TOO_LONG = "too_long"  # client only: the request is longer than the daemon reads
-
-
-class OpError(Exception):
-    """A request that cannot be done: the message is for the person, the code for scripts."""
-
-    def __init__(self, message: str, code: ErrorCode = ErrorCode.FAILED) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class ArgumentError(OpError):
-    """An argument missing, of the wrong type, or not fitting with the others."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, ErrorCode.BAD_REQUEST)
 
 
 # arguments ------------------------------------------------------------------------------------
@@ -288,8 +254,6 @@ class Op(Generic[A, R]):
     def parse(self, raw: Mapping[str, Any]) -> A:
         """The request's arguments checked against the declaration; ArgumentError names the one
         that is missing or wrong (or says which do not fit together)."""
-        from acp_tray.control.checking import parse_args  # it needs this module's errors
-
         return parse_args(self.args, raw)
 
 

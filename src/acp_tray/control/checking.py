@@ -7,11 +7,14 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from acp_tray.control.api import Args, ArgumentError
+from acp_tray.control.errors import ArgumentError
 
-A = TypeVar("A", bound=Args)
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+A = TypeVar("A", bound="DataclassInstance")  # an op's `*Args` dataclass
 
 
 def parse_args(cls: type[A], raw: Mapping[str, Any]) -> A:

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast, overload
 
-from acp_tray.control.api import Args, ErrorCode, Op
+from acp_tray.control.api import Args, Op
 from acp_tray.control.endpoint import EndpointError, check_socket, pipe_name, socket_path, untrusted_peer
+from acp_tray.control.errors import ErrorCode
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 

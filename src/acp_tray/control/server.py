@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from acp_tray.control.api import OPS, Args, ErrorCode, Op, OpError
+from acp_tray.control.api import OPS, Args, Op
 from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, untrusted_peer
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api
+from acp_tray.control import api, errors
 from acp_tray.window.daemon_calls import CallFailedError, ask, one_line
 
 
@@ -53,7 +53,7 @@ class Actions:
         raw = {"mode": str(form.get("mode", "")), "value": str(form.get("value", "")) or None}
         try:
             reply = await ask(api.DND_SET, api.DND_SET.parse(raw))  # checked as the daemon checks it
-        except api.ArgumentError:
+        except errors.ArgumentError:
             return self._say(request, "Choose how long do not disturb should last.", problem=True)
         except CallFailedError as exc:
             return self._say(request, str(exc), problem=True)

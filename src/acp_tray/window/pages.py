@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api
+from acp_tray.control import api, errors
 from acp_tray.events import now
 from acp_tray.window import custom_agent, prefs_view, push_page, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
@@ -77,7 +77,7 @@ class Pages:
         }
         try:
             page = await ask(api.HISTORY, api.HISTORY.parse(raw))
-        except (api.ArgumentError, CallFailedError) as exc:
+        except (errors.ArgumentError, CallFailedError) as exc:
             context = _base(self._feed, filters)
             return self._render(request, "history.html", page="history", error=str(exc), rows=[], next=None, **context)
         at = now()

@@ -14,7 +14,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api
+from acp_tray.control import api, errors
 from acp_tray.desktop.edit_file import edit_file
 from acp_tray.window import prefs_view
 from acp_tray.window.actions import toast
@@ -61,7 +61,7 @@ class PrefsPage:
         try:
             saved = await ask(api.PREFS_SET, api.PrefsSetArgs(version=version, changes=sent))
         except CallFailedError as exc:
-            stale = exc.code == api.ErrorCode.CHANGED
+            stale = exc.code == errors.ErrorCode.CHANGED
             context = prefs_view.page(reply, sent, stale=stale, failed="" if stale else str(exc), push=await listed())
             context["version"] = str(form.get("version", ""))  # still the one the page was made from
             return self._fields(request, context)

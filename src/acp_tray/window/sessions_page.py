@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api, replies
+from acp_tray.control import api, errors, replies
 from acp_tray.window import views
 from acp_tray.window.actions import toast
 from acp_tray.window.custom_agent import folder
@@ -57,23 +57,23 @@ def choices(state: replies.WatchState, agent: str, chosen: str) -> dict[str, Any
 def check(values: Mapping[str, str]) -> api.PromptArgs:
     """The prompt box's fields as the `prompt` op's arguments, or ArgumentError in plain words."""
     if not values["agent"]:
-        raise api.ArgumentError("Choose an agent.")
+        raise errors.ArgumentError("Choose an agent.")
     if not values["text"].strip():
-        raise api.ArgumentError("Type a prompt first.")
+        raise errors.ArgumentError("Type a prompt first.")
     if values["session"] == NEW:
         name = values["name"].strip()
         if not name:
-            raise api.ArgumentError("Give the new session a name, or choose one of the agent's sessions.")
+            raise errors.ArgumentError("Give the new session a name, or choose one of the agent's sessions.")
         problems: dict[str, str] = {}
         cwd = folder(values["cwd"], problems)
         if problems:
-            raise api.ArgumentError(problems["cwd"])
+            raise errors.ArgumentError(problems["cwd"])
         where = str(cwd) if cwd is not None else None
     else:
         try:
             name, where = json.loads(values["session"])
         except (ValueError, TypeError):
-            raise api.ArgumentError("Choose a session again: that choice is not one of the page's.") from None
+            raise errors.ArgumentError("Choose a session again: that choice is not one of the page's.") from None
     raw = {"agent": values["agent"], "text": values["text"], "session": name, "cwd": where}
     return api.PROMPT.parse(raw)
 
@@ -118,7 +118,7 @@ class SessionsPage:
         values = {name: str(form_data.get(name, "")) for name in FIELDS}
         try:
             args = check(values)
-        except api.ArgumentError as exc:
+        except errors.ArgumentError as exc:
             return toast(self._templates, request, str(exc), problem=True)
         run = self._runs.start(args)
         with anyio.move_on_after(OPENING):  # its first answer: queued, or why not (no such agent, ...)
@@ -144,7 +144,7 @@ class SessionsPage:
         agent, session, cwd = (str(data.get(name, "")) or None for name in ("agent", "session", "cwd"))
         try:
             reply = await ask(api.CANCEL, api.CancelArgs(None, agent, session, cwd))
-        except (api.ArgumentError, CallFailedError) as exc:
+        except (errors.ArgumentError, CallFailedError) as exc:
             return toast(self._templates, request, str(exc), problem=True)
         return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from acp_tray.agents.sessions import SessionStoreError
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.waiting import WaitingPrompts
-from acp_tray.control.api import AddArgs, ErrorCode, NameArgs, OpError, ReplaceArgs, WaitArgs
+from acp_tray.control.api import AddArgs, NameArgs, ReplaceArgs, WaitArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AddedReply, NameReply, RemovedReply, WaitReply
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths

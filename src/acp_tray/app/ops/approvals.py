@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from acp_tray.agents.approvals import ApprovalError
-from acp_tray.control.api import ApproveArgs, DenyArgs, ErrorCode, OpError
+from acp_tray.control.api import ApproveArgs, DenyArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import ApprovedReply, DeniedReply
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import ErrorCode, OpError
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AgentRow, CheckRow
 from acp_tray.desktop.terminal_window import cli_command
 

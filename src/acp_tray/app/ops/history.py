@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import ErrorCode, HistoryArgs, OpError
+from acp_tray.control.api import HistoryArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import HistoryReply, UnreadReply
 from acp_tray.state.history_pages import HistoryFilter, history_page
 

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp_tray.app.signin_outcome import settled, state_after_signin
-from acp_tray.control.api import CONNECT_WAIT, ErrorCode, OpError
+from acp_tray.control.api import CONNECT_WAIT
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import StateReply
 from acp_tray.prefs.names import pasteable
 

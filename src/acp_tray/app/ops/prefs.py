@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp_tray.control.api import DndArgs, ErrorCode, OpError, PrefsSetArgs
+from acp_tray.control.api import DndArgs, PrefsSetArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import DndReply, PrefsFormReply, PrefsReply, PrefsSavedReply
 from acp_tray.prefs.form import check_changes, choices, form_values
 from acp_tray.prefs.load import PreferencesError, file_version, read_preferences

@@ -14,7 +14,8 @@ from acp_tray.agents.signin import AuthRequiredError
 from acp_tray.agents.turns import HostedSession, PromptJob, error_text
 from acp_tray.app.ops.hosts import Hosts, needs_signin
 from acp_tray.app.ops.waiting import WaitingPrompts
-from acp_tray.control.api import CancelArgs, ErrorCode, OpError, PromptArgs
+from acp_tray.control.api import CancelArgs, PromptArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import CancelReply, PromptDone, PromptQueued, QueuedEvent
 from acp_tray.control.server import Emit
 from acp_tray.events import TurnEnded

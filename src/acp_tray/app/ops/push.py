@@ -9,15 +9,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Literal
 
-from acp_tray.control.api import (
-    ANSWER_TEST_WAIT,
-    ArgumentError,
-    ErrorCode,
-    OpError,
-    PushAddArgs,
-    PushNameArgs,
-    PushTestArgs,
-)
+from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
+from acp_tray.control.errors import ArgumentError, ErrorCode, OpError
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
 from acp_tray.logs.redact import remember_secrets
 from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from acp_tray.agents.questions import PendingQuestion, QuestionError, Questions
-from acp_tray.control.api import AnswerArgs, ErrorCode, OpError
+from acp_tray.control.api import AnswerArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AnsweredReply, FieldRow, QuestionDetail, QuestionRow
 from acp_tray.presentation.actions import QuestionAnswer
 from acp_tray.protocol.elicitation import FormField, openable, url_host

@@ -14,7 +14,8 @@ from acp_tray.agents.login_request import CANCEL_GRACE, AbandonedError, abandone
 from acp_tray.agents.signin import SignInError
 from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.signin_outcome import agent_outcome, settled
-from acp_tray.control.api import ErrorCode, LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs, OpError
+from acp_tray.control.api import LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs
+from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AgentSignIn, NameReply, SignInSaid, SignInStopped, StateReply, TerminalSignIn
 from acp_tray.control.server import Emit
 from acp_tray.events import AgentState

@@ -13,7 +13,8 @@ from acp_tray.cli.output import EXIT_FAILED
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is a problem, 1 otherwise (notes are not problems)."""
-    from acp_tray.doctor import as_json, diagnose, report
+    from acp_tray.doctor.check import as_json, report
+    from acp_tray.doctor.diagnose import diagnose
 
     path, _ = config_path(args)
     checks = asyncio.run(diagnose(path, tray_backend=args.tray_backend))

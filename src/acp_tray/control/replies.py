@@ -321,7 +321,7 @@ class PushTestReply(TypedDict):  # `push.test`: one message sent
     pressed: str | None  # `--answer`: the button pressed on the phone (None: none in time, or no buttons)
 
 
-class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor.py), as `doctor --json` prints it
+class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor/check.py), as `doctor --json` prints it
     name: str
     status: Literal["ok", "problem", "note"]
     detail: str

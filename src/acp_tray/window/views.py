@@ -10,7 +10,7 @@ from typing import Any
 
 from acp_tray.agents.signin_lines import openable
 from acp_tray.control import replies
-from acp_tray.doctor import MARK
+from acp_tray.doctor.check import MARK
 from acp_tray.events import RUNNING_STATES, now
 from acp_tray.presentation.doing import session_doing
 from acp_tray.presentation.options import option_label

@@ -1,11 +1,10 @@
 """`acp-tray doctor` and the tray's "Diagnostics…": what works here and what to do about the rest.
 
-Each check is one line: ✔ (works), ✖ (a problem, with the fix) or · (a note). The checks look at
-the real session: the D-Bus session bus, the notification server and what it can do, the tray
-hosts (a StatusNotifierWatcher on the bus, an XEmbed manager on the X display) and the tray
-backend that would be used, PyGObject with GTK and AppIndicator, the preferences file, each
-agent's program, push (its targets, Apprise), the control socket, start on login, and the away
-source (for push).
+Each check is one line (doctor/check.py). The checks look at the real session: the D-Bus session
+bus, the notification server and what it can do, the tray hosts (a StatusNotifierWatcher on the bus,
+an XEmbed manager on the X display) and the tray backend that would be used, PyGObject with GTK and
+AppIndicator, the preferences file, each agent's program, push (its targets, Apprise: push.py), the
+control socket, start on login, and the away source (for push).
 """
 
 from __future__ import annotations
@@ -16,44 +15,22 @@ import importlib.util
 import os
 import shutil
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from acp_tray.desktop.session_bus import session_bus_available
+from acp_tray.doctor.check import Check
 from acp_tray.logs.redact import shown_url
 
 if TYPE_CHECKING:
     from acp_tray.away.source import AwaySource
     from acp_tray.prefs.model import Preferences
 
-Status = Literal["ok", "problem", "note"]
-MARK = {"ok": "✔", "problem": "✖", "note": "·"}
 REPLY_TIMEOUT = 3.0
 RUNTIME_PACKAGES = "gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1"
 BUILD_PACKAGES = "libgirepository1.0-dev libcairo2-dev pkg-config"
 NOTIFICATIONS = "org.freedesktop.Notifications"
 SNI_WATCHER = "org.kde.StatusNotifierWatcher"
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        fix = f" — {self.fix}" if self.fix else ""
-        return f"{MARK[self.status]} {self.name}: {self.detail}{fix}"
-
-
-def report(checks: list[Check]) -> str:
-    return "\n".join(check.line() for check in checks)
-
-
-def as_json(checks: list[Check]) -> list[dict[str, Any]]:
-    return [asdict(check) for check in checks]
 
 
 # the session bus, the notification server, the tray hosts ------------------------------------
@@ -336,8 +313,8 @@ async def diagnose(prefs_path: Path, *, tray_backend: str | None = None) -> list
     prefs_checks, prefs = _prefs_checks(prefs_path)
     checks += prefs_checks
     from acp_tray.away.select import away_source
+    from acp_tray.doctor.push import push_checks
     from acp_tray.prefs.model import PushPrefs
-    from acp_tray.push.checks import push_checks  # it needs `Check` from here
 
     away = await asyncio.to_thread(away_source)  # asked once, for push and for its own line
     push = prefs.push if prefs is not None else PushPrefs()  # a broken file: said above

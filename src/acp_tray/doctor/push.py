@@ -4,7 +4,7 @@ loads; doctor's "away" line names the away source that `when = "away"` asks."""
 from __future__ import annotations
 
 from acp_tray.away.source import AwaySource
-from acp_tray.doctor import Check, Status
+from acp_tray.doctor.check import Check, Status
 from acp_tray.files import paths
 from acp_tray.prefs.model import PushPrefs
 

@@ -21,7 +21,7 @@ from acp_tray.agents.stderr import plain
 from acp_tray.control.replies import SIGN_IN_URL_LIMIT
 from acp_tray.events import SignInLink
 from acp_tray.logs.redact import redact, remember_secrets
-from acp_tray.registry.urls import URLRefusedError, check_url
+from acp_tray.prefs.urls import URLRefusedError, check_url
 
 MAX_URL = SIGN_IN_URL_LIMIT
 MAX_TEXT = 300  # characters of the line around it

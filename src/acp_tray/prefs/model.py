@@ -17,8 +17,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from acp_tray.demo import DEMO_AGENT_NAME as DEMO_AGENT_NAME  # declared beside the demo; known here too
 from acp_tray.prefs.launch import command_problem, env_problem
 from acp_tray.prefs.names import agent_name_problem
-from acp_tray.registry.urls import DEFAULT_URL as REGISTRY_URL
-from acp_tray.registry.urls import check_url
+from acp_tray.prefs.urls import DEFAULT_URL as REGISTRY_URL
+from acp_tray.prefs.urls import check_url
 
 Route = Literal["notify", "tray", "both", "none"]
 SeverityClass = Literal["info", "warning", "error", "other"]

@@ -19,7 +19,7 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from acp_tray import __version__
-from acp_tray.registry.urls import URLRefusedError, check_url
+from acp_tray.prefs.urls import URLRefusedError, check_url
 
 CHUNK = 64 * 1024
 Progress = Callable[[int, int | None], None]  # bytes so far, total (None: not announced)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.prefs.urls import URLRefusedError, check_url
+from acp_tray.protocol.elicitation import openable
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import pinned
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
@@ -219,6 +220,30 @@ def test_only_https_or_loopback_http_is_fetched(url: str) -> None:
     with pytest.raises(URLRefusedError, match="only https://"):
         check_url(url)
     assert check_url("https://cdn.example.org/r.json") and check_url("http://127.0.0.1:8000/r.json")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.org/r.json",
+        "ftp://example.org/r.json",
+        "https:///nohost",
+        "http://[::1]:8000/r.json",
+        "http://localhost/r.json",
+        "https://cdn.example.org/r.json",
+    ],
+)
+def test_a_registry_url_and_a_page_a_question_opens_follow_one_rule_said_alike(url: str) -> None:
+    """The `registry` preference is refused for the same addresses as a question's page that acp-tray
+    will not open, and in the same words: why, then that only https:// is used."""
+    opened = openable(url)
+    try:
+        fetched = check_url(url) and None
+    except URLRefusedError as exc:
+        fetched = str(exc)
+    assert (fetched is None) == (opened is None)
+    if opened is not None:
+        assert fetched == f"{url}: refused, {opened.replace('is opened', 'is fetched')}"
 
 
 @posix_only("file modes")

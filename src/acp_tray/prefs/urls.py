@@ -1,12 +1,11 @@
-"""Which URLs the registry code fetches: https:// only, plain http:// only to this machine's own
-loopback addresses (what the tests serve on). Light to import: the preferences model uses it.
+"""Which URLs acp-tray fetches (the ACP Registry's index and downloads, the `registry` preference):
+https:// only, plain http:// only to this machine's own loopback addresses (what the tests serve
+on), by the rule of loopback.py. Light to import: the preferences model uses it.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
-from acp_tray.loopback import is_loopback
+from acp_tray.loopback import web_address_problem
 
 DEFAULT_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
 
@@ -17,11 +16,7 @@ class URLRefusedError(ValueError):
 
 def check_url(url: str) -> str:
     """`url`, if it is https:// (or http:// to a loopback address); else URLRefusedError."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        raise URLRefusedError(f"{url!r} is not a URL") from None
-    if host and (parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))):
-        return url
-    raise URLRefusedError(f"{url}: refused, only https:// URLs are fetched (http:// only from this machine)")
+    problem = web_address_problem(url, "fetched")
+    if problem is not None:
+        raise URLRefusedError(f"{url}: refused, {problem}")
+    return url

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from acp_tray.loopback import is_loopback
+from acp_tray.loopback import web_address_problem
 
 MESSAGE_KEPT = 2000  # characters of a question's message kept
 FIELDS_KEPT = 50
@@ -224,15 +224,4 @@ def url_host(url: str) -> str:
 def openable(url: str) -> str | None:
     """Why acp-tray will not open `url` (None: it may, when the person clicks Open): only
     https://, and http:// on this machine's loopback."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
-        return "the address is not a valid URL"
-    if parts.scheme not in ("https", "http"):
-        return f"it is not a web address ({parts.scheme or 'no'} scheme; only https:// is opened)"
-    if not host:
-        return "the address names no host"
-    if parts.scheme == "http" and not is_loopback(host):
-        return "it is plain http:// to another machine (only https:// is opened)"
-    return None
+    return web_address_problem(url, "opened")

@@ -13,7 +13,8 @@ from typing import Any, cast
 import pytest
 from acp.connection import Connection
 
-from acp_tray.agents.transport import LineTransport, jsonrpc_problem
+from acp_tray.agents.transport import LineTransport
+from acp_tray.protocol.jsonrpc import jsonrpc_problem
 
 VALID = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {}}}
 

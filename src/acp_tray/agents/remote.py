@@ -17,8 +17,9 @@ import websockets
 from acp._transport import Transport
 from acp.ws import create_websocket_stream
 
-from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, jsonrpc_problem
+from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
 from acp_tray.logs.redact import remember_secrets, shown_url
+from acp_tray.protocol.jsonrpc import jsonrpc_problem
 
 __all__ = ["RemoteConfigError", "RemoteTransport", "expand_headers", "open_remote"]
 

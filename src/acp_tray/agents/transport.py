@@ -23,6 +23,8 @@ from typing import Any
 import pydantic_core
 from acp.task import MessageSender, TaskSupervisor
 
+from acp_tray.protocol.jsonrpc import ERROR_WITHOUT_ID, jsonrpc_problem
+
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_UNANSWERED = 256  # of an agent's requests in flight at once (permission requests waiting for the person count)
 SIGN_IN_METHODS = ("authenticate", "auth/login")  # ours, whose ids are kept to cancel one (`$/cancel_request`)
@@ -30,9 +32,6 @@ SIGN_IN_METHODS = ("authenticate", "auth/login")  # ours, whose ids are kept to 
 DropHandler = Callable[[str, bytes], None]
 TextHandler = Callable[[bytes], None]
 NOT_JSON = "not JSON"
-# JSON-RPC answers a notification it cannot take with an error and no id (codex-acp, to acp-tray's
-# `$/cancel_request` of an abandoned sign-in): nothing to route, nothing wrong, not worth a warning
-ERROR_WITHOUT_ID = "an error answer without an id"
 DROP_LOG_FIRST = 20
 DROP_LOG_EVERY = 1000
 PREVIEW_BYTES = 120
@@ -54,30 +53,6 @@ class DropLog:
         if n <= DROP_LOG_FIRST or n % DROP_LOG_EVERY == 0:
             preview = line[:PREVIEW_BYTES].decode("utf-8", "replace")
             self._log.warning("skipped a message from the agent (%s; %d so far): %r", reason, n, preview)
-
-
-def jsonrpc_problem(message: object) -> str | None:
-    """Why `message` cannot be routed as JSON-RPC 2.0, or None when it can."""
-    if not isinstance(message, dict):
-        return "not a JSON object"
-    msg_id = message.get("id")
-    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, (str, int))):
-        return "id must be a string, a number or null"
-    if "method" in message:
-        if not isinstance(message["method"], str):
-            return "method must be a string"
-        return None
-    if "id" not in message:
-        return (
-            ERROR_WITHOUT_ID
-            if isinstance(message.get("error"), dict)
-            else "neither a request, a notification nor a response"
-        )
-    if "error" in message and not isinstance(message["error"], dict):
-        return "error must be an object"
-    if "result" not in message and "error" not in message:
-        return "response without result or error"
-    return None
 
 
 # terminal sequences before a message: an agent leaving its alternate screen as it answers (gemini's

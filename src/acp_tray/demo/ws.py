@@ -13,7 +13,7 @@ from acp.connection import Connection, MethodHandler
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from acp_tray.agents.transport import jsonrpc_problem
+from acp_tray.protocol.jsonrpc import jsonrpc_problem
 
 
 class SocketAgent(Protocol):

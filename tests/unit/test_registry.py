@@ -236,9 +236,9 @@ def test_only_https_or_loopback_http_is_fetched(url: str) -> None:
 def test_a_registry_url_and_a_page_a_question_opens_follow_one_rule_said_alike(url: str) -> None:
     """The `registry` preference is refused for the same addresses as a question's page that acp-tray
     will not open, and in the same words: why, then that only https:// is used."""
-    opened = openable(url)
+    opened, fetched = openable(url), None
     try:
-        fetched = check_url(url) and None
+        check_url(url)
     except URLRefusedError as exc:
         fetched = str(exc)
     assert (fetched is None) == (opened is None)

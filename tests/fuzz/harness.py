@@ -34,6 +34,7 @@ from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, without_meta
 from acp_tray.app.compose import assemble
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line
 from acp_tray.notifiers.content import notification_of
 from acp_tray.prefs.model import (
@@ -46,7 +47,6 @@ from acp_tray.prefs.model import (
     SeverityTable,
 )
 from acp_tray.presentation.router import Presentation
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
 from acp_tray.protocol.jsonrpc import jsonrpc_problem
 from acp_tray.protocol.notice import SeverityKind, severity_kind
 from acp_tray.protocol.version import ProtocolVersion

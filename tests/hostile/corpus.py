@@ -16,14 +16,14 @@ from datetime import datetime
 from pathlib import Path
 
 from acp_tray.events import AgentState
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
 from acp_tray.tray.menu import MENU_TEXT_LIMIT
 
 MEGABYTE = 1024 * 1024
 HOSTILE_AGENT = Path(__file__).resolve().parent / "hostile_agent.py"
 NOW = datetime(2026, 11, 29, 12, 0)
 
-# Bounds, in code points, from presentation/text.py (TITLE_LIMIT 200, DESCRIPTION_LIMIT 1000,
+# Bounds, in code points, from logs/text.py (TITLE_LIMIT 200, DESCRIPTION_LIMIT 1000,
 # NAME_LIMIT 64, each with its ellipsis) and the fixed text each surface adds around them.
 COUNT = 12  # the repeat count the tests use: " ×12"
 SUMMARY = NAME_LIMIT + len(": ") + TITLE_LIMIT + len(f" ×{COUNT}")  # content.notification_of

@@ -6,7 +6,7 @@ action keys, plyer's notify-send arguments, the console lines, the tray menu and
 history lines (`acp-tray history`), and, from a real hostile agent through an in-process daemon,
 the CLI (`acp-tray status`, `approvals`, `sessions`, `prompt`, `history`) as a subprocess.
 
-The bounds checked are those of src/acp_tray/presentation/text.py (TITLE_LIMIT 200,
+The bounds checked are those of src/acp_tray/logs/text.py (TITLE_LIMIT 200,
 DESCRIPTION_LIMIT 1000, NAME_LIMIT 64, in code points, an ellipsis when cut) and of the surfaces
 built on it: a summary is `agent: title ×N`, an action label at most ACTION_LABEL_LIMIT (48), a
 menu text at most MENU_TEXT_LIMIT (60) plus its fixed marks. The truncation is by code point:
@@ -33,6 +33,7 @@ import pytest
 
 from acp_tray.cli.history import history_line
 from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived, PermissionAsked, PermissionOption
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
 from acp_tray.notifiers.console import ConsoleNotifier, presentation_line, status_line
 from acp_tray.notifiers.content import ACTION_LABEL_LIMIT, MAX_ACTIONS, notification_of
 from acp_tray.notifiers.freedesktop import STAND_IN_KEY, wire_actions
@@ -40,7 +41,6 @@ from acp_tray.presentation.actions import ApprovalAnswer, parse_action
 from acp_tray.presentation.own_notices import own_notice
 from acp_tray.presentation.recent import RecentItem
 from acp_tray.presentation.router import Presentation
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
 from acp_tray.protocol.notice import Notice, severity_kind
 from acp_tray.state.history import HistoryWriter, read_history
 from acp_tray.tray.menu import MENU_TEXT_LIMIT, Entry, menu_of

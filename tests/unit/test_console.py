@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from acp_tray.events import AgentState, AgentStatus
+from acp_tray.logs.text import TITLE_LIMIT, plain_line
 from acp_tray.notifiers.console import ConsoleNotifier, notice_line, presentation_line, status_line
 from acp_tray.presentation.router import Presentation
-from acp_tray.presentation.text import TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import severity_kind
 from tests.support.presentations import make_presentation
 

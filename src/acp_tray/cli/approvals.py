@@ -8,8 +8,8 @@ import argparse
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import field, out
 from acp_tray.control import api, replies
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, asker
 from acp_tray.presentation.options import option_label
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, asker
 
 
 def approval_lines(approvals: list[replies.ApprovalRow]) -> list[str]:

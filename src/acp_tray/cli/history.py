@@ -11,8 +11,8 @@ from typing import Any
 from acp_tray.cli.output import EXIT_FAILED, fail
 from acp_tray.events import now
 from acp_tray.files import paths
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.notifiers.console import notice_line
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.presentation.when import dated_label
 from acp_tray.protocol.notice import severity_kind
 from acp_tray.state.history import read_history

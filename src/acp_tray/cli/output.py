@@ -1,12 +1,12 @@
 """What every command prints and how it ends: one-line messages, terminal-safe output, JSON, the
-exit codes. Standard library only (and presentation/text.py), so that every command starts fast."""
+exit codes. Standard library only (and logs/text.py), so that every command starts fast."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from acp_tray.presentation.text import NAME_LIMIT, plain_line, terminal_text
+from acp_tray.logs.text import NAME_LIMIT, plain_line, terminal_text
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the daemon refused or failed, or what was asked could not be done (the message says why)

@@ -14,9 +14,9 @@ from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_json, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
+from acp_tray.logs.text import DESCRIPTION_LIMIT, terminal_text
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.doing import session_doing
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, terminal_text
 
 PROMPT_TIMEOUT = None  # a turn takes as long as it takes
 

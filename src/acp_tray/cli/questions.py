@@ -11,7 +11,7 @@ from typing import Literal
 from acp_tray.cli.calls import ask, fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, fail, field, out
 from acp_tray.control import api, errors, replies
-from acp_tray.presentation.text import TITLE_LIMIT, asker
+from acp_tray.logs.text import TITLE_LIMIT, asker
 
 REQUIRED_MARK = " (required)"
 

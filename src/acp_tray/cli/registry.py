@@ -21,7 +21,7 @@ from acp_tray.cli.demo_hint import offer_demo_removal
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, out, say
 from acp_tray.control import api
 from acp_tray.files import paths
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.registry import adding
 from acp_tray.registry.adding import AddError
 from acp_tray.registry.index import Entry, Registry, RegistryError

@@ -13,7 +13,7 @@ from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_j
 from acp_tray.cli.questions import question_lines
 from acp_tray.control import api, errors, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
-from acp_tray.presentation.text import DESCRIPTION_LIMIT
+from acp_tray.logs.text import DESCRIPTION_LIMIT
 
 
 def agent_lines(rows: list[replies.AgentRow]) -> list[str]:

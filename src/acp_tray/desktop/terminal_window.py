@@ -16,8 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
+from acp_tray.logs.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.prefs.names import pasteable, shell_line
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 
 SETTLE = 1.0  # s: an emulator that cannot open a window (no display) ends within this
 

@@ -13,9 +13,9 @@ import sys
 from typing import TextIO
 
 from acp_tray.events import AgentState, AgentStatus
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line
 from acp_tray.notifiers.content import Notification
 from acp_tray.presentation.router import Presentation
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line
 from acp_tray.protocol.notice import SeverityKind
 
 log = logging.getLogger(__name__)

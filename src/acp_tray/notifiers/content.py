@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT, plain_line, plain_text
 
 
 class Urgency(IntEnum):

@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from acp_tray.assets import severity_icon
+from acp_tray.logs.text import plain_line
 from acp_tray.notifiers.backend import BackendUnavailableError, LocalAction
 from acp_tray.notifiers.bus import BusError, BusLink, LinkFactory, Reply, Signal
 from acp_tray.notifiers.content import Notification
-from acp_tray.presentation.text import plain_line
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ description), the command it would run, the paths it touches, the tool call's ki
 
 from __future__ import annotations
 
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.logs.text import NAME_LIMIT, plain_line
 from acp_tray.protocol.session import ToolCallScope
 
 REQUEST_SHOWN = 240  # characters of a request's description, paths or command

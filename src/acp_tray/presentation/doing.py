@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from acp_tray.control.replies import SessionRow
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
+from acp_tray.logs.text import NAME_LIMIT, plain_line
 
 STATE_WORDS = {
     "running": "working",

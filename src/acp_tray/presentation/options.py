@@ -5,7 +5,7 @@ contradict what the option does ("✔ Allow always: Deny"). Standard library onl
 
 from __future__ import annotations
 
-from acp_tray.presentation.text import plain_line
+from acp_tray.logs.text import plain_line
 
 KIND_WORDS = {
     "allow_once": "✔ Allow once",

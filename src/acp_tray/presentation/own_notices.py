@@ -25,13 +25,13 @@ from acp_tray.events import (
     SignInOutput,
     TurnEnded,
 )
+from acp_tray.logs.text import NAME_LIMIT, asker, plain_line
 from acp_tray.prefs.names import pasteable, shell_line, shown_sets
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn
 from acp_tray.presentation.approval_details import REQUEST_SHOWN, approval_details
 from acp_tray.presentation.limits import limit_line
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.question_notice import answered_by, question_notice
-from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.auth import TERMINAL
 from acp_tray.protocol.notice import Notice

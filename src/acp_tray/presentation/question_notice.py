@@ -5,9 +5,9 @@ where the form is one enum or boolean, "Open" for a page, else "Answer…" (the 
 from __future__ import annotations
 
 from acp_tray.events import QuestionAsked, QuestionSettled
+from acp_tray.logs.text import NAME_LIMIT, asker, plain_line
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.actions import OpenWindow, QuestionAnswer
-from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import span_words
 from acp_tray.protocol.elicitation import FormField, Question, openable, url_host
 from acp_tray.protocol.form_answer import typed_hint

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from acp_tray.logs.text import plain_line
 from acp_tray.presentation.limits import limit_line
-from acp_tray.presentation.text import plain_line
 from acp_tray.presentation.usage_book import SessionFigures, UsageBook, context_words, money
 
 COMPACTING_WORDS = "compacting the conversation…"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acp_tray.events import Event, PermissionAsked, QuestionAsked
+from acp_tray.logs.text import NAME_LIMIT, plain_line
 from acp_tray.prefs.model import PushPrefs
 from acp_tray.presentation.actions import ApprovalAnswer, QuestionAnswer
 from acp_tray.presentation.question_notice import choice_pairs
-from acp_tray.presentation.text import NAME_LIMIT, plain_line
 from acp_tray.protocol.session import PermissionOption, first_of_kinds
 
 MAX_BUTTONS = 3  # ntfy shows at most three action buttons

@@ -15,12 +15,12 @@ from datetime import datetime
 
 from acp_tray.events import AgentCrashed, AgentUnusable, Event, PermissionAsked, QuestionAsked, SignInNeeded, TurnEnded
 from acp_tray.logs.redact import redact
+from acp_tray.logs.text import DESCRIPTION_LIMIT, TITLE_LIMIT, asker, plain_line, plain_text
 from acp_tray.prefs.model import Preferences, PushKind, SeverityClass
 from acp_tray.presentation.approval_details import approval_details
 from acp_tray.presentation.dnd import dnd_state
 from acp_tray.presentation.router import Presentation
 from acp_tray.presentation.severity import severity_class
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, TITLE_LIMIT, asker, plain_line, plain_text
 from acp_tray.push.answer_buttons import ANSWER_HERE, Answerable
 
 ANSWER_AT_THE_DESK = "It waits for your answer at the desk: the tray, the window, or `acp-tray {command} {id}`."

@@ -14,9 +14,9 @@ from typing import TypeVar
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, request
 from acp_tray.files import paths
+from acp_tray.logs.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.prefs.names import pasteable
 from acp_tray.prefs.urls import DEFAULT_URL
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
 from acp_tray.registry.install import Installed, fetch_icon, forget, forget_version, install, recall, remember
 from acp_tray.registry.transfer import Progress

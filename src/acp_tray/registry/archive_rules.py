@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import PurePosixPath
 
-from acp_tray.presentation.text import plain_line
+from acp_tray.logs.text import plain_line
 
 MAX_UNPACKED_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 100_000

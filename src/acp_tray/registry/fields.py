@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from acp_tray.logs.text import plain_line
 from acp_tray.prefs.names import NAME_MAX
-from acp_tray.presentation.text import plain_line
 
 VERSION_MAX = 64
 PACKAGE_MAX = 214  # npm's limit on a package name (scope included); PyPI's names are held to it too

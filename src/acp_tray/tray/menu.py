@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from acp_tray.events import RUNNING_STATES
+from acp_tray.logs.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.actions import (
     CLEAR_RECENT,
     QUIT,
@@ -23,7 +24,6 @@ from acp_tray.presentation.actions import (
 )
 from acp_tray.presentation.options import option_label as kind_first_label
 from acp_tray.presentation.recent import RecentItem
-from acp_tray.presentation.text import NAME_LIMIT, asker, plain_line
 from acp_tray.presentation.when import when_label
 from acp_tray.protocol.notice import SeverityKind
 from acp_tray.tray.snapshot import ApprovalRow, QuestionRow, TraySnapshot

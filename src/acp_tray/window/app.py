@@ -15,7 +15,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from acp_tray.assets import icon_path
-from acp_tray.presentation.text import asker
+from acp_tray.logs.text import asker
 from acp_tray.window.actions import Actions
 from acp_tray.window.agent_routes import agent_routes
 from acp_tray.window.feed import Feed

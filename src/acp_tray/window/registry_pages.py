@@ -18,7 +18,7 @@ from starlette.templating import Jinja2Templates
 from acp_tray.control import api
 from acp_tray.events import now
 from acp_tray.files import paths
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.registry import adding
 from acp_tray.registry.adding import AddError
 from acp_tray.registry.fields import id_problem

@@ -26,8 +26,8 @@ from acp_tray.control.replies import (
 )
 from acp_tray.events import AgentState
 from acp_tray.logs.redact import shown_url
+from acp_tray.logs.text import DESCRIPTION_LIMIT, bounded
 from acp_tray.presentation.approval_details import approval_details
-from acp_tray.presentation.text import DESCRIPTION_LIMIT, bounded
 
 if TYPE_CHECKING:
     from acp_tray.agents.signin import SignIn

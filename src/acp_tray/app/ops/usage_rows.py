@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from acp_tray.control.replies import CostRow, LimitRow, UsageRow
+from acp_tray.logs.text import plain_line
 from acp_tray.presentation.limits import limit_line, limit_words
-from acp_tray.presentation.text import plain_line
 from acp_tray.presentation.usage_book import SessionFigures, UsageBook, context_words, money
 from acp_tray.protocol.usage import Cost, RateLimit
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.files import AutostartError, run_tool
+from acp_tray.autostart.files import run_tool
 from acp_tray.autostart.xdg import XdgAutostart
+from acp_tray.desktop.entry_file import EntryError
 from acp_tray.desktop.launcher import Launcher
 from tests.desktop.exec_line import unit_argv, validate, without_env
 from tests.support.daemons import cli, cli_env
@@ -132,9 +133,9 @@ def test_a_path_with_a_control_character_is_refused_and_nothing_is_written(odd: 
     program = recorder(tmp_path / odd)
     auto = XdgAutostart([program, "run"], run_tool)
     for systemd in (False, True):
-        with pytest.raises(AutostartError, match=f"installed at a path with {said} .*: cannot write"):
+        with pytest.raises(EntryError, match=f"installed at a path with {said} .*: cannot write"):
             auto.enable(systemd=systemd)
-    with pytest.raises(AutostartError, match=f"installed at a path with {said} .*: cannot write a launcher entry"):
+    with pytest.raises(EntryError, match=f"installed at a path with {said} .*: cannot write a launcher entry"):
         Launcher([program, "run"], tmp_path / "data").install()
     assert not auto.desktop_file.exists() and not auto.unit_file.exists() and not (tmp_path / "data").exists()
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
+from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry
+from acp_tray.desktop.entry import this_installation
 from tests.support.browser import PageFor
 from tests.support.daemons import Daemon
 from tests.support.window import PHONE, headless_daemon, sideways, window_process

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.autostart.commands import desktop_exec
 from acp_tray.autostart.entries import (
     DESKTOP_MARK,
     DESKTOP_STAMP,
@@ -22,12 +21,13 @@ from acp_tray.autostart.entries import (
     launch_agent,
     run_value,
     systemd_unit,
-    this_installation,
 )
-from acp_tray.autostart.files import AutostartError, Current, run_tool
+from acp_tray.autostart.files import Current, run_tool
 from acp_tray.autostart.launchd import LaunchAgentAutostart
 from acp_tray.autostart.select import autostart_for
 from acp_tray.autostart.xdg import XdgAutostart
+from acp_tray.desktop.entry import desktop_exec, this_installation
+from acp_tray.desktop.entry_file import EntryError
 from tests.desktop.exec_line import desktop_argv, unit_argv, without_env
 from tests.support.platforms import posix_only
 
@@ -155,7 +155,7 @@ def test_a_file_acp_tray_did_not_write_is_never_overwritten_or_removed(home: Pat
     auto = XdgAutostart(["/x/acp-tray", "run"], Calls())
     auto.desktop_file.parent.mkdir(parents=True)
     auto.desktop_file.write_text("[Desktop Entry]\nExec=my-own-wrapper\n")
-    with pytest.raises(AutostartError, match="not written by acp-tray"):
+    with pytest.raises(EntryError, match="not written by acp-tray"):
         auto.enable()
     assert "not written by acp-tray" in auto.status()[0]
     assert "left alone" in auto.disable()[0]
@@ -251,13 +251,11 @@ def test_a_path_no_entry_can_hold_is_refused_in_plain_words_and_nothing_is_writt
     """Item 11 of the security review: a line break in the path wrote a second `Exec=` line."""
     command = [f"/opt/{odd}/acp-tray", "run"]
     for systemd in (False, True):
-        with pytest.raises(
-            AutostartError, match=f"installed at a path with {re.escape(said)}.*cannot write"
-        ) as refused:
+        with pytest.raises(EntryError, match=f"installed at a path with {re.escape(said)}.*cannot write") as refused:
             XdgAutostart(command, Calls()).enable(systemd=systemd)
         assert "\n" not in str(refused.value) and "\0" not in str(refused.value)  # shown escaped, on one line
     assert not (home / ".config" / "autostart").exists() and not (home / ".config" / "systemd").exists()
-    with pytest.raises(AutostartError, match=re.escape(said)):
+    with pytest.raises(EntryError, match=re.escape(said)):
         launch_agent(command, home / "log")
 
 
@@ -275,7 +273,7 @@ def test_an_edited_entry_is_neither_overwritten_nor_removed_and_an_older_unedite
         auto.enable(systemd=systemd)
         edited = path.read_text() + "X-GNOME-Autostart-Delay=30\n"
         path.write_text(edited)
-        with pytest.raises(AutostartError, match="edited since acp-tray wrote it"):
+        with pytest.raises(EntryError, match="edited since acp-tray wrote it"):
             auto.enable(systemd=systemd)
         assert any("left alone" in line and "remove it yourself" in line for line in auto.disable())
         assert path.read_text() == edited and not auto.current().on
@@ -293,6 +291,6 @@ def test_an_edited_launch_agent_is_left_alone(home: Path) -> None:
     auto.enable()
     edited = auto.plist_file.read_text().replace("<false/>", "<true/>")  # KeepAlive turned on
     auto.plist_file.write_text(edited)
-    with pytest.raises(AutostartError, match="edited since acp-tray wrote it"):
+    with pytest.raises(EntryError, match="edited since acp-tray wrote it"):
         auto.enable()
     assert "left alone" in auto.disable()[0] and auto.plist_file.read_text() == edited

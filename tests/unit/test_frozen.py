@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from acp_tray.autostart.entries import this_installation
 from acp_tray.cli import _unfreeze_environment
+from acp_tray.desktop.entry import this_installation
 from acp_tray.prefs.model import AgentConfig
 
 

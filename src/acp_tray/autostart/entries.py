@@ -2,47 +2,27 @@
 
 Each file ends with a stamp (`files/stamp.py`) that says acp-tray wrote it, unedited since, so
 `disable` removes only its own files. The command is a list of arguments, quoted for each format by
-`commands.py`.
+desktop/entry.py.
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
-from acp_tray.autostart.commands import check, desktop_exec, systemd_exec_start
+from acp_tray.desktop.entry import APP, DESCRIPTION, check, desktop_exec, systemd_exec_start
 from acp_tray.files.stamp import Stamp
 
-APP = "acp-tray"
 DESKTOP_MARK = "X-ACP-Tray-Autostart"
 SYSTEMD_MARK = "# Written by `acp-tray autostart enable --systemd`; `acp-tray autostart disable` removes it."
 LAUNCH_AGENT_LABEL = "io.github.acp-tray"
 RUN_VALUE_NAME = "acp-tray"
-DESCRIPTION = "Desktop companion for headless coding agents (Agent Client Protocol)"
 
 # the stamp (files/stamp.py) each file ends with; before it, the desktop entry ended with `MARK=true`
 DESKTOP_STAMP = Stamp(f"{DESKTOP_MARK}=")
 SYSTEMD_STAMP = Stamp(f"# {DESKTOP_MARK}=")
 PLIST_STAMP = Stamp(f"<!-- {DESKTOP_MARK}=", " -->")
 LEGACY_DESKTOP_MARK = f"{DESKTOP_MARK}=true\n"
-
-
-def this_installation(*, gui: bool = False) -> list[str]:
-    """How to start `acp-tray run` from this installation, by absolute path (a venv or pipx install
-    is not on the login session's PATH). `gui`: Windows' console-less entry point."""
-    if getattr(sys, "frozen", False):  # a one-file build: the binary is the program
-        return [sys.executable, "run"]
-    scripts = Path(sysconfig.get_path("scripts"))
-    name = APP + ("-gui" if gui else "") + (".exe" if sys.platform == "win32" else "")
-    script = scripts / name
-    if script.exists():
-        return [str(script), "run"]
-    python = Path(sys.executable)
-    if gui and sys.platform == "win32" and (python.parent / "pythonw.exe").exists():
-        python = python.parent / "pythonw.exe"
-    return [str(python), "-m", "acp_tray", "run"]
 
 
 def desktop_entry(argv: list[str]) -> str:

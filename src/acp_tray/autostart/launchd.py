@@ -6,9 +6,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from acp_tray.autostart.entries import APP, LAUNCH_AGENT_LABEL, PLIST_STAMP, launch_agent
-from acp_tray.autostart.files import Current, EntryFile, EntryFiles
+from acp_tray.autostart.entries import LAUNCH_AGENT_LABEL, PLIST_STAMP, launch_agent
+from acp_tray.autostart.files import Current, EntryFiles
 from acp_tray.autostart.xdg import NOT_ENABLED
+from acp_tray.desktop.entry import APP
+from acp_tray.desktop.entry_file import EntryFile
 
 
 class LaunchAgentAutostart(EntryFiles):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import sys
 from typing import Protocol
 
-from acp_tray.autostart.entries import this_installation
-from acp_tray.autostart.files import Current, Runner, run_tool
+from acp_tray.autostart.files import Current, run_tool
 from acp_tray.autostart.launchd import LaunchAgentAutostart
 from acp_tray.autostart.windows import RunKey, RunKeyAutostart, WindowsRunKey
 from acp_tray.autostart.xdg import XdgAutostart
+from acp_tray.desktop.entry import this_installation
+from acp_tray.desktop.readback import Runner
 
 
 class Autostart(Protocol):

@@ -6,8 +6,9 @@ import sys
 from typing import Protocol
 
 from acp_tray.autostart.entries import RUN_VALUE_NAME, run_value
-from acp_tray.autostart.files import AutostartError, Current, starts_which
+from acp_tray.autostart.files import Current, starts_which
 from acp_tray.autostart.xdg import NOT_ENABLED
+from acp_tray.desktop.entry_file import EntryError
 
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 
@@ -27,7 +28,7 @@ class WindowsRunKey:  # pragma: no cover - Windows only
 
     def get(self, name: str) -> str | None:
         if sys.platform != "win32":
-            raise AutostartError("the Windows registry exists only on Windows")
+            raise EntryError("the Windows registry exists only on Windows")
         import winreg
 
         try:
@@ -39,7 +40,7 @@ class WindowsRunKey:  # pragma: no cover - Windows only
 
     def set(self, name: str, value: str) -> None:
         if sys.platform != "win32":
-            raise AutostartError("the Windows registry exists only on Windows")
+            raise EntryError("the Windows registry exists only on Windows")
         import winreg
 
         with winreg.CreateKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
@@ -47,7 +48,7 @@ class WindowsRunKey:  # pragma: no cover - Windows only
 
     def delete(self, name: str) -> None:
         if sys.platform != "win32":
-            raise AutostartError("the Windows registry exists only on Windows")
+            raise EntryError("the Windows registry exists only on Windows")
         import winreg
 
         with winreg.OpenKey(winreg.HKEY_CURRENT_USER, RUN_KEY, 0, winreg.KEY_SET_VALUE) as key:

@@ -8,18 +8,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from acp_tray.autostart.commands import desktop_command, systemd_command
-from acp_tray.autostart.entries import (
-    APP,
-    DESKTOP_STAMP,
-    LEGACY_DESKTOP_MARK,
-    SYSTEMD_STAMP,
-    desktop_entry,
-    systemd_unit,
-)
-from acp_tray.autostart.files import Current, EntryFile, EntryFiles
-from acp_tray.autostart.readback import desktop_problem, unit_problem
+from acp_tray.autostart.entries import DESKTOP_STAMP, LEGACY_DESKTOP_MARK, SYSTEMD_STAMP, desktop_entry, systemd_unit
+from acp_tray.autostart.files import Current, EntryFiles
+from acp_tray.desktop.entry import APP, desktop_command, systemd_command
+from acp_tray.desktop.entry_file import EntryFile
 from acp_tray.desktop.launcher import Launcher
+from acp_tray.desktop.readback import desktop_problem, unit_problem
 
 NOT_ENABLED = "start on login: not enabled"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from acp_tray.autostart.files import AutostartError
 from acp_tray.autostart.select import autostart_for
 from acp_tray.cli.output import EXIT_FAILED, fail
+from acp_tray.desktop.entry_file import EntryError
 
 
 def cmd_autostart(args: argparse.Namespace) -> int:
@@ -19,7 +19,7 @@ def cmd_autostart(args: argparse.Namespace) -> int:
             lines = autostart.disable()
         else:
             lines = autostart.status()
-    except (AutostartError, OSError) as exc:
+    except (EntryError, OSError) as exc:
         return fail(str(exc), EXIT_FAILED)
     with contextlib.suppress(BrokenPipeError):
         print("\n".join(lines))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from acp_tray.autostart.entries import this_installation
-from acp_tray.autostart.files import AutostartError
 from acp_tray.cli.output import EXIT_FAILED, fail
+from acp_tray.desktop.entry import this_installation
+from acp_tray.desktop.entry_file import EntryError
 from acp_tray.desktop.launcher import Launcher, has_launcher
 
 
@@ -17,7 +17,7 @@ def cmd_desktop(args: argparse.Namespace) -> int:
     launcher = Launcher(this_installation())
     try:
         lines = launcher.install() if args.action == "install" else launcher.remove()
-    except (OSError, AutostartError) as exc:
+    except (OSError, EntryError) as exc:
         return fail(f"could not {args.action} the launcher: {exc}", EXIT_FAILED)
     with contextlib.suppress(BrokenPipeError):
         print("\n".join(lines))

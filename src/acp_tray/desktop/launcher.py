@@ -14,10 +14,9 @@ from pathlib import Path
 import platformdirs
 
 from acp_tray.assets import APP_ICON_SIZES, icon_path
-from acp_tray.autostart.commands import desktop_command, desktop_exec
-from acp_tray.autostart.entries import APP, DESCRIPTION, this_installation
-from acp_tray.autostart.files import AutostartError, EntryFile, left_alone
-from acp_tray.autostart.readback import desktop_problem
+from acp_tray.desktop.entry import APP, DESCRIPTION, desktop_command, desktop_exec, this_installation
+from acp_tray.desktop.entry_file import EntryError, EntryFile, left_alone
+from acp_tray.desktop.readback import desktop_problem
 from acp_tray.files import paths
 from acp_tray.files.atomic import write_atomically
 from acp_tray.files.stamp import Stamp
@@ -164,5 +163,5 @@ def install_on_first_run(marker: Path | None = None) -> None:
             for line in Launcher(this_installation()).install():
                 log.info("%s", line)
         write_atomically(marker, "the first start has run (it installs the app-menu launcher on Linux/BSD)\n")
-    except (OSError, AutostartError) as exc:  # a read-only home, an odd path: the app menu goes without
+    except (OSError, EntryError) as exc:  # a read-only home, an odd path: the app menu goes without
         log.warning("could not install the launcher entry: %s", exc)

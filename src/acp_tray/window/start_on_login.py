@@ -10,8 +10,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.autostart.files import AutostartError
 from acp_tray.autostart.select import autostart_for
+from acp_tray.desktop.entry_file import EntryError
 
 
 def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str, Any]:
@@ -20,7 +20,7 @@ def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str
     autostart = autostart_for()
     try:
         current, installed = autostart.current(), autostart.status()
-    except (AutostartError, OSError) as exc:
+    except (EntryError, OSError) as exc:
         return {"on": False, "this": False, "installed": [], "said": said or [], "problem": problem or str(exc)}
     return {"on": current.on, "this": current.this, "installed": installed, "said": said or [], "problem": problem}
 
@@ -35,7 +35,7 @@ class StartOnLogin:
         autostart = autostart_for()
         try:
             said = autostart.enable() if form.get("on") == "1" else autostart.disable()
-        except (AutostartError, OSError) as exc:
+        except (EntryError, OSError) as exc:
             return self._part(request, start_on_login(problem=str(exc)))
         return self._part(request, start_on_login(said))
 

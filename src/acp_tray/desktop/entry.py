@@ -1,16 +1,22 @@
-"""How an entry acp-tray writes starts this installation: the command checked (a path with a control
-character or bytes that are not UTF-8 cannot be written into an entry), started through
-`/usr/bin/env` where the format cannot name the program itself, and quoted for a desktop entry's
-`Exec` (Desktop Entry Specification, "The Exec key") or a systemd unit's `ExecStart` (systemd.syntax,
-systemd.service "Command lines"). `readback.py` reads them back the way the desktop does."""
+"""How an entry acp-tray writes (the app-menu launcher, start on login) starts this installation
+(`this_installation`): the command checked (a path with a control character or bytes that are not
+UTF-8 cannot be written into an entry), started through `/usr/bin/env` where the format cannot name
+the program itself, and quoted for a desktop entry's `Exec` (Desktop Entry Specification, "The Exec
+key") or a systemd unit's `ExecStart` (systemd.syntax, systemd.service "Command lines").
+`readback.py` reads them back the way the desktop does."""
 
 from __future__ import annotations
 
 import re
+import sys
+import sysconfig
 import unicodedata
+from pathlib import Path
 
-from acp_tray.autostart.files import AutostartError
+from acp_tray.desktop.entry_file import EntryError
 
+APP = "acp-tray"
+DESCRIPTION = "Desktop companion for headless coding agents (Agent Client Protocol)"
 ENV = "/usr/bin/env"
 
 # Desktop Entry Specification, "The Exec key": these make an argument need quoting
@@ -24,7 +30,7 @@ _SYSTEMD_UNNAMEABLE = re.compile(r"[\"'\\$]")
 _NAMED = {"\n": "a line break", "\r": "a carriage return", "\t": "a tab", "\0": "a NUL character"}
 
 
-class UnusableCommandError(AutostartError):
+class UnusableCommandError(EntryError):
     """This installation's command cannot be written into an entry: the message says why."""
 
 
@@ -38,6 +44,22 @@ def _flaw(arg: str) -> str:
         if unicodedata.category(char) == "Cs":
             return "bytes that are not UTF-8"
     return ""
+
+
+def this_installation(*, gui: bool = False) -> list[str]:
+    """How to start `acp-tray run` from this installation, by absolute path (a venv or pipx install
+    is not on the login session's PATH). `gui`: Windows' console-less entry point."""
+    if getattr(sys, "frozen", False):  # a one-file build: the binary is the program
+        return [sys.executable, "run"]
+    scripts = Path(sysconfig.get_path("scripts"))
+    name = APP + ("-gui" if gui else "") + (".exe" if sys.platform == "win32" else "")
+    script = scripts / name
+    if script.exists():
+        return [str(script), "run"]
+    python = Path(sys.executable)
+    if gui and sys.platform == "win32" and (python.parent / "pythonw.exe").exists():
+        python = python.parent / "pythonw.exe"
+    return [str(python), "-m", "acp_tray", "run"]
 
 
 def check(argv: list[str], what: str) -> None:

@@ -7,9 +7,11 @@ Each check returns what is wrong in plain words ("" when the entry starts exactl
 from __future__ import annotations
 
 import re
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
-from acp_tray.autostart.files import Runner
+Runner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
 
 _STRING_ESCAPES = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
 _QUOTED_ESCAPES = {char: char for char in '"`$\\'}

@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.daemons import Daemon  # noqa: E402
+from tests.support.daemons import DaemonProcess  # noqa: E402
 
 AGENT = "demo"
 TEXT = "hi"
@@ -77,7 +77,7 @@ def ms(seconds: list[float]) -> list[float]:
 # the daemon ---------------------------------------------------------------------------------
 
 
-class DaemonProcess(Daemon):
+class DaemonProcess(DaemonProcess):
     """`python -m acp_tray run --headless` in its own process group, its output read by threads."""
 
     def __init__(self, env: dict[str, str]) -> None:

@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.desktop.session import DesktopSession  # noqa: E402
-from tests.support.daemons import Daemon  # noqa: E402
+from tests.support.daemons import DaemonProcess  # noqa: E402
 
 AGENT = "flood"
 AGENT_SCRIPT = ROOT / "benchmarks" / "agents" / "stress_agent.py"
@@ -329,13 +329,13 @@ def shown_by_dunst(desktop: DesktopSession, mark: int) -> list[dict[str, Any]]:
     return [item for item in desktop.history() if item["id"] > mark]
 
 
-def kill_group(daemon: Daemon) -> None:
+def kill_group(daemon: DaemonProcess) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(daemon.proc.pid, signal.SIGKILL)
     daemon.proc.wait(10)
 
 
-def stop_daemon(daemon: Daemon) -> None:
+def stop_daemon(daemon: DaemonProcess) -> None:
     """`acp-tray quit`; the daemon's process group (its agent too) killed if it has not gone in 15 s."""
     if daemon.proc.poll() is None:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -384,7 +384,7 @@ def daemon_run(
         env = {**os.environ, **desktop.env}
         if not tray:
             env.pop("DISPLAY", None)
-        daemon = Daemon("run", env=env, own_group=True)
+        daemon = DaemonProcess("run", env=env, own_group=True)
         prompt: subprocess.Popen[str] | None = None
         follower = HistoryFollower(paths.history_file())
         try:

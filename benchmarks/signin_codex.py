@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.desktop.keyring import secret_service  # noqa: E402
 from tests.real_agents import npm_bin  # noqa: E402
-from tests.support.daemons import Daemon  # noqa: E402
+from tests.support.daemons import DaemonProcess  # noqa: E402
 
 KEY = "sk-fake-benchmark-0000000000000000"
 
@@ -90,7 +90,7 @@ def through_acp_tray(codex: list[str], base: Path) -> tuple[float, float, float]
         subprocess.run([*cli, "agents", "secret", "codex", "OPENAI_API_KEY"], input=KEY + "\n", env=env,
                        capture_output=True, text=True, check=True)  # fmt: skip
         started = time.perf_counter()
-        daemon = Daemon("run", "--headless", env=env, own_group=True)
+        daemon = DaemonProcess("run", "--headless", env=env, own_group=True)
         try:
             daemon.wait_for_line("codex  SIGN-IN", timeout=120)
             needs = time.perf_counter()

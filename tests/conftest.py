@@ -117,7 +117,7 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 @pytest.fixture
 def daemons() -> Iterator[list[Any]]:
-    """Daemons (`tests.support.daemons.Daemon`) a test starts: killed at the end if still running,
+    """Daemons (`tests.support.daemons.DaemonProcess`) a test starts: killed at the end if still running,
     with their agents' process groups (each agent has its own: a killed daemon cannot end them,
     and an agent that ignores the end of its input, such as npx's codex-acp, would live on)."""
     started: list[Any] = []

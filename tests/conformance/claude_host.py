@@ -25,7 +25,7 @@ import pytest
 
 from tests.conformance.hosting import host, status_row, tree_processes
 from tests.real_agents import npm_package_bin
-from tests.support.daemons import Daemon
+from tests.support.daemons import DaemonProcess
 from tests.support.fake_anthropic import FakeAnthropic, fake_anthropic
 from tests.support.repo import ROOT
 from tests.support.schemas import sent_problems
@@ -50,7 +50,7 @@ PROTOCOLS = [pytest.param(None, id="default-acp2"), pytest.param(1, id="protocol
 @dataclass
 class Claude:
     api: FakeAnthropic
-    daemon: Daemon
+    daemon: DaemonProcess
     folder: Path  # its working directory, and the marker of its processes
     wire: Path  # the tap's log of its stdio
 
@@ -94,7 +94,7 @@ def environment(home: Path, api: FakeAnthropic, key: bool) -> dict[str, str]:
 @contextlib.contextmanager
 def claude(
     tmp_path: Path,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     protocol: int | None,
     refuse_credentials: bool = False,
     key: bool = True,

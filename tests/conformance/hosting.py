@@ -15,7 +15,7 @@ from typing import Any
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.support.daemons import Daemon, carrying, cli, cli_env
+from tests.support.daemons import DaemonProcess, carrying, cli, cli_env
 from tests.support.waiting import until
 
 MARKER = "ACP_TRAY_CONFORMANCE"
@@ -26,9 +26,9 @@ def host(
     command: list[str],
     cwd: Path,
     env: dict[str, str],
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     protocol: str | int = "auto",
-) -> Daemon:
+) -> DaemonProcess:
     """The daemon (kept in `daemons`), its control socket up, hosting agent `name` (offered
     `protocol`), which carries the marker `str(cwd)` and `env` in its environment."""
     env = {MARKER: str(cwd), **env}
@@ -40,7 +40,7 @@ def host(
         "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }\n",
         encoding="utf-8",
     )
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     return daemon
@@ -62,7 +62,7 @@ def history_titles(name: str) -> list[str]:
     return [r["title"] for r in read_history(paths.history_file()) if isinstance(r, dict) and r.get("agent") == name]
 
 
-def quit_leaves_nothing(daemon: Daemon, marker: str) -> None:
+def quit_leaves_nothing(daemon: DaemonProcess, marker: str) -> None:
     """`acp-tray quit`: the daemon ends cleanly and no process of the agent's tree is left."""
     assert cli("quit").returncode == 0
     assert daemon.proc.wait(30) == 0
@@ -81,7 +81,7 @@ class SignInCase:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def hosted(case: SignInCase, tmp_path: Path, daemons: list[Daemon]) -> Daemon:
+def hosted(case: SignInCase, tmp_path: Path, daemons: list[DaemonProcess]) -> DaemonProcess:
     """`case`'s agent hosted, in a HOME of its own, until it needs a sign-in."""
     home = tmp_path / "home"
     home.mkdir()

@@ -25,7 +25,7 @@ import pytest
 from tests.conformance.claude_host import NAME, PROTOCOLS, READY, claude
 from tests.conformance.hosting import history_titles, quit_leaves_nothing, status_row
 from tests.support.config import history
-from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_started
 from tests.support.fake_anthropic import CHOICES, HELLO, QUESTION, TOUCHED
 from tests.support.waiting import until
 
@@ -35,7 +35,7 @@ def finished() -> bool:
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_a_plain_turn_finishes(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_a_plain_turn_finishes(protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     with claude(tmp_path, daemons, protocol) as agent:
         agent.connected(protocol or 2)
         prompt = cli("prompt", NAME, "hello", timeout=READY)
@@ -62,7 +62,7 @@ def ended(waiting: subprocess.Popen[str]) -> str:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_bash_call_asks_for_approval_and_the_answer_reaches_the_model(
-    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Approved, the command runs and the model reads its result; denied, it does not run and the
     model reads that the person refused."""
@@ -88,7 +88,7 @@ def test_a_bash_call_asks_for_approval_and_the_answer_reaches_the_model(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_subagents_bash_call_asks_for_approval_too(
-    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Claude's subagent (its Agent tool) runs a Bash call of its own: the approval reaches the
     person like its parent's would, and the child's result, then the subagent's, reach the model."""
@@ -107,7 +107,9 @@ def test_a_subagents_bash_call_asks_for_approval_too(
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_an_approval_says_what_will_run_and_where(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_an_approval_says_what_will_run_and_where(
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
     """The person approves knowing the command, the file it touches and the kind of call, over
     either protocol (ACP 2 sends them in `subject.toolCall`, ACP 1 in `toolCall`)."""
     with claude(tmp_path, daemons, protocol) as agent:
@@ -125,7 +127,7 @@ def test_an_approval_says_what_will_run_and_where(protocol: int | None, tmp_path
 @pytest.mark.parametrize("credential", ["refused", "missing"])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_refused_or_missing_key_is_a_sign_in(
-    protocol: int | None, credential: str, tmp_path: Path, daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch
+    protocol: int | None, credential: str, tmp_path: Path, daemons: list[DaemonProcess], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Claude starts and opens its session without a usable key; the first turn is refused
     ("Authentication required"): the agent then needs a sign-in, shown once with Claude's own two
@@ -153,7 +155,7 @@ def test_a_refused_or_missing_key_is_a_sign_in(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_claudes_question_reaches_the_person_and_the_answer_reaches_the_model(
-    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Claude's AskUserQuestion, which it offers only to a client that can show a form: the
     question waits in `acp-tray questions` with its choices, and `acp-tray answer` sends the choice
@@ -180,7 +182,7 @@ def test_claudes_question_reaches_the_person_and_the_answer_reaches_the_model(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_notice_claude_sends_is_presented_as_its_own(
-    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """A real notice, sent with no network: Claude Code's hook that adds a `systemMessage` to a
     prompt is told to the person as a `notice` ("UserPromptSubmit says: ..."), presented once as
@@ -207,7 +209,7 @@ def claude_session() -> dict[str, Any]:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_subagents_approval_names_it_and_the_parent_waits_for_you(
-    protocol: int | None, tmp_path: Path, daemons: list[Daemon]
+    protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Claude's subagent (its Agent tool, "Leave a mark", general-purpose) asks to run Bash on its
     own session: the approval says it is the subagent's ("claude › Leave a mark wants to: …"),

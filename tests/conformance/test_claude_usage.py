@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conformance.claude_host import NAME, PROTOCOLS, READY, claude
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.fake_anthropic import HELLO, INPUT_TOKENS, OUTPUT_TOKENS
 from tests.support.waiting import until
 
@@ -26,7 +26,7 @@ def session_row() -> dict[str, Any] | None:
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_a_turns_title_context_and_cost(protocol: int | None, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_a_turns_title_context_and_cost(protocol: int | None, tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     with claude(tmp_path, daemons, protocol) as agent:
         agent.connected(protocol or 2)
         prompt = cli("prompt", NAME, "hello", timeout=READY)

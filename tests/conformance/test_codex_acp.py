@@ -17,7 +17,7 @@ from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_package_bin
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 
 FALLBACK = "Falling back from WebSockets to HTTPS transport"
@@ -30,7 +30,7 @@ def agent_notices() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("protocol", "version"), [("auto", 2), (1, 1)], ids=["default-acp2", "protocol-1"])
 def test_codex_acp_2_6_signs_in_connects_presents_its_notice_and_stops_clean(
-    tmp_path: Path, daemons: list[Daemon], protocol: str | int, version: int
+    tmp_path: Path, daemons: list[DaemonProcess], protocol: str | int, version: int
 ) -> None:
     marker = str(tmp_path)
     home = tmp_path / "home"  # no one's credentials or settings

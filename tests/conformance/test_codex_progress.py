@@ -15,7 +15,7 @@ from typing import Any
 
 from tests.conformance.hosting import host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_package_bin
-from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_started
 from tests.support.waiting import until
 
 NAME = "codex"
@@ -35,7 +35,9 @@ def codex_session() -> dict[str, Any]:
     return dict(row)
 
 
-def test_codex_retrying_without_a_network_is_shown_and_cancel_ends_it(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_codex_retrying_without_a_network_is_shown_and_cancel_ends_it(
+    tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     env = {

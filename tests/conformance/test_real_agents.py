@@ -23,7 +23,7 @@ import pytest
 
 from tests.conformance.hosting import history_titles, host, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin, npm_package_bin, sdk_example
-from tests.support.daemons import Daemon, cli, cli_env, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_env, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -79,7 +79,7 @@ def answered(prompt: subprocess.CompletedProcess[str], case: Case) -> bool:
 
 
 @pytest.mark.parametrize("make", cases())
-def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     case: Case = make()
     marker = str(tmp_path)
     daemon = host(case.name, case.command, tmp_path, case.env, daemons)
@@ -143,7 +143,7 @@ def test_a_real_agent_end_to_end(make: Any, tmp_path: Path, daemons: list[Daemon
 
 @pytest.mark.timeout(300)  # its failing turn alone retries for about a minute; on a busy machine the whole takes 2
 def test_opencode_connects_without_a_sign_in_fails_a_prompt_in_its_own_words_and_a_cancel_ends_its_turn(
-    tmp_path: Path, daemons: list[Daemon]
+    tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """opencode needs no sign-in for its own free models, so it connects; offline, a turn spends
     about a minute retrying its model's API, then fails with its own error. A cancel ends such a

@@ -33,7 +33,7 @@ from tests.conformance.hosting import (
 )
 from tests.real_agents import npm_bin
 from tests.support.config import history
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -73,7 +73,7 @@ def cases() -> list[Any]:
     ]
 
 
-def agent_root(daemon: Daemon, marker: str) -> int:
+def agent_root(daemon: DaemonProcess, marker: str) -> int:
     """The agent's process that the daemon started (its tree's root)."""
     roots = set(daemon.children()) & set(tree_processes(marker))
     assert len(roots) == 1, roots
@@ -107,7 +107,7 @@ def login_started(*args: str) -> subprocess.Popen[str]:
 
 @pytest.mark.parametrize("make", cases())
 def test_a_real_agent_needs_sign_in_once_with_no_crash_and_no_restart(
-    make: Any, tmp_path: Path, daemons: list[Daemon]
+    make: Any, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     case: SignInCase = make()
     marker = str(tmp_path)
@@ -136,7 +136,7 @@ def test_a_real_agent_needs_sign_in_once_with_no_crash_and_no_restart(
 
 
 @pytest.mark.parametrize("make", cases())
-def test_login_offers_the_agents_own_methods(make: Any, tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_login_offers_the_agents_own_methods(make: Any, tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     """Without a terminal to ask in, `login NAME` with several methods names them all and says to
     choose one; a terminal login is shown as its command (in the sign-in notice, and before it
     runs here), and fails offline, and can be tried again: the agent still waits, not restarted."""
@@ -193,7 +193,7 @@ def given_up(login: subprocess.Popen[str]) -> str:
 
 
 def test_a_browser_sign_in_given_up_on_is_ended_in_the_agent_and_a_retry_works(
-    tmp_path: Path, daemons: list[Daemon], desktop: Any
+    tmp_path: Path, daemons: list[DaemonProcess], desktop: Any
 ) -> None:
     """gemini-cli's "Log in with Google", with a display (else it asks for a code on its own
     stdin, the ACP connection): it starts a callback server on OAUTH_CALLBACK_PORT, asks the

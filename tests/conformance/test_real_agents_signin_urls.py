@@ -16,14 +16,16 @@ from pathlib import Path
 from acp_tray.files import paths
 from tests.conformance.hosting import SignInCase, hosted, quit_leaves_nothing, status_row, tree_processes
 from tests.real_agents import npm_bin
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 
 CODES = ("4/0AVMBsJh-first-try", "4/0AVMBsJh-second-try")  # gemini asks twice before it gives up
 NO_DESK = ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")
 
 
-def test_gemini_user_code_login_shows_googles_address_and_takes_the_code(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_gemini_user_code_login_shows_googles_address_and_takes_the_code(
+    tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
     case = SignInCase("gemini", [*npm_bin("gemini"), "--acp"], "", {})
     marker = str(tmp_path)
     daemon = hosted(case, tmp_path, daemons)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.agents import SESSION_AGENT, session_agent_table
-from tests.support.daemons import Daemon, alive, carrying
+from tests.support.daemons import DaemonProcess, alive, carrying
 
 HERE = Path(__file__).resolve().parent
 DEAF_AGENT = HERE / "deaf_agent.py"
@@ -27,14 +27,14 @@ def agent_table(name: str, log: Path | None = None, script: Path = SESSION_AGENT
     return session_agent_table(name, log, env=env, script=script, **settings)
 
 
-def agent_pid(daemon: Daemon, name: str) -> int | None:
+def agent_pid(daemon: DaemonProcess, name: str) -> int | None:
     """The live process of agent `name` among the daemon's children (None when there is none)."""
     found = agent_pids(daemon, name)
     assert len(found) <= 1, f"more than one live process for agent {name}: {found}"
     return found[0] if found else None
 
 
-def agent_pids(daemon: Daemon, name: str) -> list[int]:
+def agent_pids(daemon: DaemonProcess, name: str) -> list[int]:
     """Every live (not zombie) child process of the daemon that carries agent `name`."""
     return carrying(daemon.children(), f"{NAME_VARIABLE}={name}")
 

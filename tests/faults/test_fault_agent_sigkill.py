@@ -19,12 +19,12 @@ from pathlib import Path
 
 from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_table, kill_deaf_agents
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, alive, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, alive, cli, cli_env, cli_started, start
 from tests.support.waiting import until
 
 
 def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_other(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     write_config(agent_table("sa", tmp_path / "sa.log") + agent_table("sb", tmp_path / "sb.log"))
     daemon = start(daemons, "sa", "sb", verbose=True)
@@ -71,7 +71,7 @@ def test_sigkill_mid_turn_fails_the_prompt_restarts_the_agent_and_spares_the_oth
 
 
 def test_sigkill_while_a_large_prompt_is_being_written_is_a_crash_and_the_agent_restarts(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "deaf.log"
     write_config(agent_table("deaf", script=DEAF_AGENT, env={"DEAF_AGENT_LOG": str(log)}))

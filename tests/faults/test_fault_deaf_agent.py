@@ -20,7 +20,7 @@ from pathlib import Path
 from acp_tray.control.client import request
 from tests.faults.faultkit import DEAF_AGENT, agent_pid, agent_pids, agent_table, kill_deaf_agents, logged_pids
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, alive, cli, cli_env, rss_kib, start
+from tests.support.daemons import DaemonProcess, alive, cli, cli_env, rss_kib, start
 from tests.support.waiting import until
 
 PROMPTS = 50
@@ -42,7 +42,7 @@ def deaf_config(tmp_path: Path, *others: str) -> Path:
     return log
 
 
-def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_an_agent_that_stops_reading_does_not_block_the_daemon(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     log = deaf_config(tmp_path, agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "deaf", "sa", verbose=True)
     try:
@@ -123,7 +123,9 @@ def all_done_within(commands: tuple[list[str], ...], seconds: float, started: li
     return problems
 
 
-def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_an_agent_that_stops_reading_can_be_cancelled_restarted_and_quit(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     log = deaf_config(tmp_path)
     daemon = start(daemons, "deaf", verbose=True)
     waiting: list[subprocess.Popen[str]] = []

@@ -19,7 +19,7 @@ import pytest
 from acp_tray.files import paths
 from tests.faults.faultkit import agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.waiting import until
 
 HISTORY_WARNING = "acp-tray: WARNING: cannot write the history file"
@@ -40,7 +40,7 @@ def fill(directory: Path) -> Path:
 
 
 @pytest.fixture
-def tiny_state_dir(daemons: list[Daemon]) -> Iterator[Path]:
+def tiny_state_dir(daemons: list[DaemonProcess]) -> Iterator[Path]:
     """A 64 KiB tmpfs over the state directory, unmounted at the end (after the daemon is gone)."""
     if os.geteuid() != 0:
         pytest.skip("needs root to mount a tmpfs")
@@ -67,7 +67,7 @@ def titles_in(state: Path) -> list[str]:
     return [json.loads(line)["title"] for line in raw_history(state)]
 
 
-def console_has(daemon: Daemon, text: str) -> bool:
+def console_has(daemon: DaemonProcess, text: str) -> bool:
     try:
         daemon.wait_for_line(text, timeout=10)
     except AssertionError:
@@ -75,7 +75,7 @@ def console_has(daemon: Daemon, text: str) -> bool:
     return True
 
 
-def running_on_a_full_disk(daemons: list[Daemon], state: Path, tmp_path: Path) -> tuple[Daemon, Path]:
+def running_on_a_full_disk(daemons: list[DaemonProcess], state: Path, tmp_path: Path) -> tuple[DaemonProcess, Path]:
     """A daemon with one agent whose first notice is recorded; then the disk under the history fills up."""
     write_config("[rate_limit]\nburst = 50\n\n" + agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa", verbose=True)
@@ -85,7 +85,7 @@ def running_on_a_full_disk(daemons: list[Daemon], state: Path, tmp_path: Path) -
 
 
 def test_full_disk_under_the_history_presentation_and_prompts_go_on(
-    daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
+    daemons: list[DaemonProcess], tiny_state_dir: Path, tmp_path: Path
 ) -> None:
     state = tiny_state_dir
     daemon, filler = running_on_a_full_disk(daemons, state, tmp_path)
@@ -115,7 +115,7 @@ def test_full_disk_under_the_history_presentation_and_prompts_go_on(
 
 
 def test_full_disk_leaves_no_traceback_no_temporary_files_and_no_torn_record(
-    daemons: list[Daemon], tiny_state_dir: Path, tmp_path: Path
+    daemons: list[DaemonProcess], tiny_state_dir: Path, tmp_path: Path
 ) -> None:
     state = tiny_state_dir
     daemon, filler = running_on_a_full_disk(daemons, state, tmp_path)

@@ -25,7 +25,7 @@ from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from tests.faults.faultkit import HERE, agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.presentations import make_presentation as presentation
 
 RETRY_AFTER = 2.0
@@ -40,7 +40,7 @@ def shown_on_dunst(desktop: Any, mark: int, summary: str, timeout: float = 10.0)
     return False
 
 
-def on_console(daemon: Daemon, text: str, timeout: float = 5.0) -> bool:
+def on_console(daemon: DaemonProcess, text: str, timeout: float = 5.0) -> bool:
     try:
         daemon.wait_for_line(text, timeout=timeout)
     except AssertionError:
@@ -58,7 +58,7 @@ def on_console(daemon: Daemon, text: str, timeout: float = 5.0) -> bool:
     ],
 )
 def test_server_killed_falls_back_to_the_console_and_recovers(
-    notifier: str, desktop: Any, daemons: list[Daemon], tmp_path: Path
+    notifier: str, desktop: Any, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     # info (acp-tray's "Finished") stays in the tray: one notification per prompt, never two at
     # once (two at once after the retry interval is the race in the next test)
@@ -67,7 +67,7 @@ def test_server_killed_falls_back_to_the_console_and_recovers(
         notifier=notifier,
     )
     env = cli_env(**desktop.env, ACP_TRAY_TEST_RETRY_AFTER=str(RETRY_AFTER))
-    daemon = Daemon("run", "-v", env=env, program=[sys.executable, str(HERE / "short_retry_acp_tray.py")])
+    daemon = DaemonProcess("run", "-v", env=env, program=[sys.executable, str(HERE / "short_retry_acp_tray.py")])
     daemons.append(daemon)
     assert "freedesktop (dunst " in daemon.wait_for_line("notifications: ")
     daemon.wait_for_line("  sa  connected")

@@ -18,7 +18,7 @@ from acp_tray.prefs.load import read_preferences
 from acp_tray.state.history import HistoryWriter, read_history
 from tests.faults.faultkit import agent_pid, agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.waiting import until
 
 
@@ -44,7 +44,7 @@ def prefs_errors() -> list[dict[str, object]]:
     return [r for r in history() if r["agent"] == "acp-tray" and r["title"] == "Preferences not applied"]
 
 
-def test_prefs_deleted_then_replaced_valid_then_invalid(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_prefs_deleted_then_replaced_valid_then_invalid(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     agents = agent_table("sa", tmp_path / "sa.log")
     path = write_config('[severity.warning]\nroute = "both"\n\n' + agents)
     daemon = start(daemons, "sa", verbose=True)

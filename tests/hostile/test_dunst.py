@@ -26,8 +26,7 @@ from acp_tray.notifiers.plyer_backend import argument_safe
 from acp_tray.tray.menu import approval_label, option_label
 from acp_tray.tray.snapshot import ApprovalRow
 from tests.hostile.corpus import CORPUS, HOSTILE_AGENT, MENU_LABEL, SMALL, Hostile, unsafe_characters
-from tests.support.daemons import Daemon as DaemonProcess
-from tests.support.daemons import cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.dbusmenu import dbusmenu_labels, dbusmenu_text
 from tests.support.presentations import make_presentation as presentation
 

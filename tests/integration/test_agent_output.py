@@ -17,7 +17,7 @@ from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.events import AgentState, AgentStatus
 from tests.support.agents import AGENTS, agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.event_log import EventLog
 
 RETIRED = AGENTS / "retired_agent.py"
@@ -52,9 +52,9 @@ async def test_a_restarted_agent_has_a_stderr_tail_of_its_own_run(
     assert "run 1" not in caplog.text
 
 
-def test_a_program_that_prints_a_line_and_exits_is_quoted(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_program_that_prints_a_line_and_exits_is_quoted(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(agent_table("retired", [sys.executable, str(RETIRED)], cwd=str(tmp_path)))
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     line = daemon.wait_for_line("retired  FAILED")
     said = "last output: retired-cli is no longer maintained; install retired-code instead"

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.faults.faultkit import agent_table
 from tests.support.agents import SESSION_AGENT
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 
 
 def agents(config: Path) -> dict[str, dict[str, object]]:
@@ -20,7 +20,7 @@ def agents(config: Path) -> dict[str, dict[str, object]]:
 
 
 def test_add_takes_the_url_in_either_order_and_refuses_an_option_as_command(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     config = write_config(agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa", verbose=True)
@@ -43,7 +43,9 @@ def test_add_takes_the_url_in_either_order_and_refuses_an_option_as_command(
     assert config.read_text() == before  # nothing saved
 
 
-def test_a_program_given_by_a_relative_path_is_found_where_it_was_typed(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_program_given_by_a_relative_path_is_found_where_it_was_typed(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     """`cd ~/work/agent && acp-tray agents add mine -- ./bin/agent --flag`: the program is saved as
     the path the shell would have run (the agent itself runs in its own working directory, the
     home directory by default), and it starts and connects; arguments are left as written."""

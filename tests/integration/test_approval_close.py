@@ -14,7 +14,7 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.waiting import until
 
 DEMO = '[agents.{name}]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = {timeout}\n'
@@ -32,7 +32,7 @@ def closed_summaries(desktop: Any) -> list[str]:
 
 @pytest.mark.parametrize("tray", ["xorg", "appindicator"])
 def test_an_approval_notification_closes_when_answered_from_the_cli_or_timed_out(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon], tray: str
+    tmp_path: Path, desktop: Any, daemons: list[DaemonProcess], tray: str
 ) -> None:
     """With the X11 icon notifications go through dbus-fast; where the tray runs GTK, through GLib's
     own D-Bus, and the daemon does not load dbus-fast at all (~3 MB resident)."""
@@ -45,7 +45,7 @@ def test_an_approval_notification_closes_when_answered_from_the_cli_or_timed_out
         quiet + DEMO.format(name="demo", timeout=300) + DEMO.format(name="late", timeout=1), encoding="utf-8"
     )
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND=tray)
-    daemon = Daemon("run", "--config", str(config), env=env)
+    daemon = DaemonProcess("run", "--config", str(config), env=env)
     daemons.append(daemon)
     assert f"{tray} backend" in daemon.wait_for_line("tray:")
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")

@@ -15,7 +15,7 @@ import pytest
 
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.dunst_menu import pick
 from tests.support.waiting import until
 
@@ -41,13 +41,13 @@ def approval_records() -> list[dict[str, Any]]:
     return [r for r in records if r["title"] == "Needs approval"]
 
 
-def started(desktop: Any, daemons: list[Daemon], config: str) -> dict[str, str]:
+def started(desktop: Any, daemons: list[DaemonProcess], config: str) -> dict[str, str]:
     """The daemon on `config` (the person's own preferences file, which `acp-tray dnd` writes too)."""
     path = paths.config_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(config, encoding="utf-8")
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected")
@@ -73,7 +73,7 @@ def asking(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
 
 @pytest.mark.parametrize("ending", ["its time is up", "dnd off"])
 def test_an_approval_held_by_dnd_pops_up_when_dnd_ends_and_its_button_answers_the_agent(
-    desktop: Any, dmenu: Path, daemons: list[Daemon], ending: str
+    desktop: Any, dmenu: Path, daemons: list[DaemonProcess], ending: str
 ) -> None:
     env = started(desktop, daemons, DEMO)
     timed = ending == "its time is up"
@@ -99,7 +99,9 @@ def test_an_approval_held_by_dnd_pops_up_when_dnd_ends_and_its_button_answers_th
     assert len(approval_records()) == 1  # presented again, not a second notice
 
 
-def test_an_approval_let_through_dnd_by_allow_approvals_pops_up_during_dnd(desktop: Any, daemons: list[Daemon]) -> None:
+def test_an_approval_let_through_dnd_by_allow_approvals_pops_up_during_dnd(
+    desktop: Any, daemons: list[DaemonProcess]
+) -> None:
     env = started(desktop, daemons, '[dnd]\nenabled = true\nallow = ["approvals"]\n\n' + DEMO)
     assert json.loads(run(env, "dnd", "status", "--json").stdout)["active"]
     prompt, request = asking(env)

@@ -16,14 +16,14 @@ from acp_tray.files import paths
 from acp_tray.presentation.severity import severity_class
 from acp_tray.protocol.notice import severity_kind
 from tests.support.agents import TS_AGENT, scripted_command
-from tests.support.daemons import Daemon, alive, cli_env
+from tests.support.daemons import DaemonProcess, alive, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemon], sig: int) -> None:
-    daemon = Daemon("run", "--headless")
+def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[DaemonProcess], sig: int) -> None:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     header = daemon.wait_for_line("acp-tray")
     assert "config.toml (created with the defaults" in header  # first run writes a commented default file
@@ -59,12 +59,12 @@ def test_run_on_builtin_defaults_shows_demo_notices_in_order(daemons: list[Daemo
     assert "demo  WARNING  Example: Using default settings — No project" in people.stdout.splitlines()[1]
 
 
-def test_a_restarted_daemon_resumes_the_demo_session_quietly_until_asked(daemons: list[Daemon]) -> None:
+def test_a_restarted_daemon_resumes_the_demo_session_quietly_until_asked(daemons: list[DaemonProcess]) -> None:
     """The second `make run` resumes the demo's session; the demo introduced itself at the first
     (not at every login), and a prompt that asks shows its notices again, in the same session."""
     titles = [n["title"] for n in DEMO_NOTICES]
     for run in ("first", "second"):
-        daemon = Daemon("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
+        daemon = DaemonProcess("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
         daemons.append(daemon)
         daemon.wait_for_line("demo  connected")
         if run == "second":
@@ -117,12 +117,12 @@ def test_demo_agent_with_stdin_from_dev_null_or_stdout_to_a_file(tmp_path: Path)
     assert json.loads(out.read_text().splitlines()[0])["result"]["protocolVersion"] == 1
 
 
-def test_agents_that_exit_during_the_handshake_leave_no_traceback(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_agents_that_exit_during_the_handshake_leave_no_traceback(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     """The SDK's "Send loop failed" traceback came with most of these (17 in 6 s before the fix)."""
     config = tmp_path / "config.toml"
     true = shutil.which("true")
     config.write_text("".join(f'[agents.gone{n}]\ncommand = ["{true}"]\n' for n in range(6)), encoding="utf-8")
-    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemon = DaemonProcess("run", "--headless", "--config", str(config))
     daemons.append(daemon)
     crashed_twice: set[str] = set()  # each agent crashed, was restarted, and crashed again
     while len(crashed_twice) < 6:  # in whatever order the six come
@@ -160,7 +160,7 @@ def test_run_piped_into_a_reader_that_goes_away_stops_cleanly() -> None:
             proc.wait()
 
 
-def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     steps = [
         {"raw": "garbage line"},
         {"update": {"sessionUpdate": "_acme.unknown"}},
@@ -175,7 +175,7 @@ def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, da
         f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n",
         encoding="utf-8",
     )
-    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemon = DaemonProcess("run", "--headless", "--config", str(config))
     daemons.append(daemon)
     line = daemon.wait_for_line("Valid one")
     # the wrong-typed description (42) is treated as absent: nothing follows the title
@@ -196,12 +196,12 @@ def test_malformed_and_valid_notices_through_the_whole_daemon(tmp_path: Path, da
     assert records[0]["reason"] == "must be a string, got null" and records[0]["field"] == "update.severity"
 
 
-def test_typescript_sdk_agent_notices_reach_the_daemon(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_typescript_sdk_agent_notices_reach_the_daemon(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     if not (ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol").is_dir():
         pytest.fail("run `npm ci --prefix tests/interop` first (make test does)")
     config = tmp_path / "config.toml"
     config.write_text(f'[agents.ts]\ncommand = ["node", "{TS_AGENT}"]\n', encoding="utf-8")
-    daemon = Daemon("run", "--headless", "--config", str(config))
+    daemon = DaemonProcess("run", "--headless", "--config", str(config))
     daemons.append(daemon)
     lines = [daemon.wait_for_line(t) for t in ("TS interop info", "TS interop warning", "TS interop extension")]
     assert [line.split()[2] for line in lines] == ["info", "WARNING", "_interop.custom"]

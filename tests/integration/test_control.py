@@ -23,7 +23,7 @@ from acp_tray.control.endpoint import socket_path
 from acp_tray.files import paths
 from tests.support.agents import SESSION_AGENT, received, session_agent_table
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, cli_started, start
 from tests.support.waiting import until
 
 # no daemon, and a private endpoint ------------------------------------------------------------
@@ -40,7 +40,7 @@ def test_cli_without_a_daemon_says_so_in_one_line(command: list[str]) -> None:
     assert result.stdout == ""
 
 
-def test_the_control_socket_is_private_and_answers_status(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_the_control_socket_is_private_and_answers_status(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     sock = socket_path()
@@ -84,7 +84,7 @@ def test_a_runtime_directory_that_is_not_private_is_refused(problem: str, tmp_pa
     assert not socket_path().exists()
 
 
-def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     first = start(daemons, "sa")
     first.proc.kill()
@@ -97,7 +97,9 @@ def test_a_socket_left_by_a_killed_daemon_is_replaced(daemons: list[Daemon], tmp
 # sessions and prompts -----------------------------------------------------------------------
 
 
-def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_two_agents_three_named_sessions_and_queued_prompts_in_order(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
     write_config(session_agent_table("alpha", log_a) + session_agent_table("beta", log_b))
     start(daemons, "alpha", "beta")
@@ -138,7 +140,7 @@ def test_two_agents_three_named_sessions_and_queued_prompts_in_order(daemons: li
     assert received(log_b, "session/new")[-1]["cwd"] == str(other_dir)
 
 
-def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
     write_config(session_agent_table("sa", log))
     start(daemons, "sa")
@@ -155,7 +157,7 @@ def test_ctrl_c_cancels_the_turn_and_nothing_is_notified(daemons: list[Daemon], 
     assert titles().count("sa: Finished") == 1  # only the turn that was not cancelled
 
 
-def test_cancel_command_stops_the_running_turn(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_cancel_command_stops_the_running_turn(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
     write_config(session_agent_table("sa", log))
     start(daemons, "sa")
@@ -167,7 +169,7 @@ def test_cancel_command_stops_the_running_turn(daemons: list[Daemon], tmp_path: 
     until(lambda: received(log, "session/cancel"), what="session/cancel")
 
 
-def test_turn_endings_become_notices_by_stop_reason(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_turn_endings_become_notices_by_stop_reason(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     assert cli("prompt", "sa", "say", "ok").returncode == 0
@@ -196,7 +198,7 @@ def _pending(agent: str) -> list[dict[str, Any]]:
     return [r for r in rows if r["agent"] == agent]
 
 
-def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(
         session_agent_table("sa", tmp_path / "sa.log")
         + session_agent_table("slowpoke", tmp_path / "slow.log", permission_timeout=0.5)
@@ -232,7 +234,7 @@ def test_permission_answered_from_the_cli_and_another_timing_out(daemons: list[D
     assert "sa: Needs approval" in titles() and "slowpoke: Needs approval" in titles()
 
 
-def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_reject_and_allow_policies_answer_without_asking(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(
         session_agent_table("strict", tmp_path / "s.log", permission="reject")
         + session_agent_table("trusting", tmp_path / "t.log", permission="allow")
@@ -244,7 +246,7 @@ def test_reject_and_allow_policies_answer_without_asking(daemons: list[Daemon], 
 
 
 def test_a_question_in_a_way_acp_tray_cannot_show_is_declined_and_the_person_told(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
@@ -255,7 +257,7 @@ def test_a_question_in_a_way_acp_tray_cannot_show_is_declined_and_the_person_tol
     assert "It was declined: it asked in a way acp-tray does not know (mode '_acme.wizard')" in record["description"]
 
 
-def test_a_question_is_answered_by_command(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_question_is_answered_by_command(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     prompt = cli_started("prompt", "sa", "elicit")
@@ -270,7 +272,7 @@ def test_a_question_is_answered_by_command(daemons: list[Daemon], tmp_path: Path
 # crashes, restarts, reattach -----------------------------------------------------------------
 
 
-def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     log = tmp_path / "sa.log"
     write_config(session_agent_table("sa", log))
     daemon = start(daemons, "sa")
@@ -286,7 +288,7 @@ def test_a_crash_mid_turn_is_reported_and_the_agent_restarted(daemons: list[Daem
     assert records["sa: Started a new session"]["severity"] == "info"  # it cannot load or resume
 
 
-def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     logs = {name: tmp_path / f"{name}.log" for name in ("loader", "resumer", "plain")}
     write_config(
         session_agent_table("loader", logs["loader"], env={"SESSION_AGENT_LOAD": "1"})
@@ -320,7 +322,9 @@ def test_sessions_are_reattached_after_a_daemon_restart(daemons: list[Daemon], t
 # agents from the CLI -------------------------------------------------------------------------
 
 
-def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     added = cli("agents", "add", "extra", "--", sys.executable, str(SESSION_AGENT))
@@ -339,7 +343,7 @@ def test_agents_add_and_remove_edit_the_file_and_keep_its_comments(daemons: list
     assert missing.returncode == 1 and "no agent called 'nobody'" in missing.stderr
 
 
-def test_agents_add_refuses_a_name_a_shell_or_toml_would_trip_on(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_agents_add_refuses_a_name_a_shell_or_toml_would_trip_on(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     from acp_tray.control.client import ReplyError, request
 
     config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
@@ -378,13 +382,13 @@ def _listen(port: int = 0) -> tuple[subprocess.Popen[str], int]:
     return server, int(line.rsplit(":", 1)[1])
 
 
-def test_a_remote_agent_over_websocket_is_hosted_and_reconnected(daemons: list[Daemon]) -> None:
+def test_a_remote_agent_over_websocket_is_hosted_and_reconnected(daemons: list[DaemonProcess]) -> None:
     server, port = _listen()
     try:
         write_config(f'[agents.far]\nurl = "ws://127.0.0.1:{port}"\nheaders = {{ X-Token = "${{FAR_TOKEN}}" }}\n')
         env = {k: v for k, v in cli_env(ACP_TRAY_DEMO_INTERVAL="0.05", FAR_TOKEN="s3cret").items()}
         env = {k: v for k, v in env.items() if not k.lower().endswith("_proxy")}
-        daemon = Daemon("run", "--headless", env=env)
+        daemon = DaemonProcess("run", "--headless", env=env)
         daemons.append(daemon)
         daemon.wait_for_line("  far  connected")
         daemon.wait_for_line("Extension severities are shown generically")  # the demo's notices arrive

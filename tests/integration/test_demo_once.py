@@ -15,7 +15,7 @@ from acp_tray.demo.agent import DEMO_NOTICES
 from acp_tray.files import paths
 from tests.support.browser import PageFor
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.waiting import until
 from tests.support.window import DEMO, window_process
 
@@ -27,11 +27,13 @@ def demo_popups(shown: list[dict[str, Any]]) -> Counter[str]:
     return Counter(item["summary"] for item in shown if item["summary"] in INTRODUCTION)
 
 
-def test_the_demo_pops_up_at_the_first_start_only_and_again_when_asked(desktop: Any, daemons: list[Daemon]) -> None:
+def test_the_demo_pops_up_at_the_first_start_only_and_again_when_asked(
+    desktop: Any, daemons: list[DaemonProcess]
+) -> None:
     write_config(DEMO, notifier="freedesktop")
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")  # a tray: popups
     mark = desktop.mark()
-    first = Daemon("run", env=env)
+    first = DaemonProcess("run", env=env)
     daemons.append(first)
     first.wait_for_line("demo  connected")
     until(lambda: set(demo_popups(desktop.since(mark))) == INTRODUCTION, what="the demo's introduction in dunst")
@@ -40,7 +42,7 @@ def test_the_demo_pops_up_at_the_first_start_only_and_again_when_asked(desktop: 
     assert stat.S_IMODE(introduced.stat().st_mode) == 0o600 and "Delete this file" in introduced.read_text()
 
     mark = desktop.mark()
-    second = Daemon("run", env=env)
+    second = DaemonProcess("run", env=env)
     daemons.append(second)
     second.wait_for_line("demo  connected")
     # asked for, the notices come again; had the second start introduced the demo too, each would be
@@ -53,7 +55,7 @@ def test_the_demo_pops_up_at_the_first_start_only_and_again_when_asked(desktop: 
 
 
 def test_adding_an_agent_offers_to_remove_the_demo_and_the_window_does(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     write_config(DEMO)
     start(daemons, "demo")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.agents import agent_table
-from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_started
 from tests.support.waiting import until
 from tests.support.window import headless_daemon
 
@@ -22,7 +22,7 @@ def waiting() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("version", [1, 2])
-def test_the_demo_agent_asks_a_question_and_says_the_answer(daemons: list[Daemon], version: int) -> None:
+def test_the_demo_agent_asks_a_question_and_says_the_answer(daemons: list[DaemonProcess], version: int) -> None:
     demo = [sys.executable, "-m", "acp_tray", "demo-agent", f"--protocol={version}"]
     headless_daemon(daemons, agent_table("demo", demo, {"ACP_TRAY_DEMO_INTERVAL": "0.05"}, protocol=version))
     prompt = cli_started("prompt", "demo", "ask me a question")

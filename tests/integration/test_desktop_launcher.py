@@ -17,7 +17,7 @@ from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry
 from acp_tray.desktop.entry import this_installation
 from acp_tray.desktop.launcher import launcher_entry
 from tests.desktop.exec_line import validate
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG app menus are Linux/BSD")
 
@@ -92,7 +92,7 @@ def test_the_first_start_installs_the_launcher_once() -> None:
     env.pop("DBUS_SESSION_BUS_ADDRESS", None)
     entry = data_home() / "applications" / "acp-tray.desktop"
     for start in ("first", "second"):
-        daemon = Daemon("run", env=env)
+        daemon = DaemonProcess("run", env=env)
         try:
             daemon.wait_for_line("control: ")
             assert not any("launcher" in line for line in daemon.seen)  # quietly

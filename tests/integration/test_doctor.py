@@ -17,7 +17,7 @@ import pytest
 
 from acp_tray.files import paths
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.trays import icon_centre, screenshot, start_host, trayer, xdotool
 from tests.support.waiting import until
 from tests.support.window import redirected
@@ -132,13 +132,13 @@ def test_preferences_and_agents_are_checked(tmp_path: Path, session: dict[str, s
 
 
 def test_diagnostics_from_the_tray_menu_opens_the_windows_page(
-    tmp_path: Path, desktop: Any, session: dict[str, str], daemons: list[Daemon], page_for: PageFor
+    tmp_path: Path, desktop: Any, session: dict[str, str], daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     opened = Path(session["ACP_TRAY_TEST_OPENED"])  # what the daemon asked the browser to open
     with trayer(session):
         config = tmp_path / "config.toml"
         config.write_text('[agents.gone]\ncommand = ["no-such-agent-xyz"]\n', encoding="utf-8")
-        daemon = Daemon("run", "--config", str(config), env=session)
+        daemon = DaemonProcess("run", "--config", str(config), env=session)
         daemons.append(daemon)
         assert "appindicator backend" in daemon.wait_for_line("tray:")
         centre = until(lambda: _docked_centre(session, tmp_path / "shot.png"), what="the icon in the tray")

@@ -14,7 +14,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.browser import PageFor
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.registry_server import RegistryServer, demo_binary, entry
 from tests.support.window import window_process
 
@@ -43,7 +43,7 @@ def _archive_at(document: dict[str, Any], url: str) -> dict[str, Any]:
     ],
 )
 def test_a_binary_that_cannot_be_downloaded_is_said_plainly_and_nothing_is_left(
-    server: RegistryServer, daemons: list[Daemon], how: str, said: str
+    server: RegistryServer, daemons: list[DaemonProcess], how: str, said: str
 ) -> None:
     document = demo_binary(server, "1.0.0")
     if how == "no such host":
@@ -86,7 +86,7 @@ def test_the_registry_out_of_reach_is_said_plainly_with_or_without_a_cached_copy
 
 
 def test_the_agents_page_says_the_same_plain_words(
-    server: RegistryServer, daemons: list[Daemon], page_for: PageFor
+    server: RegistryServer, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     write_config(registry=server.publish(_archive_at(demo_binary(server, "1.0.0"), NOWHERE + ARCHIVE)))
     start(daemons, own_group=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.demo.agent import DEMO_NOTICES
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.wakeups import switches, wakeups
 
 QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
@@ -46,10 +46,10 @@ def demo_config(tmp_path: Path) -> Path:
     return config
 
 
-def hosting(tmp_path: Path, daemons: list[Daemon]) -> Daemon:
+def hosting(tmp_path: Path, daemons: list[DaemonProcess]) -> DaemonProcess:
     """The headless daemon (its loop, control socket, history, prefs watcher) with the demo agent
     connected and its opening notices shown."""
-    daemon = Daemon(
+    daemon = DaemonProcess(
         "run", "--headless", "--config", str(demo_config(tmp_path)), program=[sys.executable, "-c", REPORTING]
     )
     daemons.append(daemon)
@@ -58,7 +58,7 @@ def hosting(tmp_path: Path, daemons: list[Daemon]) -> Daemon:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="counted from /proc")
-def test_an_idle_daemon_hosting_an_agent_does_not_wake(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_an_idle_daemon_hosting_an_agent_does_not_wake(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     daemon = hosting(tmp_path, daemons)
     time.sleep(1.0)  # the last notice's history line and console output are done
     before = switches(daemon.proc.pid)
@@ -69,7 +69,7 @@ def test_an_idle_daemon_hosting_an_agent_does_not_wake(tmp_path: Path, daemons: 
     assert [agent["state"] for agent in json.loads(status.stdout)["agents"]] == ["connected"]  # idle, not gone
 
 
-def test_hosting_an_agent_loads_none_of_what_it_does_not_use(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_hosting_an_agent_loads_none_of_what_it_does_not_use(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     daemon = hosting(tmp_path, daemons)
     assert daemon.stop() == 0
     assert daemon.wait_for_line("loaded:") == "loaded:"  # none of them
@@ -110,7 +110,9 @@ print("loaded:", *[m for m in others if m in sys.modules])
     assert result.stdout.splitlines() == ["FreedesktopBackend ConsoleBackend", "loaded:"]
 
 
-def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_start(daemons: list[Daemon]) -> None:
+def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_start(
+    daemons: list[DaemonProcess],
+) -> None:
     """The tray's "Open acp-tray…" runs `acp-tray ui` each time: with the window's server running,
     that command only reads where it is (the standard library), so the window opens at once."""
     from tests.support.window import end, headless_daemon, open_window

@@ -20,7 +20,7 @@ from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
 from tests.support.config import write_config
 from tests.support.control_socket import raw_request
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.event_log import EventLog
 from tests.support.registry_server import RegistryServer, entry, script
 
@@ -50,8 +50,10 @@ def added_agents() -> str:
     return paths.config_file().read_text(encoding="utf-8")
 
 
-def test_agents_add_refuses_what_no_process_can_be_given_clearly_and_keeps_the_file(daemons: list[Daemon]) -> None:
-    daemon = Daemon("run", "--headless")
+def test_agents_add_refuses_what_no_process_can_be_given_clearly_and_keeps_the_file(
+    daemons: list[DaemonProcess],
+) -> None:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected")
     before = added_agents()
@@ -90,7 +92,7 @@ def test_agents_add_refuses_what_no_process_can_be_given_clearly_and_keeps_the_f
 )
 def test_a_registry_entry_no_process_can_be_given_is_skipped_with_its_reason_at_once(
     server: RegistryServer,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     distribution: dict[str, object],
     said: str,

@@ -8,7 +8,7 @@ import sys
 
 from acp_tray.files import paths
 from tests.support.agents import SESSION_AGENT
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 
 
@@ -23,7 +23,7 @@ def log_text() -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def test_the_log_file_tells_each_agents_life(daemons: list[Daemon]) -> None:
+def test_the_log_file_tells_each_agents_life(daemons: list[DaemonProcess]) -> None:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
@@ -34,7 +34,7 @@ def test_the_log_file_tells_each_agents_life(daemons: list[Daemon]) -> None:
         + table("crasher", SESSION_AGENT_EXIT_AT_START="2"),
         encoding="utf-8",
     )
-    daemon = Daemon("run", "--headless")  # no -v: the file is at INFO whatever the console shows
+    daemon = DaemonProcess("run", "--headless")  # no -v: the file is at INFO whatever the console shows
     daemons.append(daemon)
     expected = [
         "acp_tray.agent.fine: starting: ",

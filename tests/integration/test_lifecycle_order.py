@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.process_trees import kill_left, living, tree_table
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -24,14 +24,16 @@ def state_of(name: str) -> str:
     return str(next(r for r in json.loads(listed.stdout) if r["name"] == name)["state"])
 
 
-def test_two_restarts_at_once_leave_one_agent_running_and_connected(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_two_restarts_at_once_leave_one_agent_running_and_connected(
+    tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\nprotocol = 1\n' + tree_table("tree", pids), encoding="utf-8")
     try:
-        daemon = Daemon("run", "--headless")
+        daemon = DaemonProcess("run", "--headless")
         daemons.append(daemon)
         daemon.wait_for_line("tree  connected")
         first = set(living(pids))

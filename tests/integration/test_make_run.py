@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.repo import ROOT
 
 
@@ -76,7 +76,7 @@ def test_the_readme_start_up_sample_is_what_run_prints(tmp_path: Path) -> None:
     sample = block.split("```\n", 2)[1].splitlines()
     env = {k: v for k, v in cli_env(ACP_TRAY_DEMO_INTERVAL="0.05").items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     try:
         daemon.wait_for_line("_demo.tip")
         assert daemon.stop() == 0

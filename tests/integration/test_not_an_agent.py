@@ -14,7 +14,7 @@ from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus, AgentUnusable
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.event_log import EventLog
 
 NOT_ACP = "does not speak ACP (the Agent Client Protocol): "
@@ -69,7 +69,7 @@ async def test_an_agent_npx_is_still_fetching_is_slow_not_silent_and_is_started_
     assert not any(NOT_ACP in e.detail for e in log.of(AgentStatus))
 
 
-def test_agents_add_refuses_a_program_that_is_not_there_before_saving_it(daemons: list[Daemon]) -> None:
+def test_agents_add_refuses_a_program_that_is_not_there_before_saving_it(daemons: list[DaemonProcess]) -> None:
     config = write_config()
     start(daemons)
     missing = cli("agents", "add", "x", "--", "/no/such/program", "--acp")

@@ -18,8 +18,7 @@ from acp_tray.notifiers.chain import NotifierChain
 from acp_tray.notifiers.console import ConsoleBackend, ConsoleNotifier
 from acp_tray.notifiers.freedesktop import FreedesktopBackend
 from tests.support.agents import scripted_command
-from tests.support.daemons import Daemon as DaemonProcess
-from tests.support.daemons import cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.presentations import make_presentation as presentation
 
 NOW = datetime(2026, 11, 29, 12, 0)

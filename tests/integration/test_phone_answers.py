@@ -19,7 +19,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env, rss_kib
+from tests.support.daemons import DaemonProcess, cli, cli_env, rss_kib
 from tests.support.ntfy_stand_in import NtfyStandIn, Phone, ntfy_stand_in
 from tests.support.push_cli import add, command_lines
 from tests.support.waiting import until
@@ -61,8 +61,8 @@ def configure(tmp_path: Path, steps: list[dict[str, Any]], *, timeout: int = 300
     return write_config(f'[push]\nwhen = "always"\nanswers = true\n{push}\n', table)
 
 
-def run(env: dict[str, str]) -> Daemon:
-    daemon = Daemon("-vvv", "run", "--headless", env=env)
+def run(env: dict[str, str]) -> DaemonProcess:
+    daemon = DaemonProcess("-vvv", "run", "--headless", env=env)
     daemon.wait_for_line("control: ")
     daemon.wait_for_lines("  bot  connected")
     return daemon
@@ -95,8 +95,8 @@ def reply_topic(message: dict[str, Any]) -> str:
 
 
 def asked(
-    tmp_path: Path, ntfy: NtfyStandIn, env: dict[str, str], daemons: list[Daemon]
-) -> tuple[Daemon, dict[str, Any]]:
+    tmp_path: Path, ntfy: NtfyStandIn, env: dict[str, str], daemons: list[DaemonProcess]
+) -> tuple[DaemonProcess, dict[str, Any]]:
     """The daemon started, target "phone" added, the agent let go: its first approval's push."""
     daemon = run(env)
     daemons.append(daemon)
@@ -107,7 +107,7 @@ def asked(
 
 
 def test_a_press_answers_once_and_nothing_else_on_the_topic_answers(
-    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build"), permission("Push to main")])
     env = cli_env(**keyring_env)
@@ -204,7 +204,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def test_a_press_made_while_the_stream_is_down_answers_once_it_is_back(
-    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")])
     env = cli_env(**keyring_env)
@@ -225,7 +225,7 @@ def test_a_press_made_while_the_stream_is_down_answers_once_it_is_back(
 
 
 def test_a_press_after_the_expiry_or_from_before_a_restart_answers_nothing_and_says_why(
-    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")], timeout=3)
     env = cli_env(**keyring_env)
@@ -259,7 +259,7 @@ def test_a_press_after_the_expiry_or_from_before_a_restart_answers_nothing_and_s
 
 
 def test_off_by_default_nothing_is_made_or_followed_and_push_test_answer_says_when_the_press_came(
-    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, ntfy: NtfyStandIn, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     config = configure(tmp_path, [go(tmp_path, "go"), permission("Run rm -rf build")])
     config.write_text(config.read_text(encoding="utf-8").replace("answers = true", ""), encoding="utf-8")

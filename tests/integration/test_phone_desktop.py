@@ -14,7 +14,7 @@ from typing import Any
 
 from tests.desktop.keyring import secret_service
 from tests.support.config import history
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.ntfy_stand_in import Phone, ntfy_stand_in
 from tests.support.waiting import until
 
@@ -28,7 +28,7 @@ def displayed(env: dict[str, str]) -> int:
 
 
 def test_allowed_from_the_phone_the_agent_goes_on_and_the_desk_shows_it(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon]
+    tmp_path: Path, desktop: Any, daemons: list[DaemonProcess]
 ) -> None:
     desktop.close_all()
     config = tmp_path / "config.toml"
@@ -38,7 +38,7 @@ def test_allowed_from_the_phone_the_agent_goes_on_and_the_desk_shows_it(
         secret_service(tmp_path / "keyring", bus=desktop.env["DBUS_SESSION_BUS_ADDRESS"]) as keys,
     ):
         env = cli_env(**{**desktop.env, **keys}, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
-        daemon = Daemon("run", "--config", str(config), env=env)
+        daemon = DaemonProcess("run", "--config", str(config), env=env)
         daemons.append(daemon)
         assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
         daemon.wait_for_lines("demo  connected")

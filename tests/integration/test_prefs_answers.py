@@ -16,7 +16,7 @@ from acp_tray.files import paths
 from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.state.history import HistoryWriter, read_history
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.waiting import until, until_async
 
 QUIET = """[severity.info]
@@ -87,12 +87,12 @@ def displayed(desktop: Any) -> int:
 
 
 def test_during_dnd_with_info_routed_nowhere_the_answers_to_a_save_still_pop_up(
-    desktop: Any, daemons: list[Daemon]
+    desktop: Any, daemons: list[DaemonProcess]
 ) -> None:
     path = paths.config_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(QUIET + DEMO, encoding="utf-8")
-    daemon = Daemon("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg", ACP_TRAY_DEMO_INTERVAL="0.05"))
+    daemon = DaemonProcess("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg", ACP_TRAY_DEMO_INTERVAL="0.05"))
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected")  # the daemon runs: its watcher follows the file

@@ -17,8 +17,7 @@ from acp_tray.prefs.load import read_preferences
 from acp_tray.presentation.router import Presentation
 from acp_tray.state.history import HistoryWriter, read_history
 from tests.support.agents import scripted_command
-from tests.support.daemons import Daemon as DaemonProcess
-from tests.support.daemons import cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.waiting import until_async
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.prefs.watch import watch_file
-from tests.support.daemons import Daemon
+from tests.support.daemons import DaemonProcess
 from tests.support.wakeups import switches, wakeups
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the tick-free watcher is Linux's (inotify)")
@@ -43,7 +43,7 @@ asyncio.run(main())
 def test_an_idle_watcher_never_wakes_and_still_sees_the_edit(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("[dnd]\nenabled = false\n", encoding="utf-8")
-    watcher = Daemon(str(path), program=[sys.executable, "-c", WATCHER])
+    watcher = DaemonProcess(str(path), program=[sys.executable, "-c", WATCHER])
     try:
         watcher.wait_for_line("watching")
         before = switches(watcher.proc.pid)

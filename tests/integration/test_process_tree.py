@@ -23,7 +23,7 @@ from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 from acp_tray.files import paths
 from tests.support.agents import TREE_AGENT
-from tests.support.daemons import Daemon, alive, cli
+from tests.support.daemons import DaemonProcess, alive, cli
 from tests.support.event_log import EventLog
 from tests.support.process_trees import kill_left, living, started, tree, tree_table
 from tests.support.waiting import until, until_async
@@ -91,7 +91,7 @@ async def test_a_launcher_that_forks_and_exits_is_an_exit_and_its_orphan_goes(tm
         kill_left(pids)
 
 
-def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, daemons: list[Daemon]) -> None:
+def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, daemons: list[DaemonProcess]) -> None:
     """Through the daemon, as a person runs it; each agent starts with the v1 fallback (offered 2)."""
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
@@ -99,7 +99,7 @@ def test_restart_remove_and_quit_leave_no_process_of_any_tree(tmp_path: Path, da
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n' + tree_table("a", a) + tree_table("b", b), encoding="utf-8")
-    daemon = Daemon("run", "--headless", "-v")
+    daemon = DaemonProcess("run", "--headless", "-v")
     daemons.append(daemon)
     try:
         daemon.wait_for_lines("  a  connected", "  b  connected")
@@ -138,7 +138,7 @@ async def test_a_stop_cancelled_on_the_way_still_leaves_no_process(tmp_path: Pat
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="found through /proc")
 def test_agents_left_running_by_a_killed_daemon_are_ended_by_the_next_one(
-    tmp_path: Path, daemons: list[Daemon]
+    tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Its own process group keeps an agent's tree alive when the daemon is SIGKILLed (an OOM kill):
     the next daemon ends it, and nothing else of this user's (a bystander started just before)."""
@@ -152,7 +152,7 @@ def test_agents_left_running_by_a_killed_daemon_are_ended_by_the_next_one(
     )
     bystander = subprocess.Popen(["sleep", "120"])
     try:
-        first = Daemon("run", "--headless", "--config", str(config))
+        first = DaemonProcess("run", "--headless", "--config", str(config))
         daemons.append(first)
         first.wait_for_line("tree  connected")
         tree = sorted(living(pids))
@@ -162,7 +162,7 @@ def test_agents_left_running_by_a_killed_daemon_are_ended_by_the_next_one(
         time.sleep(1.0)
         assert sorted(living(pids)) == tree  # they outlived their daemon
 
-        second = Daemon("run", "--headless", "--config", str(config))
+        second = DaemonProcess("run", "--headless", "--config", str(config))
         daemons.append(second)
         second.wait_for_stderr("ended 2 agent processes left running by a daemon that did not stop cleanly")
         second.wait_for_line("tree  connected")

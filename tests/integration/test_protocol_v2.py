@@ -12,7 +12,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import received, session_agent_table
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, cli_started, start
 from tests.support.schemas import validator_for
 from tests.support.waiting import until
 
@@ -40,7 +40,7 @@ def v2_agent(name: str, log: Path, **env: str) -> str:
 
 
 def test_everything_sent_on_a_v2_connection_validates_against_the_v2_schema(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "v2.log"
     write_config(v2_agent("two", log))
@@ -85,7 +85,7 @@ def test_everything_sent_on_a_v2_connection_validates_against_the_v2_schema(
 
 
 def test_a_v1_only_agent_offered_2_continues_on_v1_with_notices_and_is_remembered(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "v1.log"
     # demo1: the bundled demo agent as a v1-only agent (it reads the v1 fields of whatever it is offered)
@@ -107,9 +107,11 @@ def test_a_v1_only_agent_offered_2_continues_on_v1_with_notices_and_is_remembere
     assert [p["protocolVersion"] for p in received(log, "initialize")] == [2, 1, 1]  # once, not again
 
 
-def test_an_unsupported_answer_ends_the_connection_with_a_clear_error(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_an_unsupported_answer_ends_the_connection_with_a_clear_error(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     write_config(session_agent_table("three", tmp_path / "3.log", env={"SESSION_AGENT_PROTOCOL": "3"}))
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     line = daemon.wait_for_line("  three  FAILED")
     assert "protocolVersion 3" in line and "acp-tray speaks ACP 1 and 2" in line
@@ -122,7 +124,7 @@ def test_an_unsupported_answer_ends_the_connection_with_a_clear_error(daemons: l
 
 
 def test_a_v2_only_agent_pinned_to_1_and_a_sign_in_are_errors_the_person_can_act_on(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     write_config(
         v2_agent(
@@ -131,7 +133,7 @@ def test_a_v2_only_agent_pinned_to_1_and_a_sign_in_are_errors_the_person_can_act
         ).replace("[agents.pinned]\n", "[agents.pinned]\nprotocol = 1\n")
         + v2_agent("locked", tmp_path / "l.log", SESSION_AGENT_AUTH="1")
     )
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_lines("  pinned  FAILED", "  locked  SIGN-IN")
     until(lambda: len([r for r in history() if r["severity"] in ("error", "warning")]) == 2, what="two notices")
@@ -143,7 +145,7 @@ def test_a_v2_only_agent_pinned_to_1_and_a_sign_in_are_errors_the_person_can_act
     assert "acp-tray login locked login" in records["locked"]["description"]
 
 
-def test_the_same_notice_is_presented_the_same_on_v1_and_v2(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_the_same_notice_is_presented_the_same_on_v1_and_v2(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("one", tmp_path / "1.log") + v2_agent("two", tmp_path / "2.log"))
     start(daemons, "one", "two")
     for agent in ("one", "two"):
@@ -156,9 +158,9 @@ def test_the_same_notice_is_presented_the_same_on_v1_and_v2(daemons: list[Daemon
     assert {k: one[k] for k in keep} == {k: two[k] for k in keep}
 
 
-def test_unknown_v2_updates_and_extension_severities_pass_through(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_unknown_v2_updates_and_extension_severities_pass_through(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(v2_agent("two", tmp_path / "2.log"))
-    daemon = Daemon("run", "--headless", "-v", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", "-v", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("  two  connected")
     result = cli("prompt", "two", "oddities")
@@ -176,7 +178,7 @@ def test_unknown_v2_updates_and_extension_severities_pass_through(daemons: list[
 
 @pytest.mark.parametrize("preference", ["1", "2"])
 def test_a_global_protocol_preference_is_what_is_offered(
-    preference: str, daemons: list[Daemon], tmp_path: Path
+    preference: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "a.log"
     write_config(
@@ -188,7 +190,7 @@ def test_a_global_protocol_preference_is_what_is_offered(
 
 @pytest.mark.parametrize("protocol", ["1", "2"])
 def test_a_permission_request_the_agent_withdraws_is_answered_cancelled_and_leaves_the_list(
-    protocol: str, daemons: list[Daemon], tmp_path: Path
+    protocol: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "a.log"
     write_config(session_agent_table("sa", log, env={"SESSION_AGENT_PROTOCOL": protocol}))

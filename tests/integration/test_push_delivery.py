@@ -17,7 +17,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.push_cli import add, command_lines
 from tests.support.push_server import PushService, push_service
 from tests.support.waiting import until
@@ -50,8 +50,8 @@ def configure(steps: list[dict[str, Any]], push: str, extra: str = "") -> Path:
     return write_config(f"[push]\n{push}\n{extra}\n", table)
 
 
-def run(env: dict[str, str], *args: str) -> Daemon:
-    daemon = Daemon(*args, "run", "--headless", env=env)
+def run(env: dict[str, str], *args: str) -> DaemonProcess:
+    daemon = DaemonProcess(*args, "run", "--headless", env=env)
     daemon.wait_for_line("control: ")
     daemon.wait_for_lines("  bot  connected")
     return daemon
@@ -67,7 +67,7 @@ def recorded(*titles: str) -> bool:
 
 
 def test_pushes_reach_the_services_and_their_urls_show_nowhere(
-    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     permission = {
         "request": "session/request_permission",
@@ -141,7 +141,7 @@ def test_pushes_reach_the_services_and_their_urls_show_nowhere(
 
 
 def test_never_holds_every_push_and_dnd_all_but_what_it_allows(
-    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     steps = [
         go(tmp_path, "first"),
@@ -169,7 +169,7 @@ def test_never_holds_every_push_and_dnd_all_but_what_it_allows(
 
 
 def test_a_flood_gives_the_rate_limit_s_pushes_and_one_summary(
-    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     flood = {"repeat": 1000, **notice("error", "Flood {n}")}
     configure([go(tmp_path, "go"), flood], 'when = "always"\nburst = 3\nper = 45')  # a summary after 15 s
@@ -186,7 +186,7 @@ def test_a_flood_gives_the_rate_limit_s_pushes_and_one_summary(
 
 
 def test_a_target_that_refuses_or_hangs_is_retried_then_said_once_behind_the_desktop(
-    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     steps = [go(tmp_path, "go"), notice("error", "First"), go(tmp_path, "then"), notice("error", "Second")]
     configure(steps, 'when = "always"\nburst = 10')
@@ -223,7 +223,7 @@ def idle_for(seconds: float) -> None:
 
 
 def test_away_pushes_while_the_person_is_idle_not_after_they_move_the_mouse(
-    tmp_path: Path, service: PushService, desktop_env: dict[str, str], daemons: list[Daemon],
+    tmp_path: Path, service: PushService, desktop_env: dict[str, str], daemons: list[DaemonProcess],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     from tests.desktop.keyring import secret_service

@@ -14,7 +14,7 @@ from typing import Any
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.agents import agent_table
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.dunst_menu import pick
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -35,7 +35,9 @@ def question_records() -> list[dict[str, Any]]:
     return [r for r in records if r["title"] == "Question"]
 
 
-def started(desktop: Any, daemons: list[Daemon], node: str, tmp_path: Path, preferences: str = "") -> dict[str, str]:
+def started(
+    desktop: Any, daemons: list[DaemonProcess], node: str, tmp_path: Path, preferences: str = ""
+) -> dict[str, str]:
     """The daemon with the question agent (ACP 2, its default), and a stand-in `xdg-open` first on
     PATH that writes down what it was asked to open."""
     bin_dir = tmp_path / "bin"
@@ -50,7 +52,7 @@ def started(desktop: Any, daemons: list[Daemon], node: str, tmp_path: Path, pref
     path.write_text(preferences + table, encoding="utf-8")
     env = cli_env(**desktop.env, PYSTRAY_BACKEND="xorg")
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("asker  connected")
@@ -67,7 +69,7 @@ def asking(env: dict[str, str], what: str) -> subprocess.Popen[str]:
 
 
 def test_a_question_held_by_dnd_pops_up_when_dnd_ends_and_its_choice_button_answers(
-    desktop: Any, dmenu: Path, daemons: list[Daemon], node: str, tmp_path: Path
+    desktop: Any, dmenu: Path, daemons: list[DaemonProcess], node: str, tmp_path: Path
 ) -> None:
     env = started(desktop, daemons, node, tmp_path, "[dnd]\nenabled = true\n\n")
     prompt = asking(env, "pick")
@@ -90,7 +92,7 @@ def test_a_question_held_by_dnd_pops_up_when_dnd_ends_and_its_choice_button_answ
 
 
 def test_a_page_question_opens_only_when_open_is_pressed(
-    desktop: Any, dmenu: Path, daemons: list[Daemon], node: str, tmp_path: Path
+    desktop: Any, dmenu: Path, daemons: list[DaemonProcess], node: str, tmp_path: Path
 ) -> None:
     env = started(desktop, daemons, node, tmp_path)
     prompt = asking(env, "url")

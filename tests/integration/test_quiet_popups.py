@@ -17,16 +17,16 @@ import pytest
 from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.agents import auth_agent_table, session_agent_table
-from tests.support.daemons import Daemon, agent_state, cli_env
+from tests.support.daemons import DaemonProcess, agent_state, cli_env
 from tests.support.waiting import until
 
 QUIET = '[severity.info]\nroute = "tray"\n[severity.other]\nroute = "tray"\n'
 DEMO = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\npermission_timeout = 300\n'
 
 
-def run_daemon(config: Path, desktop: Any, daemons: list[Daemon]) -> Daemon:
+def run_daemon(config: Path, desktop: Any, daemons: list[DaemonProcess]) -> DaemonProcess:
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
-    daemon = Daemon("run", "--config", str(config), env=env)
+    daemon = DaemonProcess("run", "--config", str(config), env=env)
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     return daemon
@@ -41,7 +41,7 @@ def own_records(title: str) -> list[dict[str, Any]]:
 
 
 def test_a_crash_loop_is_one_popup_updated_in_place_then_stopped_with_its_stderr_once_and_not_again_at_the_next_start(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
+    tmp_path: Path, desktop: Any, daemons: list[DaemonProcess], monitor: Path
 ) -> None:
     """The agent exits at every start: restarted after 1, 2, 4 and 8 s, then left stopped (5 crashes
     in a row). On main: four "Crashed" popups and a "Keeps crashing; stopped" whose body said the
@@ -120,7 +120,7 @@ def monitor(desktop: Any, tmp_path: Path) -> Any:
 
 
 def test_an_approval_popup_stays_for_the_approvals_wait_with_warnings_at_8_s(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
+    tmp_path: Path, desktop: Any, daemons: list[DaemonProcess], monitor: Path
 ) -> None:
     """Warnings pop up for 8 s; the approval (a warning) waits 300 s for its answer, and its popup with
     its buttons stays as long. On main it was sent with the warnings' 8 s."""
@@ -165,7 +165,7 @@ def test_an_approval_popup_stays_for_the_approvals_wait_with_warnings_at_8_s(
 
 
 def test_a_sign_in_popup_leads_with_its_buttons_stays_and_leaves_the_screen_once_signed_in_elsewhere(
-    tmp_path: Path, desktop: Any, daemons: list[Daemon], monitor: Path
+    tmp_path: Path, desktop: Any, daemons: list[DaemonProcess], monitor: Path
 ) -> None:
     """Signed in from a terminal (`acp-tray login`), not with the popup's button: the popup has nothing
     left to ask and dunst is told to close it. On main it stayed on screen, led by a command to type,

@@ -20,7 +20,7 @@ import pytest
 from acp_tray.files import paths
 from tests.hostile.archives import path_max_chain, pax_header_bomb, zip_directory_bomb
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, carrying, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, carrying, cli, cli_env, start
 from tests.support.registry_server import (
     ICON,
     RegistryServer,
@@ -101,7 +101,7 @@ def test_a_registry_that_is_not_https_is_refused_in_the_preferences() -> None:
 
 @pytest.mark.parametrize("kind", ["tar.gz", "zip"])
 def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
-    server: RegistryServer, daemons: list[Daemon], kind: str
+    server: RegistryServer, daemons: list[DaemonProcess], kind: str
 ) -> None:
     config = write_config(registry=server.publish(demo_binary(server, "1.2.0", kind)))
     server.files["/demo-acp.svg"] = ICON
@@ -142,7 +142,7 @@ def test_add_a_binary_agent_downloads_it_unpacks_it_privately_and_it_connects(
     ],
 )
 def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_what_to_install(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, runner: str, package: str, pinned: list[str],
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path, runner: str, package: str, pinned: list[str],
     needs: str,
 ) -> None:  # fmt: skip
     distribution = {runner: {"package": package, "args": ["--acp"], "env": {"X": "1"}}}
@@ -175,7 +175,7 @@ def test_add_an_npx_or_uvx_agent_is_a_pinned_command_and_a_missing_runner_names_
     ],
 )
 def test_a_hostile_archive_is_refused_and_nothing_is_installed_or_configured(
-    server: RegistryServer, daemons: list[Daemon], archive: bytes, reason: str
+    server: RegistryServer, daemons: list[DaemonProcess], archive: bytes, reason: str
 ) -> None:
     config = write_config(
         registry=server.publish(
@@ -208,7 +208,7 @@ def assert_nothing_kept(config: Path) -> None:
 
 
 def test_links_chained_past_path_max_write_nothing_outside_the_agents_folder(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """CVE-2025-4517's shape, aimed at a file of this test's own: links through long directory
     names take the path past PATH_MAX (where realpath, and with it the stdlib's data filter, stops
@@ -250,7 +250,12 @@ def add_measured(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], int]
     ids=["a 3 GiB pax header in 3 MB of tar.gz", "two million members in a zip's list"],
 )
 def test_an_archive_made_to_fill_memory_is_refused_in_bounded_memory(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, name: str, archive: Callable[[], bytes], reason: str
+    server: RegistryServer,
+    daemons: list[DaemonProcess],
+    tmp_path: Path,
+    name: str,
+    archive: Callable[[], bytes],
+    reason: str,
 ) -> None:
     """A header that tarfile would read whole, or a member list ZipFile would turn into millions
     of objects: refused from what they declare, before they are read, in bounded memory."""
@@ -263,7 +268,7 @@ def test_an_archive_made_to_fill_memory_is_refused_in_bounded_memory(
     assert_nothing_kept(config)
 
 
-def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, daemons: list[Daemon]) -> None:
+def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, daemons: list[DaemonProcess]) -> None:
     config = write_config(
         registry=server.publish(
             entry(
@@ -286,7 +291,7 @@ def test_a_binary_from_plain_http_elsewhere_is_refused(server: RegistryServer, d
     assert "[agents.plain]" not in config.read_text()
 
 
-def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, daemons: list[Daemon]) -> None:
+def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, daemons: list[DaemonProcess]) -> None:
     write_config(registry=server.publish(demo_binary(server, "1.0.0")))
     start(daemons, own_group=True)
     unknown = cli("agents", "add", "demo")
@@ -301,7 +306,7 @@ def test_add_an_unknown_id_or_one_already_configured(server: RegistryServer, dae
 # upgrade ------------------------------------------------------------------------------------
 
 
-def demo_added(server: RegistryServer, daemons: list[Daemon]) -> Path:
+def demo_added(server: RegistryServer, daemons: list[DaemonProcess]) -> Path:
     """A daemon with demo-acp 1.0.0 added from the registry; the preferences file."""
     config = write_config(registry=server.publish(demo_binary(server, "1.0.0")))
     start(daemons, own_group=True)
@@ -310,7 +315,7 @@ def demo_added(server: RegistryServer, daemons: list[Daemon]) -> Path:
 
 
 def test_upgrade_moves_to_the_new_version_once_it_connects_and_removes_the_old(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     config = demo_added(server, daemons)
     same = cli("agents", "upgrade")
@@ -326,7 +331,7 @@ def test_upgrade_moves_to_the_new_version_once_it_connects_and_removes_the_old(
 
 
 def test_an_upgrade_that_does_not_connect_is_rolled_back_and_the_old_version_kept(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     config = demo_added(server, daemons)
     before = config.read_text()
@@ -346,7 +351,9 @@ def test_an_upgrade_that_does_not_connect_is_rolled_back_and_the_old_version_kep
     assert json.loads((home / "install.json").read_text())["version"] == "1.0.0"
 
 
-def test_upgrade_of_an_agent_not_from_the_registry_says_so(server: RegistryServer, daemons: list[Daemon]) -> None:
+def test_upgrade_of_an_agent_not_from_the_registry_says_so(
+    server: RegistryServer, daemons: list[DaemonProcess]
+) -> None:
     write_config(registry=server.publish(demo_binary(server, "1.0.0")))
     start(daemons, own_group=True)
     assert cli("agents", "add", "mine", "--", sys.executable, "-m", "acp_tray", "demo-agent").returncode == 0
@@ -358,7 +365,7 @@ def test_upgrade_of_an_agent_not_from_the_registry_says_so(server: RegistryServe
 
 
 def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_connects(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     """The registry's codex-acp entry as an npx distribution of the version the tests pin
     (tests/real_agents/package.json): npx fetches it from npm (its cache), and the real agent answers
@@ -391,7 +398,9 @@ def test_add_codex_acp_from_the_registry_runs_the_pinned_npm_package_and_it_conn
 # remove -------------------------------------------------------------------------------------
 
 
-def test_remove_stops_the_agent_then_deletes_what_add_installed(server: RegistryServer, daemons: list[Daemon]) -> None:
+def test_remove_stops_the_agent_then_deletes_what_add_installed(
+    server: RegistryServer, daemons: list[DaemonProcess]
+) -> None:
     """`agents remove ID`: out of the preferences, its process gone, and its installed version,
     record and icon deleted (said, with the size). An agent not from the registry has no files
     to delete, and the other agent's files stay. Added again, it is downloaded again and runs."""

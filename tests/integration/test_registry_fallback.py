@@ -13,7 +13,7 @@ import pytest
 
 from acp_tray.files import paths
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.registry_server import RegistryServer, binary_distribution, entry, tree
 from tests.support.repo import ROOT
 
@@ -34,7 +34,7 @@ def _both(server: RegistryServer) -> tuple[dict[str, Any], str]:
     return entry("kilo", version, distribution, name="Kilo"), version
 
 
-def _served(server: RegistryServer, daemons: list[Daemon]) -> tuple[Path, str]:
+def _served(server: RegistryServer, daemons: list[DaemonProcess]) -> tuple[Path, str]:
     """The registry serves `kilo`, a daemon runs: the preferences file, and the npm package's version."""
     document, version = _both(server)
     config = write_config(registry=server.publish(document))
@@ -43,7 +43,7 @@ def _served(server: RegistryServer, daemons: list[Daemon]) -> tuple[Path, str]:
 
 
 def test_a_binary_that_cannot_be_downloaded_falls_back_to_npx_and_says_so(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     config, version = _served(server, daemons)
     added = cli("agents", "add", "kilo", timeout=600)
@@ -56,7 +56,7 @@ def test_a_binary_that_cannot_be_downloaded_falls_back_to_npx_and_says_so(
 
 
 def test_via_chooses_the_distribution_and_says_plainly_what_the_entry_offers(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     config, version = _served(server, daemons)
     binary = cli("agents", "add", "kilo", "--via", "binary")  # the person's choice: no fallback

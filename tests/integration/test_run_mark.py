@@ -19,7 +19,7 @@ import pytest
 
 from acp_tray.files import paths
 from tests.support.agents import TREE_AGENT, auth_agent_table
-from tests.support.daemons import Daemon, agent_state, alive, cli_env
+from tests.support.daemons import DaemonProcess, agent_state, alive, cli_env
 from tests.support.dunst_menu import pick
 from tests.support.process_trees import kill_left, living, tree_table
 from tests.support.waiting import until
@@ -47,7 +47,7 @@ def environ(pid: int) -> dict[str, str]:
     return dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p)
 
 
-def killed(daemon: Daemon) -> None:
+def killed(daemon: DaemonProcess) -> None:
     """As the OOM killer does it: nothing of the daemon's own shutdown runs."""
     daemon.proc.kill()
     daemon.proc.wait()
@@ -57,7 +57,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
     desktop: Any,
     dmenu: Path,
     tmp_path: Path,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
 ) -> None:
     if shutil.which("xterm") is None:
         pytest.fail("install the Debian package xterm (make test does, as root)")
@@ -71,7 +71,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
     env = cli_env(**desktop.env, TERMINAL="xterm")
     xterms: list[int] = []
     try:
-        first = Daemon("run", "--config", str(config), env=env)
+        first = DaemonProcess("run", "--config", str(config), env=env)
         daemons.append(first)
         until(
             lambda: agent_state("tui", env) == "needs sign-in" and agent_state("tree", env) == "connected",
@@ -89,7 +89,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
         tree = sorted(living(pids))
 
         killed(first)
-        second = Daemon("run", "--config", str(config), env=env)
+        second = DaemonProcess("run", "--config", str(config), env=env)
         daemons.append(second)
         second.wait_for_stderr(REAPED)
         until(lambda: not set(tree) & set(living(pids)), what="the killed daemon's agents to be ended")
@@ -105,7 +105,7 @@ def test_a_sign_in_terminal_outlives_the_next_start_after_a_crash_and_the_agents
 
 
 def test_an_agent_configured_with_the_mark_still_carries_the_real_one_and_is_ended(
-    tmp_path: Path, daemons: list[Daemon]
+    tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -117,7 +117,7 @@ def test_an_agent_configured_with_the_mark_still_carries_the_real_one_and_is_end
         encoding="utf-8",
     )
     try:
-        first = Daemon("run", "--headless", "--config", str(config))
+        first = DaemonProcess("run", "--headless", "--config", str(config))
         daemons.append(first)
         first.wait_for_line("sly  connected")
         mark = paths.agents_run_file().read_text().strip()
@@ -126,7 +126,7 @@ def test_an_agent_configured_with_the_mark_still_carries_the_real_one_and_is_end
         assert [environ(p).get("ACP_TRAY_RUN") for p in tree] == [mark, mark]  # set last: the real one
 
         killed(first)
-        second = Daemon("run", "--headless", "--config", str(config))
+        second = DaemonProcess("run", "--headless", "--config", str(config))
         daemons.append(second)
         second.wait_for_stderr(f"ended 2 {REAPED}")
         until(lambda: not set(tree) & set(living(pids)), what="the killed daemon's agent to be ended")
@@ -138,7 +138,7 @@ def test_an_agent_configured_with_the_mark_still_carries_the_real_one_and_is_end
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_an_agents_run_file_that_is_not_a_file_neither_hangs_nor_crashes_the_start(
-    kind: str, tmp_path: Path, daemons: list[Daemon]
+    kind: str, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     run_file = paths.agents_run_file()
     run_file.parent.mkdir(parents=True, exist_ok=True)
@@ -146,7 +146,7 @@ def test_an_agents_run_file_that_is_not_a_file_neither_hangs_nor_crashes_the_sta
         os.mkfifo(run_file, 0o600)
     else:
         run_file.mkdir()
-    daemon = Daemon("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
+    daemon = DaemonProcess("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected", timeout=20)
     what = "a named pipe" if kind == "fifo" else "a directory"

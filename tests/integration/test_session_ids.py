@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 
 
-def run_daemon(daemons: list[Daemon]) -> Daemon:
-    daemon = Daemon("run", "--headless")
+def run_daemon(daemons: list[DaemonProcess]) -> DaemonProcess:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected")
     return daemon
@@ -23,7 +23,7 @@ def live_sessions() -> dict[str, dict[str, object]]:
     return {row["name"]: row for row in json.loads(listed.stdout)}
 
 
-def test_a_new_session_that_gets_a_resumed_sessions_id_after_a_daemon_restart(daemons: list[Daemon]) -> None:
+def test_a_new_session_that_gets_a_resumed_sessions_id_after_a_daemon_restart(daemons: list[DaemonProcess]) -> None:
     first = run_daemon(daemons)
     said = cli("prompt", "demo", "hello")
     assert said.returncode == 0 and "You said: 'hello'" in said.stdout, said.stderr

@@ -22,7 +22,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import write_agent_config, write_config
-from tests.support.daemons import Daemon, agent_state, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, agent_state, cli, cli_env, cli_started, start
 from tests.support.registry_server import RegistryServer, binary_distribution, entry, script, tar_gz
 from tests.support.signin import received
 from tests.support.waiting import until
@@ -37,8 +37,8 @@ def locked(tmp_path: Path, command: list[str] | None = None, **env: str) -> Path
     return write_agent_config("locked", command, tmp_path, agent_env, extra="protocol = 1\n")
 
 
-def daemon_with(daemons: list[Daemon], line: str = "locked  SIGN-IN") -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env())
+def daemon_with(daemons: list[DaemonProcess], line: str = "locked  SIGN-IN") -> DaemonProcess:
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line(line)
     return daemon
@@ -53,7 +53,7 @@ def methods() -> dict[str, dict[str, object]]:
 
 
 def test_a_method_typed_in_meta_runs_the_agents_program_without_its_default_args(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """qwen-code's shape: run as `qwen --acp`, its method `_meta: {type: terminal, args: [...]}`.
     Given after `--acp` the args start another ACP server on the terminal (a blank screen, and
@@ -72,7 +72,7 @@ def test_a_method_typed_in_meta_runs_the_agents_program_without_its_default_args
 
 @pytest.mark.usefixtures("whole_groups")
 def test_an_agent_added_from_the_registry_signs_in_with_its_program_and_the_methods_args(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """A registry entry whose binary runs with `args: ["--acp"]`, and a method `type: terminal` with
     `args: ["--login"]`: acp-tray runs `PROGRAM --login` (AUTHENTICATION.md's example), not
@@ -96,7 +96,7 @@ def test_an_agent_added_from_the_registry_signs_in_with_its_program_and_the_meth
 
 
 def test_a_sign_in_accepted_by_a_connected_agent_that_changed_nothing_is_not_signed_in(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """opencode's answer to `authenticate` with its terminal login's id: `{}`, and nothing signed in."""
     locked(tmp_path, AUTH_AGENT_AT="prompt", AUTH_AGENT_EXTRA="hollow")
@@ -111,11 +111,11 @@ def test_a_sign_in_accepted_by_a_connected_agent_that_changed_nothing_is_not_sig
 # 3. while the agent starts ----------------------------------------------------------------------
 
 
-def test_login_while_the_agent_starts_waits_for_it_then_signs_in(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_login_while_the_agent_starts_waits_for_it_then_signs_in(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     hold = tmp_path / "go"
     locked(tmp_path, AUTH_AGENT_HOLD=str(hold))
     daemon_with(daemons, "control: ")
-    login = Daemon("login", "locked", "token", env=cli_env())  # read line by line
+    login = DaemonProcess("login", "locked", "token", env=cli_env())  # read line by line
     daemons.append(login)
     login.wait_for_line("locked is starting; one moment")  # not "offers no sign-in method"
     hold.touch()
@@ -124,7 +124,7 @@ def test_login_while_the_agent_starts_waits_for_it_then_signs_in(daemons: list[D
 
 
 def test_a_prompt_waiting_for_a_starting_agent_fails_once_it_needs_a_sign_in(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     hold = tmp_path / "go"
     locked(tmp_path, AUTH_AGENT_HOLD=str(hold))
@@ -141,7 +141,7 @@ def test_a_prompt_waiting_for_a_starting_agent_fails_once_it_needs_a_sign_in(
 
 
 def test_a_terminal_sign_in_for_an_agent_that_refused_runs_then_starts_it_again(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     locked(tmp_path, AUTH_AGENT_REFUSAL_CODE="-32603", AUTH_AGENT_REFUSAL="no account here")
     daemon_with(daemons, "locked  REFUSED")
@@ -152,7 +152,7 @@ def test_a_terminal_sign_in_for_an_agent_that_refused_runs_then_starts_it_again(
 
 
 def test_the_windows_terminal_sign_in_says_so_when_no_terminal_window_can_open(
-    daemons: list[Daemon], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    daemons: list[DaemonProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """xterm with no display ends at once ("Can't open display"): the page says so, with the command."""
     locked(tmp_path)
@@ -174,7 +174,7 @@ def test_the_windows_terminal_sign_in_says_so_when_no_terminal_window_can_open(
 
 
 def test_a_prompt_to_an_agent_with_no_sign_in_method_does_not_point_to_login(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     locked(tmp_path, AUTH_AGENT_OFFER="", AUTH_AGENT_REFUSAL="Not signed in: run `auggie login` first")
     daemon_with(daemons)
@@ -185,7 +185,7 @@ def test_a_prompt_to_an_agent_with_no_sign_in_method_does_not_point_to_login(
 
 
 def test_a_failed_terminal_sign_in_of_a_connected_agent_says_it_is_as_it_was(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     locked(tmp_path, AUTH_AGENT_AT="prompt")
     daemon_with(daemons, "locked  connected")
@@ -214,13 +214,13 @@ def free_port() -> int:
         return port
 
 
-def test_an_error_answer_to_a_cancelled_sign_in_is_no_warning(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_an_error_answer_to_a_cancelled_sign_in_is_no_warning(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     """codex-acp answers `$/cancel_request` (a notification) with an error and no id: nothing is
     wrong, so the console says nothing of it (it is logged at DEBUG)."""
     port = free_port()
     locked(tmp_path, AUTH_AGENT_EXTRA="oauth", AUTH_AGENT_OAUTH_PORT=str(port), AUTH_AGENT_CANCEL_ANSWER="1")
     daemon = daemon_with(daemons)
-    login = Daemon("login", "locked", "oauth", env=cli_env())
+    login = DaemonProcess("login", "locked", "oauth", env=cli_env())
     daemons.append(login)
     login.wait_for_line("finish signing in there", timeout=20)
     login.proc.send_signal(signal.SIGINT)

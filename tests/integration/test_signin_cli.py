@@ -13,7 +13,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import history, write_agent_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 
 SECRET = "sk-test-Zq9-not-a-real-key"
@@ -36,12 +36,12 @@ def agent_row(name: str) -> dict[str, object]:
 
 
 def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
-    daemons: list[Daemon], tmp_path: Path, keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    daemons: list[DaemonProcess], tmp_path: Path, keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for key, value in keyring_env.items():
         monkeypatch.setenv(key, value)  # the CLI runs below inherit it (cli_env copies os.environ)
     config = write_config(tmp_path, "locked", 1, "new")
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
 
@@ -106,10 +106,10 @@ def test_needs_sign_in_from_a_shell_secret_terminal_method_prompt_logout(
 
 @pytest.mark.parametrize("protocol", [1, 2])
 def test_needed_at_prompt_time_one_notice_then_an_agent_method_sends_the_queue(
-    daemons: list[Daemon], tmp_path: Path, protocol: int
+    daemons: list[DaemonProcess], tmp_path: Path, protocol: int
 ) -> None:
     write_config(tmp_path, "claudeish", protocol, "prompt")
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("claudeish  connected")
     for n in range(3):

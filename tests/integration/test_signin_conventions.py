@@ -25,7 +25,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import history, write_agent_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.signin import received
 from tests.support.waiting import until
@@ -43,8 +43,8 @@ def write_config(tmp_path: Path, protocol: int = 1, **env: str) -> Path:
     return write_agent_config("locked", command, tmp_path, agent_env, extra=f"protocol = {protocol}\n")
 
 
-def needing_sign_in(daemons: list[Daemon]) -> Daemon:
-    daemon = Daemon("run", "--headless", env=cli_env())
+def needing_sign_in(daemons: list[DaemonProcess]) -> DaemonProcess:
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
     return daemon
@@ -84,14 +84,14 @@ def browser_finishes(port: int) -> None:
 
 @pytest.mark.parametrize(("protocol", "stuck"), [(1, False), (1, True), (2, False)])
 def test_an_oauth_sign_in_is_waited_for_then_ctrl_c_cancels_it_and_a_retry_works(
-    daemons: list[Daemon], tmp_path: Path, protocol: int, stuck: bool
+    daemons: list[DaemonProcess], tmp_path: Path, protocol: int, stuck: bool
 ) -> None:
     port = free_port()
     env = {"AUTH_AGENT_EXTRA": "oauth", "AUTH_AGENT_OAUTH_PORT": str(port), "AUTH_AGENT_STUCK": "1" if stuck else "0"}
     write_config(tmp_path, protocol, **env)
     daemon = needing_sign_in(daemons)
 
-    login = Daemon("login", "locked", "oauth", env=cli_env())  # the command, read line by line
+    login = DaemonProcess("login", "locked", "oauth", env=cli_env())  # the command, read line by line
     daemons.append(login)
     waiting = login.wait_for_line("finish signing in there", timeout=20)
     assert "waiting for locked to finish signing in with Sign in with a browser" in waiting
@@ -111,7 +111,7 @@ def test_an_oauth_sign_in_is_waited_for_then_ctrl_c_cancels_it_and_a_retry_works
     if stuck:
         daemon.wait_for_line("locked  SIGN-IN")  # the restarted agent
     assert agent_row()["state"] == "needs sign-in"
-    retry = Daemon("login", "locked", "oauth", env=cli_env())
+    retry = DaemonProcess("login", "locked", "oauth", env=cli_env())
     daemons.append(retry)
     retry.wait_for_line("finish signing in there", timeout=20)  # not "Port N is already in use"
     browser_finishes(port)
@@ -120,7 +120,7 @@ def test_an_oauth_sign_in_is_waited_for_then_ctrl_c_cancels_it_and_a_retry_works
 
 
 def test_a_sign_in_the_agent_accepts_but_still_refuses_after_is_said_at_once(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     write_config(tmp_path, AUTH_AGENT_EXTRA="hollow")
     needing_sign_in(daemons)
@@ -133,7 +133,9 @@ def test_a_sign_in_the_agent_accepts_but_still_refuses_after_is_said_at_once(
     assert time.monotonic() - started < 25
 
 
-def test_several_methods_on_a_terminal_are_offered_as_a_numbered_choice(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_several_methods_on_a_terminal_are_offered_as_a_numbered_choice(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     write_config(tmp_path)
     needing_sign_in(daemons)
     main, secondary = pty.openpty()
@@ -173,7 +175,7 @@ def read_until(fd: int, needle: str, timeout: float = 30.0) -> str:
 
 @pytest.mark.parametrize("method", ["legacy-tui", "meta-tui"])
 def test_terminal_methods_declared_the_older_ways_run_their_command(
-    daemons: list[Daemon], tmp_path: Path, method: str
+    daemons: list[DaemonProcess], tmp_path: Path, method: str
 ) -> None:
     write_config(tmp_path, AUTH_AGENT_EXTRA="legacy-tui,meta-tui", AUTH_AGENT_OFFER="legacy-tui,meta-tui")
     needing_sign_in(daemons)
@@ -201,7 +203,7 @@ def test_terminal_methods_declared_the_older_ways_run_their_command(
     ],
 )  # fmt: skip
 def test_a_refusals_data_is_said_in_words_or_not_at_all(
-    daemons: list[Daemon], tmp_path: Path, data: dict[str, object], meant: str | None
+    daemons: list[DaemonProcess], tmp_path: Path, data: dict[str, object], meant: str | None
 ) -> None:
     write_config(tmp_path, AUTH_AGENT_REFUSAL_DATA=json.dumps(data))
     daemon = needing_sign_in(daemons)
@@ -224,7 +226,7 @@ def test_a_refusals_data_is_said_in_words_or_not_at_all(
 
 
 def test_an_agent_offering_no_method_is_signed_in_its_own_way_then_restarted(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     words = "Not signed in: run `auggie login` first"
     write_config(tmp_path, AUTH_AGENT_OFFER="", AUTH_AGENT_REFUSAL=words)

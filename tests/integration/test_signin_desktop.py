@@ -20,7 +20,7 @@ from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.menu import menu_of
 from acp_tray.tray.snapshot import TraySnapshot
 from tests.support.agents import auth_agent_table
-from tests.support.daemons import Daemon, agent_state, cli_env
+from tests.support.daemons import DaemonProcess, agent_state, cli_env
 from tests.support.dunst_menu import menu_lines, pick
 from tests.support.repo import ROOT
 from tests.support.waiting import until, until_async
@@ -32,7 +32,7 @@ def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
     desktop: Any,
     dmenu: Path,
     tmp_path: Path,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
@@ -45,7 +45,7 @@ def test_sign_in_notification_buttons_in_dunst_agent_and_terminal_methods(
     terminal.mkdir()
     env = cli_env(**desktop.env, TERMINAL=str(FAKE_TERMINAL), ACP_TRAY_TEST_TERMINAL=str(terminal))
     mark = desktop.mark()
-    daemon = Daemon("run", "--config", str(config), env=env)
+    daemon = DaemonProcess("run", "--config", str(config), env=env)
     daemons.append(daemon)
     until(
         lambda: agent_state("locked", env) == "needs sign-in" and agent_state("tui", env) == "needs sign-in",

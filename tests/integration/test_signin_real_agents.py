@@ -17,7 +17,7 @@ import pytest
 from acp_tray.files import paths
 from tests.real_agents import npm_package_bin, root
 from tests.support.config import history, write_agent_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 
 FAKE_KEY = "sk-fake-acp-tray-tests-0000000000000000"
@@ -29,16 +29,16 @@ def real_agents_where_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TRAY_REAL_AGENTS", REAL_AGENTS)
 
 
-def started(daemons: list[Daemon]) -> Daemon:
+def started(daemons: list[DaemonProcess]) -> DaemonProcess:
     """The daemon in its own process group: codex-acp's and the Claude adapter's launchers start
     child processes that outlive a stopped launcher until acp-tray ends process trees (issue 13),
     so the test ends the whole group itself."""
-    daemon = Daemon("run", "--headless", env=cli_env(), own_group=True)
+    daemon = DaemonProcess("run", "--headless", env=cli_env(), own_group=True)
     daemons.append(daemon)
     return daemon
 
 
-def stop_all(daemon: Daemon) -> None:
+def stop_all(daemon: DaemonProcess) -> None:
     daemon.stop()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(daemon.proc.pid, signal.SIGKILL)
@@ -49,7 +49,7 @@ def write_config(name: str, command: list[str], cwd: Path, env: dict[str, str]) 
 
 
 def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_network_error_is_shown(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     keyring_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
@@ -92,7 +92,7 @@ def test_codex_acp_signs_in_with_openai_api_key_from_the_keyring_then_its_networ
 
 
 def test_a_claude_adapter_needing_sign_in_at_prompt_time_gives_one_notice(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     home = tmp_path / "home"  # no credentials of anyone's
     home.mkdir()

@@ -28,7 +28,7 @@ import pytest
 from acp_tray.files import paths
 from tests.real_agents import npm_bin, npm_package_bin, root
 from tests.support.config import write_agent_config, write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.registry_server import RegistryServer, binary_distribution, entry, script, tar_gz
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -55,7 +55,7 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
 
 def added_from_registry(
     server: RegistryServer,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     agent_id: str,
     launcher: list[str],
@@ -119,7 +119,7 @@ def login_on_a_terminal(name: str, method: str, shows: str) -> str:
 
 
 def test_qwen_code_added_from_the_registry_shows_its_own_login_on_a_terminal(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """Its method is `_meta: {type: terminal, args: ["--auth-type=openai"]}`: after the registry's
     `--acp --experimental-skills` it starts qwen's ACP server (a blank terminal); in their place,
@@ -132,11 +132,13 @@ def test_qwen_code_added_from_the_registry_shows_its_own_login_on_a_terminal(
     assert f"{program} --auth-type=openai" in screen  # what runs is what is shown
 
 
-def test_qwen_code_configured_by_hand_shows_its_own_login_on_a_terminal(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_qwen_code_configured_by_hand_shows_its_own_login_on_a_terminal(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     """The same method with qwen configured by hand as `qwen --acp --experimental-skills`: a method
     typed in `_meta` follows the registry's way, so its args replace the options after the program."""
     write_agent_config("qwen", [*npm_bin("qwen"), "--acp", "--experimental-skills"], tmp_path, agent_env(tmp_path))
-    daemon = Daemon("run", "--headless", env=cli_env(), own_group=True)
+    daemon = DaemonProcess("run", "--headless", env=cli_env(), own_group=True)
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     until(lambda: row("qwen")["state"] == "needs sign-in", timeout=READY, what="qwen to need a sign-in")
@@ -145,7 +147,7 @@ def test_qwen_code_configured_by_hand_shows_its_own_login_on_a_terminal(daemons:
 
 
 def test_qodercli_added_from_the_registry_shows_its_own_login_on_a_terminal(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """`type: terminal, args: ["login"]`: after the registry's `--acp` it is an ACP server again;
     in its place, `qodercli login` asks the person to open its sign-in page."""
@@ -155,7 +157,7 @@ def test_qodercli_added_from_the_registry_shows_its_own_login_on_a_terminal(
 
 
 def test_the_acp_claude_adapter_added_from_the_registry_shows_claudes_login_on_a_terminal(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """No default args in its registry entry: `claude-agent-acp --cli auth login --claudeai`, Claude
     Code's own sign-in, which gives the page to visit when no browser opens."""
@@ -166,11 +168,11 @@ def test_the_acp_claude_adapter_added_from_the_registry_shows_claudes_login_on_a
     assert "https://claude.com/cai/oauth/authorize" in screen  # the page to sign in on
 
 
-def test_opencode_offers_its_terminal_login_command(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_opencode_offers_its_terminal_login_command(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     """opencode offers `opencode auth login` only to a client that says `_meta["terminal-auth"]`;
     without it, its method went to `authenticate`, which answered {} and signed nothing in."""
     write_agent_config("opencode", [*npm_bin("opencode"), "acp"], tmp_path, agent_env(tmp_path))
-    daemon = Daemon("run", "--headless", env=cli_env(), own_group=True)
+    daemon = DaemonProcess("run", "--headless", env=cli_env(), own_group=True)
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     until(lambda: row("opencode")["state"] == "connected", timeout=READY, what="opencode to connect")

@@ -16,7 +16,7 @@ from tests.agents.auth_agent import SIGN_IN_PAGE, URL_CODE
 from tests.support.agents import AUTH_AGENT
 from tests.support.browser import PageFor
 from tests.support.config import history, write_agent_config
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.waiting import until
 from tests.support.window import window_process
 
@@ -24,7 +24,7 @@ LOOPBACK_PAGE = "http://127.0.0.1:8085/oauth2callback?ready=1"
 LIVE = 15_000  # ms
 
 
-def _hosted(tmp_path: Path, daemons: list[Daemon]) -> Daemon:
+def _hosted(tmp_path: Path, daemons: list[DaemonProcess]) -> DaemonProcess:
     env = {
         "AUTH_AGENT_AT": "new",
         "AUTH_AGENT_TOKEN": str(tmp_path / "token"),
@@ -32,7 +32,7 @@ def _hosted(tmp_path: Path, daemons: list[Daemon]) -> Daemon:
         "AUTH_AGENT_OFFER": "url-code",
     }
     write_agent_config("locked", [sys.executable, str(AUTH_AGENT)], tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
     return daemon
@@ -47,7 +47,7 @@ def _login(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_login_shows_the_address_the_agent_wrote_and_types_the_code_it_asks_for(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     _hosted(tmp_path, daemons)
     wrong = _login("not-the-code")
@@ -70,7 +70,7 @@ def test_login_shows_the_address_the_agent_wrote_and_types_the_code_it_asks_for(
 
 
 def test_the_window_shows_the_address_as_a_link_and_takes_the_code(
-    daemons: list[Daemon], tmp_path: Path, page_for: PageFor
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
 ) -> None:
     _hosted(tmp_path, daemons)
     with window_process("agents") as window:

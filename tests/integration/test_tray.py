@@ -18,8 +18,7 @@ from PIL import Image
 
 from acp_tray.tray.icon import BADGE_COLOURS
 from tests.support.agents import scripted_command
-from tests.support.daemons import Daemon as DaemonProcess
-from tests.support.daemons import cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.trays import docked, icon_centre, screenshot, strip_pixels, trayer, xdotool
 
 

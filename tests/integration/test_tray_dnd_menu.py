@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.agents import agent_table, scripted_command
-from tests.support.daemons import Daemon as DaemonProcess
+from tests.support.daemons import DaemonProcess
 from tests.support.dbusmenu import dbusmenu_labels, dbusmenu_text
 from tests.support.trays import docked, icon_centre, screenshot, xdotool
 from tests.support.waiting import until

@@ -16,7 +16,7 @@ import pytest
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
-from tests.support.daemons import Daemon
+from tests.support.daemons import DaemonProcess
 from tests.support.trays import SNI_WATCHER
 from tests.support.waiting import until
 from tests.support.window import end
@@ -45,14 +45,14 @@ def item_path(name: str, env: dict[str, str]) -> str | None:
 
 
 @pytest.mark.parametrize("tray_host", ["sni"], indirect=True)
-def test_activate_on_the_sni_item_opens_the_window(tray_host: dict[str, str], daemons: list[Daemon]) -> None:
+def test_activate_on_the_sni_item_opens_the_window(tray_host: dict[str, str], daemons: list[DaemonProcess]) -> None:
     """On main AppIndicator answered `Activate` with UnknownMethod and nothing opened."""
     env = {**tray_host, "PYSTRAY_BACKEND": "appindicator"}
     opened = Path(os.environ["ACP_TRAY_TEST_OPENED"])
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[severity.info]\nroute = "tray"\n', encoding="utf-8")  # no agents: only the icon
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     daemons.append(daemon)
     assert "appindicator backend" in daemon.wait_for_line("tray:")
     (item,) = until(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.tray_titles import read_back
 from tests.support.trays import docked, icon_centre, screenshot, xdotool
 from tests.support.waiting import until
@@ -43,7 +43,7 @@ def test_the_tooltip_is_where_the_host_reads_it_and_shows_on_hover(
 ) -> None:
     host = request.node.callspec.params["tray_host"]
     env = {**tray_host, "ACP_TRAY_DEMO_INTERVAL": "0.05"}
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     try:
         assert "appindicator backend" in daemon.wait_for_line("tray:")
         daemon.wait_for_line("demo  connected")
@@ -82,7 +82,7 @@ def test_the_tooltip_says_how_many_agents_wait_for_you(
     says "1 agent waits for you" until the approval is answered."""
     host = request.node.callspec.params["tray_host"]
     env = {**tray_host, "ACP_TRAY_DEMO_INTERVAL": "0.05"}
-    daemon = Daemon("run", env=env)
+    daemon = DaemonProcess("run", env=env)
     try:
         daemon.wait_for_line("demo  connected")
         command = [sys.executable, "-m", "acp_tray", "prompt", "demo", "delete the build folder"]

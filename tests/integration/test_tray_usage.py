@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.agents import agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.repo import ROOT
 from tests.support.tray_titles import read_back
 from tests.support.waiting import until
@@ -19,7 +19,7 @@ USAGE_AGENT = ROOT / "tests" / "interop" / "usage_agent.mjs"
 def test_the_tooltip_says_what_today_cost(node: str, tray_host: dict[str, str], request: pytest.FixtureRequest) -> None:
     host = request.node.callspec.params["tray_host"]
     write_config(agent_table("meter", [node, str(USAGE_AGENT), "--version=2"]), notifier="auto")
-    daemon = Daemon("run", env=tray_host)
+    daemon = DaemonProcess("run", env=tray_host)
     try:
         daemon.wait_for_line("meter  connected")
         until(lambda: "1/1 agent connected" in read_back(host, tray_host), timeout=15, what="the tooltip")

@@ -9,16 +9,16 @@ from pathlib import Path
 
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import history, write_agent_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 
 
 def test_a_prompt_waiting_for_a_sign_in_is_listed_and_fails_plainly_when_its_agent_is_removed(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     env = {"AUTH_AGENT_AT": "new", "AUTH_AGENT_TOKEN": str(tmp_path / "token")}
     write_agent_config("locked", [sys.executable, str(AUTH_AGENT)], tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
     queued = cli("prompt", "--no-wait", "locked", "hello", "there")

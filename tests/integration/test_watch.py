@@ -16,7 +16,7 @@ from typing import Any
 from acp_tray.control.endpoint import socket_path
 from acp_tray.files import paths
 from tests.support.agents import scripted_command
-from tests.support.daemons import Daemon, cli, cli_env, rss_kib
+from tests.support.daemons import DaemonProcess, cli, cli_env, rss_kib
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -49,8 +49,8 @@ def states(events: list[dict[str, Any]]) -> list[str]:
     return [e["agents"][0]["state"] for e in events if "agents" in e]
 
 
-def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, daemons: list[Daemon]) -> None:
-    daemon = Daemon("run", "--headless")
+def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected")
     watcher, lines = follow("--json")
@@ -90,8 +90,8 @@ def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, da
     assert watcher.stderr is not None and "the daemon stopped" in watcher.stderr.read()
 
 
-def test_watch_text_is_one_status_line_per_change(isolated_dirs: Path, daemons: list[Daemon]) -> None:
-    daemon = Daemon("run", "--headless")
+def test_watch_text_is_one_status_line_per_change(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("demo  connected")
     watcher, lines = follow()
@@ -114,7 +114,7 @@ DESCRIPTION = 10_000  # characters: 3000 such records are ~30 MB of JSON if anyt
 
 
 def test_a_watcher_that_stops_reading_costs_bounded_memory_then_gets_a_fresh_snapshot(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Two floods of notices while a watcher reads nothing: the first settles the daemon's own
     memory (its allocator keeps what the flood used: ~12 MB here, watcher or not); the second
@@ -127,7 +127,7 @@ def test_a_watcher_that_stops_reading_costs_bounded_memory_then_gets_a_fresh_sna
     config = paths.config_file()
     config.parent.mkdir(parents=True)
     config.write_text(f'notifier = "console"\n[agents.flood]\ncommand = {json.dumps(scripted_command())}\n')
-    daemon = Daemon("run", "--headless", env=cli_env(SCRIPTED_AGENT_STEPS=json.dumps(flood)))
+    daemon = DaemonProcess("run", "--headless", env=cli_env(SCRIPTED_AGENT_STEPS=json.dumps(flood)))
     daemons.append(daemon)
     daemon.wait_for_line("flood  connected")
     history = paths.history_file()

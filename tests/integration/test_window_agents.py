@@ -23,7 +23,7 @@ from acp_tray.registry.progress import megabytes
 from tests.support.agents import AUTH_AGENT
 from tests.support.browser import PageFor, Screenshot
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.registry_server import ICON, Drip, RegistryServer, demo_binary, entry, script, tree
 from tests.support.window import PHONE, sideways, window_process
 
@@ -66,7 +66,7 @@ def fake_npx(tmp_path: Path) -> str:
 
 def test_agents_added_from_the_registry_with_progress_then_removed_with_their_files(
     server: RegistryServer,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     page_for: PageFor,
@@ -137,7 +137,7 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
 
 
 def test_a_custom_agent_gets_plain_inline_errors_then_is_added(
-    daemons: list[Daemon], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
 ) -> None:
     config = write_config(DEMO)
     start(daemons, "demo")
@@ -188,7 +188,7 @@ def test_a_custom_agent_gets_plain_inline_errors_then_is_added(
 
 
 def test_a_secret_set_from_the_page_reaches_the_keyring_and_nothing_else(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     keyring_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
     page_for: PageFor,
@@ -239,7 +239,7 @@ def hostile_svg(tracker: str) -> bytes:
 
 
 def test_an_upgrade_from_the_page_and_registry_text_and_icons_stay_inert(
-    server: RegistryServer, daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    server: RegistryServer, daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     hostile = entry(
         "hostile-acp",

@@ -13,14 +13,14 @@ from acp_tray.control import api
 from acp_tray.control.client import request
 from acp_tray.files import paths
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.window import headless_daemon, shows_page, window_process
 
 GONE = '[agents.gone]\ncommand = ["no-such-agent-xyz"]\n'
 HERE = f'[agents.here]\ncommand = ["{sys.executable}", "-m", "acp_tray", "demo-agent"]\n'
 
 
-def test_the_diagnostics_op_runs_doctors_checks_in_the_daemon(daemons: list[Daemon]) -> None:
+def test_the_diagnostics_op_runs_doctors_checks_in_the_daemon(daemons: list[DaemonProcess]) -> None:
     headless_daemon(daemons, HERE, GONE)
     checks = {check["name"]: check for check in request(api.DIAGNOSTICS, api.Args())}
     assert checks["agent gone"] == {
@@ -36,12 +36,12 @@ def test_the_diagnostics_op_runs_doctors_checks_in_the_daemon(daemons: list[Daem
 
 
 def test_the_checks_run_in_the_daemons_desktop_and_leave_nothing_loaded_in_it(
-    desktop: Any, daemons: list[Daemon]
+    desktop: Any, daemons: list[DaemonProcess]
 ) -> None:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n', encoding="utf-8")
-    daemon = Daemon("run", "--headless", env=cli_env(**desktop.env))  # its desktop: a bus, dunst, Xvfb
+    daemon = DaemonProcess("run", "--headless", env=cli_env(**desktop.env))  # its desktop: a bus, dunst, Xvfb
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     checks = {check["name"]: check for check in request(api.DIAGNOSTICS, api.Args())}
@@ -52,7 +52,9 @@ def test_the_checks_run_in_the_daemons_desktop_and_leave_nothing_loaded_in_it(
     assert "dbus_fast" not in maps and "/gi/_gi" not in maps
 
 
-def test_the_page_shows_the_checks_problems_first_with_their_fixes(daemons: list[Daemon], page_for: PageFor) -> None:
+def test_the_page_shows_the_checks_problems_first_with_their_fixes(
+    daemons: list[DaemonProcess], page_for: PageFor
+) -> None:
     headless_daemon(daemons, HERE, GONE)
     with window_process("diagnostics") as window:
         watched = page_for("dark")

@@ -15,13 +15,13 @@ from acp_tray.control.endpoint import runtime_dir
 from acp_tray.window.keys import OPEN_FOR, opening_key
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, alive, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, alive, cli, cli_env, start
 from tests.support.waiting import until
 from tests.support.window import end, open_window, window_process
 
 
 def test_a_one_shot_key_is_exchanged_for_a_session_and_nothing_is_served_without_it(
-    daemons: list[Daemon], tmp_path: Path
+    daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
@@ -58,7 +58,9 @@ def test_a_one_shot_key_is_exchanged_for_a_session_and_nothing_is_served_without
         assert forged.status == 403
 
 
-def test_a_foreign_host_a_cross_origin_post_and_a_large_body_are_refused(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_foreign_host_a_cross_origin_post_and_a_large_body_are_refused(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
@@ -95,7 +97,7 @@ def test_a_foreign_host_a_cross_origin_post_and_a_large_body_are_refused(daemons
         assert "default-src 'self'" in style.headers["Content-Security-Policy"]
 
 
-def test_a_post_from_its_own_page_does_what_it_says(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_post_from_its_own_page_does_what_it_says(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
@@ -106,7 +108,7 @@ def test_a_post_from_its_own_page_does_what_it_says(daemons: list[Daemon], tmp_p
         until(lambda: json.loads(cli("agents", "list", "--json").stdout)[0]["state"] == "connected", what="started")
 
 
-def test_where_the_window_is_is_private_and_a_second_ui_reuses_it(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_where_the_window_is_is_private_and_a_second_ui_reuses_it(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:
@@ -124,7 +126,9 @@ def test_with_no_daemon_ui_says_so_in_one_line() -> None:
     assert not (runtime_dir() / "window.json").exists()
 
 
-def test_the_window_ends_when_the_daemon_stops_and_when_no_page_is_open(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_the_window_ends_when_the_daemon_stops_and_when_no_page_is_open(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     daemon = start(daemons, "sa")
     window = open_window()
@@ -144,7 +148,7 @@ def test_the_window_ends_when_the_daemon_stops_and_when_no_page_is_open(daemons:
         end(idle.pid)
 
 
-def test_a_key_older_than_a_minute_opens_nothing(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_key_older_than_a_minute_opens_nothing(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
     with window_process() as window:

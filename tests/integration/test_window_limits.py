@@ -16,7 +16,7 @@ from acp_tray.files import paths
 from acp_tray.window.guard import MAX_BODY
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.window import Window, window_process
 
 CLOSED_WITHIN = 30.0  # seconds a test waits for the server to close a connection (it does after a few)
@@ -29,7 +29,7 @@ def chunked(body: bytes, size: int = 8192) -> bytes:
 
 
 @pytest.fixture
-def window(daemons: list[Daemon], tmp_path: Path) -> Iterator[Window]:
+def window(daemons: list[DaemonProcess], tmp_path: Path) -> Iterator[Window]:
     """The real window of a real daemon with one agent."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")

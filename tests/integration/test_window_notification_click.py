@@ -16,7 +16,7 @@ from acp_tray.control import api
 from acp_tray.control.client import request
 from acp_tray.control.endpoint import runtime_dir
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon
+from tests.support.daemons import DaemonProcess
 from tests.support.dunst_menu import menu_lines, pick
 from tests.support.waiting import until
 from tests.support.window import demo_daemon, end, redirected
@@ -32,7 +32,7 @@ def recorded(path: Path) -> list[str]:
 
 
 def test_a_notifications_default_action_opens_the_history_at_that_notice(
-    tmp_path: Path, dmenu: Path, desktop: Any, daemons: list[Daemon], page_for: PageFor
+    tmp_path: Path, dmenu: Path, desktop: Any, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     opened = Path(os.environ["ACP_TRAY_TEST_OPENED"])
     demo_daemon(tmp_path, daemons, desktop)

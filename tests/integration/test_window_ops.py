@@ -22,7 +22,7 @@ from acp_tray.protocol.notice import Notice
 from acp_tray.state.history import HistoryWriter
 from tests.support.agents import agent_table, scripted_command, session_agent_table
 from tests.support.config import COMMENT, history, write_config
-from tests.support.daemons import Daemon, start
+from tests.support.daemons import DaemonProcess, start
 from tests.support.waiting import until
 
 
@@ -47,7 +47,7 @@ def scripted(name: str, steps: list[dict[str, Any]]) -> str:
 # agents.stop, agents.start ----------------------------------------------------------------------
 
 
-def test_stop_and_start_an_agent_as_the_tray_does(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_stop_and_start_an_agent_as_the_tray_does(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"), session_agent_table("sb"))
     start(daemons, "sa", "sb")
     assert request(api.AGENTS_STOP, api.NameArgs("sa")) == {"name": "sa"}
@@ -65,7 +65,7 @@ def test_stop_and_start_an_agent_as_the_tray_does(daemons: list[Daemon], tmp_pat
 
 @pytest.mark.parametrize("op", [api.AGENTS_STOP, api.AGENTS_START])
 def test_stopping_or_starting_an_unknown_agent_is_refused_as_restart_is(
-    daemons: list[Daemon], tmp_path: Path, op: api.Op[api.NameArgs, replies.NameReply]
+    daemons: list[DaemonProcess], tmp_path: Path, op: api.Op[api.NameArgs, replies.NameReply]
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
@@ -77,7 +77,7 @@ def test_stopping_or_starting_an_unknown_agent_is_refused_as_restart_is(
 # dnd.set ------------------------------------------------------------------------------------------
 
 
-def test_dnd_set_writes_the_preferences_and_applies_them_at_once(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_dnd_set_writes_the_preferences_and_applies_them_at_once(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
 
@@ -112,7 +112,7 @@ def test_dnd_set_writes_the_preferences_and_applies_them_at_once(daemons: list[D
     ],
 )
 def test_a_bad_duration_is_a_bad_request_in_plain_words(
-    daemons: list[Daemon], tmp_path: Path, mode: Any, value: str, said: str
+    daemons: list[DaemonProcess], tmp_path: Path, mode: Any, value: str, said: str
 ) -> None:
     config = write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")
@@ -148,7 +148,9 @@ def flat(found: list[list[str]]) -> list[str]:
     return [title for page in found for title in page]
 
 
-def test_history_pages_newest_first_over_the_rotated_files_with_filters(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_history_pages_newest_first_over_the_rotated_files_with_filters(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     older_history(5)
     go = tmp_path / "go"
     steps = [notice(f"n{i}", "error" if i % 4 == 0 else "info") for i in range(40)]
@@ -189,7 +191,7 @@ def test_history_pages_newest_first_over_the_rotated_files_with_filters(daemons:
     assert pages(15, agent="nobody") == [[]]
 
 
-def test_read_marks_all_read(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_read_marks_all_read(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(scripted("talker", [notice(f"n{i}", "warning") for i in range(3)]))
     start(daemons, "talker")
     until(lambda: request(api.STATUS, api.Args())["unread"] >= 3, what="the notices unread")
@@ -198,7 +200,9 @@ def test_read_marks_all_read(daemons: list[Daemon], tmp_path: Path) -> None:
     assert request(api.HISTORY, api.HistoryArgs(limit=1))["unread"] == 0
 
 
-def test_waiting_for_an_agent_whose_program_does_not_exist_ends_at_once(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_waiting_for_an_agent_whose_program_does_not_exist_ends_at_once(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     """Its run failed before the wait began and nothing restarts it: the wait says so instead of
     running to its 60 s timeout (the client gives up after 20 s: no answer by then fails the test)."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))

@@ -19,7 +19,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.axe import violations
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 from tests.support.window import demo_daemon, displayed, headless_daemon, window_process
 
@@ -27,7 +27,7 @@ LIVE = 1000  # ms: a change shows in an open page within a second, without reloa
 
 
 def test_the_overview_is_live_and_answers_an_approval_the_agent_receives(
-    tmp_path: Path, daemons: list[Daemon], desktop: Any, page_for: PageFor, screenshot: Screenshot
+    tmp_path: Path, daemons: list[DaemonProcess], desktop: Any, page_for: PageFor, screenshot: Screenshot
 ) -> None:
     env = demo_daemon(tmp_path, daemons, desktop)
     with window_process() as window:
@@ -87,7 +87,7 @@ def write_history(records: list[str], rotated: list[str]) -> None:
 
 
 def test_history_covers_the_rotated_file_with_filters_and_pages(
-    daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     severities = ("info", "warning", "error", "_acme.tip")
     rotated = [history_record(n, "old-bot", "info", f"old {n}") for n in range(30)]
@@ -144,7 +144,7 @@ HOSTILE = [
 ]
 
 
-def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(daemons: list[Daemon], page_for: PageFor) -> None:
+def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(daemons: list[DaemonProcess], page_for: PageFor) -> None:
     write_history([history_record(n, "bot", "warning", text, text) for n, text in enumerate(HOSTILE)], [])
     headless_daemon(daemons)
     with window_process("history") as window:
@@ -162,7 +162,7 @@ def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(daemons: list[Daem
 
 
 def test_new_history_entries_appear_live_and_mark_all_read_clears_the_count(
-    tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+    tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     from tests.support.agents import session_agent_table
 
@@ -192,7 +192,7 @@ def dated_record(at: datetime, title: str) -> str:
 
 
 def test_history_says_the_day_of_what_was_not_today_in_the_window_and_the_cli(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     today = datetime.now().astimezone()
     yesterday = (today - timedelta(days=1)).replace(hour=16, minute=42, second=10)
@@ -247,7 +247,7 @@ CONTRASTS = """() => [...document.querySelectorAll('.badge')].map(badge => {
 
 @pytest.mark.parametrize(("scheme", "width"), [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)])
 def test_every_severity_badge_on_the_history_page_has_aa_contrast(
-    daemons: list[Daemon], page_for: PageFor, scheme: str, width: int
+    daemons: list[DaemonProcess], page_for: PageFor, scheme: str, width: int
 ) -> None:
     severities = ("info", "warning", "error", "_acme.tip")
     write_history([history_record(n, "bot", severity, f"notice {n}") for n, severity in enumerate(severities)], [])

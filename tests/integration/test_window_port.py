@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.window import end, headless_daemon, open_window
 
 
@@ -58,7 +58,7 @@ def browse(address: tuple[str, int], host: str, path: str, cookie: str = "") -> 
     return response
 
 
-def test_the_window_at_a_chosen_port_works_through_a_port_forward(daemons: list[Daemon]) -> None:
+def test_the_window_at_a_chosen_port_works_through_a_port_forward(daemons: list[DaemonProcess]) -> None:
     headless_daemon(daemons)
     port = free_port()
     shown = cli("ui", "--no-browser", "--port", str(port))
@@ -80,7 +80,7 @@ def test_the_window_at_a_chosen_port_works_through_a_port_forward(daemons: list[
         end(window.pid)
 
 
-def test_a_running_window_elsewhere_is_left_and_a_new_one_serves_the_port(daemons: list[Daemon]) -> None:
+def test_a_running_window_elsewhere_is_left_and_a_new_one_serves_the_port(daemons: list[DaemonProcess]) -> None:
     headless_daemon(daemons)
     first = open_window()
     port = free_port()
@@ -96,7 +96,7 @@ def test_a_running_window_elsewhere_is_left_and_a_new_one_serves_the_port(daemon
         end(first.pid)
 
 
-def test_a_port_in_use_is_refused_in_plain_words(daemons: list[Daemon]) -> None:
+def test_a_port_in_use_is_refused_in_plain_words(daemons: list[DaemonProcess]) -> None:
     headless_daemon(daemons)
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]

@@ -19,7 +19,7 @@ from acp_tray.demo.agent import DEMO_NOTICES
 from acp_tray.files import paths
 from acp_tray.prefs.template import DEFAULT_FILE
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 from tests.support.window import demo_daemon, window_process
 
@@ -28,7 +28,7 @@ FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
 SHOWS = 10_000  # ms
 
 
-def start_daemon(daemons: list[Daemon], text: str, *, link: bool = False) -> Path:
+def start_daemon(daemons: list[DaemonProcess], text: str, *, link: bool = False) -> Path:
     """A headless daemon (console notifier) on the commented default file with `text` changes."""
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -39,7 +39,7 @@ def start_daemon(daemons: list[Daemon], text: str, *, link: bool = False) -> Pat
         config.symlink_to(target)
     else:
         config.write_text(text, encoding="utf-8")
-    daemon = Daemon("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
+    daemon = DaemonProcess("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
     daemons.append(daemon)
     daemon.wait_for_lines("control: ", "demo  connected")
     return config
@@ -59,7 +59,7 @@ def info_records() -> list[dict[str, Any]]:
 
 
 def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
-    daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     config = start_daemon(daemons, CONSOLE)
     before = config.read_text(encoding="utf-8")
@@ -93,7 +93,7 @@ def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
 
 
 def test_info_as_list_only_from_the_page_pops_nothing_up_on_the_desktop(
-    tmp_path: Path, daemons: list[Daemon], desktop: Any, page_for: PageFor
+    tmp_path: Path, daemons: list[DaemonProcess], desktop: Any, page_for: PageFor
 ) -> None:
     """The same change with the real notification server (dunst): the demo's next info notice is in
     the tray's list and the history but never popped up, while its warning still is."""
@@ -116,7 +116,7 @@ def test_info_as_list_only_from_the_page_pops_nothing_up_on_the_desktop(
 
 
 def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     config = start_daemon(daemons, CONSOLE)
     before = config.read_bytes()
@@ -150,7 +150,7 @@ def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(
 
 
 def test_an_edit_in_the_file_shows_in_the_open_page_and_a_save_over_it_asks_first(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     config = start_daemon(daemons, CONSOLE, link=True)
     target = config.resolve()
@@ -180,7 +180,7 @@ def test_an_edit_in_the_file_shows_in_the_open_page_and_a_save_over_it_asks_firs
 
 @pytest.mark.parametrize("editor", [True, False], ids=["with-an-editor", "with-nothing-to-open-it"])
 def test_open_the_file(
-    daemons: list[Daemon], page_for: PageFor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, editor: bool
+    daemons: list[DaemonProcess], page_for: PageFor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, editor: bool
 ) -> None:
     config = start_daemon(daemons, CONSOLE)
     terminal = tmp_path / "terminal"
@@ -213,7 +213,7 @@ def test_open_the_file(
 
 
 def test_sounds_and_the_shortest_turn_worth_a_popup_are_set_from_the_page(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     config = start_daemon(daemons, CONSOLE)
     before = config.read_text(encoding="utf-8")

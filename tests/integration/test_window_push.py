@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from acp_tray.files import paths
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli_env
+from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.web_server import serve
 from tests.support.window import PHONE, sideways, window_process
 
@@ -63,7 +63,7 @@ def keyring_value(entry: str, env: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def daemon(daemons: list[Daemon], keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Daemon:
+def daemon(daemons: list[DaemonProcess], keyring_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> DaemonProcess:
     """A headless daemon at -vvv (every library's debug lines too), its secrets in the test keyring,
     which the window's server (started from this process's environment) uses too."""
     for key, setting in keyring_env.items():
@@ -71,7 +71,7 @@ def daemon(daemons: list[Daemon], keyring_env: dict[str, str], monkeypatch: pyte
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n', encoding="utf-8")
-    daemon = Daemon("-vvv", "run", "--headless", env=cli_env(**keyring_env))
+    daemon = DaemonProcess("-vvv", "run", "--headless", env=cli_env(**keyring_env))
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     return daemon
@@ -86,7 +86,7 @@ def files_holding(secret: str, *places: Path) -> list[Path]:
 
 
 def test_a_target_added_from_the_page_is_tested_removed_and_its_url_is_never_shown(
-    daemon: Daemon,
+    daemon: DaemonProcess,
     keyring_env: dict[str, str],
     service: tuple[Service, str],
     page_for: PageFor,
@@ -163,7 +163,7 @@ def test_a_target_added_from_the_page_is_tested_removed_and_its_url_is_never_sho
 
 
 def test_the_push_choices_saved_from_the_page_change_the_file(
-    daemon: Daemon,
+    daemon: DaemonProcess,
     service: tuple[Service, str],
     page_for: PageFor,
     screenshot: Screenshot,

@@ -16,7 +16,7 @@ from typing import Any
 from tests.support.agents import agent_table
 from tests.support.axe import serious_violations, with_axe
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 from tests.support.window import headless_daemon, window_process
@@ -35,7 +35,7 @@ def waiting() -> list[dict[str, Any]]:
 
 
 def test_a_form_is_drawn_from_the_schema_checked_and_sent_with_the_keyboard(
-    node: str, tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+    node: str, tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     headless_daemon(daemons, asker(node, tmp_path / "asker.log"))
     until(lambda: '"connected"' in cli("agents", "list", "--json").stdout, what="the agent to connect")
@@ -89,7 +89,7 @@ def test_a_form_is_drawn_from_the_schema_checked_and_sent_with_the_keyboard(
 
 
 def test_a_page_question_shows_its_host_and_its_address_only_when_asked(
-    node: str, tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+    node: str, tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     headless_daemon(daemons, asker(node, tmp_path / "asker.log"))
     until(lambda: '"connected"' in cli("agents", "list", "--json").stdout, what="the agent to connect")
@@ -119,7 +119,7 @@ VIEWS: dict[str, dict[str, Any]] = {  # the form as seen: light, dark, and a pho
 
 
 def test_the_form_has_no_serious_accessibility_problem_light_dark_or_390_px_wide(
-    node: str, tmp_path: Path, daemons: list[Daemon], page_for: PageFor
+    node: str, tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     headless_daemon(daemons, asker(node, tmp_path / "asker.log"))
     until(lambda: '"connected"' in cli("agents", "list", "--json").stdout, what="the agent to connect")

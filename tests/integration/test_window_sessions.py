@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 from tests.support.window import DEMO, PHONE, headless_daemon, shows_page, sideways, window_process
 
@@ -34,7 +34,7 @@ def send(page: Any, text: str, *, name: str = "", cwd: str = "") -> None:
 
 
 def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inline(
-    tmp_path: Path, daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -82,7 +82,7 @@ def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inl
 
 
 def test_cancel_ends_a_running_turn_and_a_wrong_field_is_said_plainly(
-    tmp_path: Path, daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     headless_daemon(daemons, DEMO, DEMO.replace("[agents.demo]", "[agents.other]"))
     with window_process("sessions") as window:

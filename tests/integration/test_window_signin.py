@@ -22,7 +22,7 @@ from acp_tray.files import paths
 from acp_tray.prefs.names import shell_line
 from tests.support.agents import AUTH_AGENT, agent_table, auth_agent_table
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, agent_state, cli, cli_env
+from tests.support.daemons import DaemonProcess, agent_state, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 from tests.support.window import window_process
@@ -33,11 +33,11 @@ SECRET = "sk-window-Qv7-not-a-real-key"
 HOSTILE_ID = '"><script>window.__pwned=1</script>'
 
 
-def start_daemon(daemons: list[Daemon], tables: str) -> Daemon:
+def start_daemon(daemons: list[DaemonProcess], tables: str) -> DaemonProcess:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n' + tables, encoding="utf-8")
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     return daemon
@@ -50,7 +50,7 @@ def agent(page: Any, name: str, state: str = "needs sign-in") -> Any:
 
 
 def test_agent_and_terminal_methods_from_the_page_open_the_session(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     page_for: PageFor,
@@ -141,7 +141,7 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
 
 
 def test_an_env_var_secret_typed_in_the_page_reaches_the_keyring_and_nothing_else(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     keyring_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
@@ -194,7 +194,7 @@ def test_an_env_var_secret_typed_in_the_page_reaches_the_keyring_and_nothing_els
 
 
 def test_what_cannot_be_done_is_said_in_plain_words(
-    daemons: list[Daemon], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    daemons: list[DaemonProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start_daemon(daemons, auth_agent_table("locked", tmp_path / "locked"))
     until(lambda: agent_state("locked", cli_env()) == "needs sign-in", 30, "locked to need a sign-in")
@@ -222,7 +222,7 @@ def test_what_cannot_be_done_is_said_in_plain_words(
 
 
 def test_a_page_closed_while_the_agent_signs_in_cancels_it_in_the_agent(
-    daemons: list[Daemon], tmp_path: Path, page_for: PageFor
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
 ) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -15,14 +15,16 @@ import pytest
 from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry
 from acp_tray.desktop.entry import this_installation
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon
+from tests.support.daemons import DaemonProcess
 from tests.support.window import PHONE, headless_daemon, sideways, window_process
 
 LIVE = 10_000
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG autostart entry")
-def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(daemons: list[Daemon], page_for: PageFor) -> None:
+def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(
+    daemons: list[DaemonProcess], page_for: PageFor
+) -> None:
     entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
     headless_daemon(daemons)
     with window_process("preferences") as window:
@@ -52,7 +54,9 @@ def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(daemons: lis
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG autostart entry")
-def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(daemons: list[Daemon], page_for: PageFor) -> None:
+def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(
+    daemons: list[DaemonProcess], page_for: PageFor
+) -> None:
     entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text("[Desktop Entry]\nType=Application\nName=mine\nExec=my-own-wrapper\n", encoding="utf-8")

@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 from tests.support.agents import agent_table
 from tests.support.browser import PageFor, Screenshot
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli_env, start
+from tests.support.daemons import DaemonProcess, cli_env, start
 from tests.support.repo import ROOT
 from tests.support.window import window_process
 
@@ -36,7 +36,7 @@ def fits(page: Any) -> bool:
 
 
 def test_the_overview_and_sessions_follow_usage_live(
-    node: str, daemons: list[Daemon], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
 ) -> None:
     go = tmp_path / "go"
     write_config(agent_table("meter", [node, str(USAGE_AGENT), "--version=2"], {"USAGE_AGENT_GO": str(go)}))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli, cli_started
+from tests.support.daemons import DaemonProcess, cli, cli_started
 from tests.support.waiting import until
 from tests.support.window import DEMO, PHONE, headless_daemon, sideways, window_process
 
@@ -26,7 +26,7 @@ LOOKS = [
 
 @pytest.mark.parametrize(("scheme", "viewport"), LOOKS)
 def test_the_overview_says_live_who_waits_for_you(
-    scheme: Any, viewport: dict[str, int] | None, tmp_path: Path, daemons: list[Daemon], page_for: PageFor,
+    scheme: Any, viewport: dict[str, int] | None, tmp_path: Path, daemons: list[DaemonProcess], page_for: PageFor,
     screenshot: Screenshot,
 ) -> None:  # fmt: skip
     headless_daemon(daemons, DEMO)

@@ -17,7 +17,7 @@ from acp_tray.files import paths
 from tests.support.agents import agent_table, auth_agent_table
 from tests.support.axe import violations
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 from tests.support.window import headless_daemon, window_process
 
@@ -26,7 +26,7 @@ CRASHING = [sys.executable, "-c", "import sys; print('ANTHROPIC_API_KEY is not s
 
 
 def test_a_crash_loops_reason_is_on_the_agents_page_the_overview_and_diagnostics(
-    daemons: list[Daemon], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor, screenshot: Screenshot
 ) -> None:
     headless_daemon(daemons, agent_table("broken", CRASHING), auth_agent_table("locked", tmp_path / "locked"))
     with window_process("agents") as window:
@@ -83,7 +83,7 @@ def add_agent(page: Any, name: str, command: str) -> None:
 
 
 def test_the_readmes_own_example_is_added_from_the_form_and_connects(
-    daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch, page_for: PageFor
+    daemons: list[DaemonProcess], monkeypatch: pytest.MonkeyPatch, page_for: PageFor
 ) -> None:
     """The form compared the command typed (`acp-tray demo-agent`) with the one the daemon runs
     (this installation's Python): it waited 5 minutes for a connected agent, then removed it."""
@@ -101,7 +101,11 @@ def test_the_readmes_own_example_is_added_from_the_form_and_connects(
 
 
 def test_an_agent_that_does_not_connect_is_kept_stopped_with_its_reason_then_changed_until_it_works(
-    daemons: list[Daemon], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    page_for: PageFor,
+    screenshot: Screenshot,
 ) -> None:
     home = tmp_path / "home"
     (home / "bin").mkdir(parents=True)
@@ -144,7 +148,7 @@ def test_an_agent_that_does_not_connect_is_kept_stopped_with_its_reason_then_cha
 
 
 def test_the_prompt_goes_to_the_agents_last_session_ctrl_enter_sends_and_a_removed_agents_sessions_go(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     headless_daemon(daemons, DEMO, DEMO.replace("[agents.demo]", "[agents.helper]"))
     until(lambda: {("demo", "default"), ("helper", "default")} <= set(listed()), what="the agents' sessions")
@@ -188,7 +192,7 @@ def in_view(page: Any, selector: str) -> bool:
 
 
 def test_preferences_say_what_a_save_did_beside_save_and_land_on_the_first_wrong_field_in_the_pages_words(
-    daemons: list[Daemon], page_for: PageFor, screenshot: Screenshot
+    daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
     headless_daemon(daemons, '[dnd.quiet_hours]\nstart = "22:00"\nend = "07:30"\n')
     with window_process("preferences") as window:
@@ -230,7 +234,7 @@ def test_preferences_say_what_a_save_did_beside_save_and_land_on_the_first_wrong
 
 
 def test_an_agent_that_needs_a_key_is_added_with_its_secret_in_the_same_form(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     keyring_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from tests.support.agents import AUTH_AGENT, agent_table, session_agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 
 
-def test_agent_columns_fit_their_longest_value(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_agent_columns_fit_their_longest_value(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     locked = agent_table(
         "locked", [sys.executable, str(AUTH_AGENT)], {"AUTH_AGENT_TOKEN": str(tmp_path / "token")}, cwd=str(tmp_path)
     )
     write_config(session_agent_table("claude-code-acp-long", tmp_path / "one.log") + locked)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_lines("claude-code-acp-long  connected", "locked  SIGN-IN")
     for command in (("agents", "list"), ("status",)):
@@ -31,9 +31,9 @@ def test_agent_columns_fit_their_longest_value(daemons: list[Daemon], tmp_path: 
             assert line[min(state_at) - 2 : min(state_at)] == "  " and line[min(count_at) - 2 : min(count_at)] == "  "
 
 
-def test_an_agent_started_again_on_acp_1_is_said_as_a_sentence(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_an_agent_started_again_on_acp_1_is_said_as_a_sentence(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     write_config(session_agent_table("one", tmp_path / "one.log"))
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     line = daemon.wait_for_line("  one  starting again")
     assert line.endswith("  one  starting again, offering ACP 1: it speaks ACP 1 only"), line

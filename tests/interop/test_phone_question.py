@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, cli_env, cli_started, start
 from tests.support.ntfy_stand_in import Phone, ntfy_stand_in
 from tests.support.questions import answers, valid_answers, waiting
 from tests.support.repo import ROOT
@@ -23,7 +23,7 @@ TOPIC = "asker-Hk2secret"
 
 
 def test_a_choice_pressed_on_the_phone_reaches_the_sdk_agent(
-    node: str, daemons: list[Daemon], tmp_path: Path, keyring_env: dict[str, str]
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, keyring_env: dict[str, str]
 ) -> None:
     log = tmp_path / "asker.log"
     table = agent_table("asker", [node, str(AGENT), "--version=2"], {"QUESTION_AGENT_LOG": str(log)}, protocol=2)

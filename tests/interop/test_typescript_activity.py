@@ -21,7 +21,7 @@ from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.agents import agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.push_server import push_service
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -41,12 +41,14 @@ def events(log: Path, name: str) -> list[dict[str, Any]]:
     return [e for e in map(json.loads, lines) if e["event"] == name]
 
 
-def quit_daemon(daemon: Daemon) -> None:
+def quit_daemon(daemon: DaemonProcess) -> None:
     assert cli("quit").returncode == 0
     assert daemon.proc.wait(15) == 0
 
 
-def hosted(node: str, daemons: list[Daemon], tmp_path: Path, protocol: int, turns: str = "") -> tuple[Daemon, Path]:
+def hosted(
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, protocol: int, turns: str = ""
+) -> tuple[DaemonProcess, Path]:
     log = tmp_path / "agent.log"
     command = [node, str(AGENT), f"--protocol={protocol}"]
     table = agent_table(NAME, command, {"ACTIVITY_AGENT_LOG": str(log)}, protocol=protocol)
@@ -86,7 +88,7 @@ def own_titles() -> list[str]:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_subagents_request_names_it_and_its_parent_is_not_finished_before_the_answer(
-    protocol: int, node: str, daemons: list[Daemon], tmp_path: Path
+    protocol: int, node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     daemon, log = hosted(node, daemons, tmp_path, protocol)
     if protocol == 1:  # offered in ACP 1 (ACP 2 has subagents in its baseline)
@@ -154,7 +156,7 @@ def waits_for_you(message: dict[str, Any]) -> bool:
 
 
 def test_a_session_blocked_on_the_person_waits_for_you_everywhere(
-    node: str, daemons: list[Daemon], tmp_path: Path
+    node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """ACP 2's `requires_action`, with no request sent: status, agents list, sessions and the
     watch stream say the agent waits for the person (not "busy"); a cancel ends it."""
@@ -180,7 +182,7 @@ def test_a_session_blocked_on_the_person_waits_for_you_everywhere(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_retry_words_are_the_turns_state_and_a_quiet_turn_says_so_with_its_cancel(
-    protocol: int, node: str, daemons: list[Daemon], tmp_path: Path
+    protocol: int, node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """codex's "Reconnecting... 2/5" is shown as "reconnecting, 2 of 5"; with `[turns]
     silence_after = 1`, the turn is then "no word from the agent for ..." with the command that
@@ -205,7 +207,7 @@ def test_retry_words_are_the_turns_state_and_a_quiet_turn_says_so_with_its_cance
 
 
 def test_a_subagents_request_names_it_in_the_commands_and_the_push(
-    node: str, daemons: list[Daemon], tmp_path: Path, keyring_env: dict[str, str]
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, keyring_env: dict[str, str]
 ) -> None:
     """`acp-tray approvals` (text) and the push through real Apprise say "act › Child check", as
     the notification does."""

@@ -20,7 +20,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import agent_table
 from tests.support.config import history, titles, write_config
-from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, cli_started, start
 from tests.support.questions import agent_log, answers, waiting
 from tests.support.questions import valid_answers as valid_as_received
 from tests.support.repo import ROOT
@@ -45,7 +45,7 @@ def wire(log: Path) -> Path:
     return log.with_suffix(".wire")
 
 
-def start_asker(daemons: list[Daemon], node: str, log: Path, version: int, **settings: Any) -> Daemon:
+def start_asker(daemons: list[DaemonProcess], node: str, log: Path, version: int, **settings: Any) -> DaemonProcess:
     command = [sys.executable, str(TAP), str(wire(log)), node, str(AGENT), f"--version={version}"]
     write_config(agent_table("asker", command, {"QUESTION_AGENT_LOG": str(log)}, protocol=version, **settings))
     return start(daemons, "asker")
@@ -63,7 +63,7 @@ def valid_answers(path: Path, version: int) -> None:
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_form_answered_by_command_reaches_the_agent_typed_and_nowhere_else(
-    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, version: int
 ) -> None:
     log = tmp_path / "asker.log"
     daemon = start_asker(daemons, node, log, version)
@@ -122,7 +122,7 @@ def test_a_form_answered_by_command_reaches_the_agent_typed_and_nowhere_else(
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_question_declined_or_cancelled_tells_the_agent_so(
-    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, version: int
 ) -> None:
     log = tmp_path / "asker.log"
     start_asker(daemons, node, log, version)
@@ -144,7 +144,7 @@ def test_a_question_declined_or_cancelled_tells_the_agent_so(
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_an_unanswered_question_is_cancelled_in_time_and_the_person_told(
-    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, version: int
 ) -> None:
     log = tmp_path / "asker.log"
     start_asker(daemons, node, log, version, permission_timeout=1)
@@ -159,7 +159,7 @@ def test_an_unanswered_question_is_cancelled_in_time_and_the_person_told(
 
 
 def test_a_page_question_shows_its_host_and_closes_when_the_agent_completes_it(
-    node: str, daemons: list[Daemon], tmp_path: Path
+    node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "asker.log"
     start_asker(daemons, node, log, 2)
@@ -185,7 +185,7 @@ def test_a_page_question_shows_its_host_and_closes_when_the_agent_completes_it(
     valid_answers(log, 2)
 
 
-def test_on_a_terminal_answer_asks_field_by_field(node: str, daemons: list[Daemon], tmp_path: Path) -> None:
+def test_on_a_terminal_answer_asks_field_by_field(node: str, daemons: list[DaemonProcess], tmp_path: Path) -> None:
     log = tmp_path / "asker.log"
     start_asker(daemons, node, log, 2)
     prompt = cli_started("prompt", "asker", "form")

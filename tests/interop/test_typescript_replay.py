@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -20,9 +20,9 @@ REPLAY_AGENT = INTEROP / "replay_agent.mjs"
 TITLE = "Deprecated setting"
 
 
-def started(desktop: Any, daemons: list[Daemon]) -> Daemon:
+def started(desktop: Any, daemons: list[DaemonProcess]) -> DaemonProcess:
     """The daemon (with its tray), notifying through dunst, once the agent is connected."""
-    daemon = Daemon("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg"))
+    daemon = DaemonProcess("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg"))
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("replay  connected")
@@ -43,7 +43,7 @@ def events(log: Path, name: str) -> list[dict[str, Any]]:
 
 
 def test_a_notice_replayed_inside_session_load_does_not_pop_up_again_after_a_restart(
-    node: str, desktop: Any, daemons: list[Daemon], tmp_path: Path
+    node: str, desktop: Any, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "agent.log"
     env = {"REPLAY_AGENT_STATE": str(tmp_path / "sessions.json"), "REPLAY_AGENT_LOG": str(log)}

@@ -21,7 +21,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -76,7 +76,7 @@ def agent_row(agent: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_usage_cost_limit_title_and_compaction_reach_the_person(
-    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, version: int
 ) -> None:
     go, log = tmp_path / "go", tmp_path / "agent.log"
     env = {"USAGE_AGENT_GO": str(go), "USAGE_AGENT_LOG": str(log)}
@@ -147,7 +147,7 @@ def test_usage_cost_limit_title_and_compaction_reach_the_person(
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_prompt_refused_for_the_usage_limit_says_so_and_when_it_resets(
-    node: str, daemons: list[Daemon], tmp_path: Path, version: int
+    node: str, daemons: list[DaemonProcess], tmp_path: Path, version: int
 ) -> None:
     """claude's refusal (code -32000 "Claude AI usage limit reached", `resetsAt` in its data; v1 the
     prompt's error, v2 an idle with that error) is acp-tray's own `error` notice naming the limit and

@@ -25,7 +25,7 @@ from acp_tray.files import paths
 from acp_tray.state.history import read_history
 from tests.support.agents import agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -45,7 +45,7 @@ ROUTER_NOTICES = [("info", "Router info"), ("warning", "Router warning"), ("_rou
 # helpers ------------------------------------------------------------------------------------
 
 
-def quit_daemon(daemon: Daemon) -> None:
+def quit_daemon(daemon: DaemonProcess) -> None:
     assert cli("quit").returncode == 0
     assert daemon.proc.wait(15) == 0
 
@@ -88,7 +88,7 @@ def remembered_versions() -> dict[str, Any]:
 
 
 def test_v2_agent_runs_a_full_turn_with_notices_approval_and_finished(
-    node: str, daemons: list[Daemon], tmp_path: Path
+    node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "v2agent.log"
     write_config(agent_table("v2agent", [node, str(V2_AGENT)], {"V2_AGENT_LOG": str(log)}), protocol="auto")
@@ -161,7 +161,7 @@ def test_v2_agent_runs_a_full_turn_with_notices_approval_and_finished(
 
 
 def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
-    node: str, daemons: list[Daemon], tmp_path: Path
+    node: str, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     log = tmp_path / "router.log"
     command = [node, str(ROUTER_AGENT), "--versions=1"]
@@ -235,7 +235,9 @@ def test_router_with_v1_only_ends_on_a_fresh_v1_connection_that_keeps_notices(
 # the router: v1 and v2 ---------------------------------------------------------------------
 
 
-def test_router_with_v1_and_v2_negotiates_v2_and_notices_flow(node: str, daemons: list[Daemon], tmp_path: Path) -> None:
+def test_router_with_v1_and_v2_negotiates_v2_and_notices_flow(
+    node: str, daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     log = tmp_path / "router.log"
     command = [node, str(ROUTER_AGENT), "--versions=1,2"]
     write_config(agent_table("router", command, {"ROUTER_AGENT_LOG": str(log)}), protocol="auto")

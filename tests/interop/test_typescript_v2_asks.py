@@ -17,7 +17,7 @@ from typing import Any
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, agent_state, cli, cli_env, cli_started
+from tests.support.daemons import DaemonProcess, agent_state, cli, cli_env, cli_started
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -25,11 +25,11 @@ INTEROP = ROOT / "tests" / "interop"
 V2_AGENT = INTEROP / "v2_agent.mjs"
 
 
-def on_dunst(desktop: Any, daemons: list[Daemon], table: str) -> int:
+def on_dunst(desktop: Any, daemons: list[DaemonProcess], table: str) -> int:
     """The daemon on `table` (with its tray), notifying through dunst; the mark of what dunst showed before it."""
     write_config(table, notifier="freedesktop", protocol="auto")
     mark: int = desktop.mark()
-    daemon = Daemon("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg"))
+    daemon = DaemonProcess("run", env=cli_env(**desktop.env, PYSTRAY_BACKEND="xorg"))
     daemons.append(daemon)
     assert "notifications: freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("v2agent  connected")
@@ -41,7 +41,7 @@ def shown(desktop: Any, mark: int, summary: str) -> list[dict[str, Any]]:
 
 
 def test_a_v2_permission_request_says_what_it_runs_and_touches_on_dunst_and_in_the_cli(
-    node: str, desktop: Any, daemons: list[Daemon], tmp_path: Path
+    node: str, desktop: Any, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -73,7 +73,7 @@ def test_a_v2_permission_request_says_what_it_runs_and_touches_on_dunst_and_in_t
 
 
 def test_a_v2_turn_ending_in_an_authentication_error_asks_for_a_sign_in_like_v1(
-    node: str, desktop: Any, daemons: list[Daemon]
+    node: str, desktop: Any, daemons: list[DaemonProcess]
 ) -> None:
     table = agent_table("v2agent", [node, str(V2_AGENT)], {"V2_AGENT_AUTH": "1"})
     mark = on_dunst(desktop, daemons, table)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.agents import agent_table
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -58,7 +58,7 @@ PAYLOADS = {
 @pytest.mark.parametrize("how", ["idle", "reject"])
 @pytest.mark.parametrize("payload", list(PAYLOADS))
 def test_an_agents_error_is_said_in_plain_words_in_the_terminal_and_the_notice(
-    node: str, daemons: list[Daemon], payload: str, how: str
+    node: str, daemons: list[DaemonProcess], payload: str, how: str
 ) -> None:
     error, words = PAYLOADS[payload]
     env = {"V2_AGENT_FAIL": json.dumps(error), "V2_AGENT_FAIL_AS": how}

@@ -19,7 +19,7 @@ from acp_tray.files import paths
 from tests.support.agents import scripted_command, session_agent_table
 from tests.support.config import write_config
 from tests.support.control_socket import raw_request
-from tests.support.daemons import Daemon, cli, rss_kib
+from tests.support.daemons import DaemonProcess, cli, rss_kib
 from tests.support.waiting import until
 
 
@@ -28,14 +28,14 @@ def log_text() -> str:
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def start_demo(daemons: list[Daemon]) -> Daemon:
-    daemon = Daemon("run", "--headless")
+def start_demo(daemons: list[DaemonProcess]) -> DaemonProcess:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("connected")
     return daemon
 
 
-def test_a_deeply_nested_request_gets_a_clear_error(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+def test_a_deeply_nested_request_gets_a_clear_error(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
     daemon = start_demo(daemons)
     depth = 100_000
     reply = raw_request(b'{"v":1,"op":"status","args":{"x":' + b"[" * depth + b"]" * depth + b"}}\n")
@@ -50,10 +50,10 @@ def session_agent_config() -> None:
 
 
 def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     session_agent_config()
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("sa  connected")
     before = rss_kib(daemon.proc.pid)
@@ -75,7 +75,7 @@ def test_a_client_that_stops_reading_a_stream_costs_a_bounded_buffer(
 
 
 def test_a_flood_of_permission_requests_is_capped_and_status_stays_small(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     steps = [
         {
@@ -104,7 +104,7 @@ def test_a_flood_of_permission_requests_is_capped_and_status_stays_small(
         f"env = {{ SCRIPTED_AGENT_STEPS_FILE = {json.dumps(str(steps_file))}, "
         f"SCRIPTED_AGENT_LOG = {json.dumps(str(agent_log))} }}\n"
     )
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
 
     def answers() -> list[dict[str, object]]:
@@ -123,7 +123,7 @@ def test_a_flood_of_permission_requests_is_capped_and_status_stays_small(
 
 
 def test_idle_and_half_sent_requests_are_let_go_and_connections_capped(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     daemon = start_demo(daemons)
     idle = []
@@ -148,9 +148,11 @@ def test_idle_and_half_sent_requests_are_let_go_and_connections_capped(
     assert said == 1
 
 
-def test_out_of_descriptors_one_warning_and_the_daemon_recovers(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+def test_out_of_descriptors_one_warning_and_the_daemon_recovers(
+    isolated_dirs: Path, daemons: list[DaemonProcess]
+) -> None:
     limited = ["prlimit", "--nofile=64:64", sys.executable, "-m", "acp_tray"]
-    daemon = Daemon("run", "--headless", program=limited)
+    daemon = DaemonProcess("run", "--headless", program=limited)
     daemons.append(daemon)
     daemon.wait_for_line("connected")
     clients = []

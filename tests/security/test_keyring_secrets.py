@@ -18,7 +18,7 @@ from typing import Any
 
 from acp_tray.files import paths
 from tests.desktop.keyring import secret_service
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 
 KEYRING_SECRET = "kr-Zq9-keyring-only-value"
@@ -35,7 +35,7 @@ PRINT_ENV_AND_FAIL = (
 
 
 def test_a_keyring_secret_the_agent_prints_is_masked_everywhere(
-    desktop: Any, tmp_path: Path, daemons: list[Daemon]
+    desktop: Any, tmp_path: Path, daemons: list[DaemonProcess]
 ) -> None:
     seen = tmp_path / "seen-by-agent"
     config = paths.config_file()
@@ -54,7 +54,7 @@ def test_a_keyring_secret_the_agent_prints_is_masked_everywhere(
         )  # fmt: skip
         assert stored.returncode == 0, stored.stderr
         mark = desktop.mark()
-        daemon = Daemon("-vvv", "run", env=env)
+        daemon = DaemonProcess("-vvv", "run", env=env)
         daemons.append(daemon)
         history = paths.history_file()
         until(

@@ -18,7 +18,7 @@ import pytest
 from acp_tray.logs.redact import redact, shown_url
 from acp_tray.logs.setup import SafeRecords
 from tests.support.agents import scripted_command
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -52,7 +52,9 @@ def _log_text(isolated_dirs: Path) -> str:
     return (isolated_dirs / "xdg_state_home" / "acp-tray" / "log" / "acp-tray.log").read_text(errors="replace")
 
 
-def test_no_secret_anywhere_at_the_highest_verbosity(isolated_dirs: Path, ws_demo: int, daemons: list[Daemon]) -> None:
+def test_no_secret_anywhere_at_the_highest_verbosity(
+    isolated_dirs: Path, ws_demo: int, daemons: list[DaemonProcess]
+) -> None:
     config = isolated_dirs / "config.toml"
     config.write_text(
         "[agents.far]\n"
@@ -60,7 +62,7 @@ def test_no_secret_anywhere_at_the_highest_verbosity(isolated_dirs: Path, ws_dem
         'headers = { Authorization = "Bearer ${ACP_TRAY_TEST_TOKEN}", X-Custom = "' + CUSTOM + '" }\n'
     )
     env = cli_env(ACP_TRAY_TEST_TOKEN=TOKEN)
-    daemon = Daemon("-vvv", "--config", str(config), "run", "--headless", env=env)
+    daemon = DaemonProcess("-vvv", "--config", str(config), "run", "--headless", env=env)
     daemons.append(daemon)
     daemon.wait_for_line("connected")
     shown = [cli("agents", "list").stdout, cli("status", "--json").stdout, cli("agents", "list").stdout]
@@ -79,7 +81,9 @@ def test_no_secret_anywhere_at_the_highest_verbosity(isolated_dirs: Path, ws_dem
 FORGED = "2026-01-01 00:00:00,000 INFO acp_tray.agents.approvals: x: permission request 9 (y) answered yes by person"
 
 
-def test_agent_text_cannot_forge_log_lines_or_reach_the_terminal(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+def test_agent_text_cannot_forge_log_lines_or_reach_the_terminal(
+    isolated_dirs: Path, daemons: list[DaemonProcess]
+) -> None:
     steps = [
         {"stderr_text": "\x1b]0;pwned\x07\x1b[31mred\x1b[0m and " + TOKEN},
         {
@@ -99,7 +103,7 @@ def test_agent_text_cannot_forge_log_lines_or_reach_the_terminal(isolated_dirs: 
         f"[agents.x]\ncommand = {json.dumps(scripted_command())}\n"
         f'env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))}, API_TOKEN = "{TOKEN}" }}\n'
     )
-    daemon = Daemon("-vv", "--config", str(config), "run", "--headless")
+    daemon = DaemonProcess("-vv", "--config", str(config), "run", "--headless")
     daemons.append(daemon)
     until(lambda: json.loads(cli("approvals", "--json").stdout or "[]"), what="the permission request")
     assert cli("deny", "1").returncode == 0
@@ -127,8 +131,8 @@ def test_third_party_debug_only_with_three_vs() -> None:
     assert passes("acp_tray.agents.host", logging.DEBUG, 2)
 
 
-def test_watchfiles_noise_stays_out_of_minus_vv(isolated_dirs: Path, daemons: list[Daemon]) -> None:
-    daemon = Daemon("-vv", "run", "--headless")
+def test_watchfiles_noise_stays_out_of_minus_vv(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
+    daemon = DaemonProcess("-vv", "run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("Workspace indexed")
     config = isolated_dirs / "xdg_config_home" / "acp-tray" / "config.toml"

@@ -23,7 +23,7 @@ from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.other_user import OtherUser
 from tests.support.window import window_process
 
@@ -56,7 +56,7 @@ def _started(proc: subprocess.Popen[str]) -> None:
 
 
 def test_cli_refuses_a_socket_directory_another_user_created(
-    other_user: OtherUser, shared_runtime: Path, procs: list[subprocess.Popen[str]], daemons: list[Daemon]
+    other_user: OtherUser, shared_runtime: Path, procs: list[subprocess.Popen[str]], daemons: list[DaemonProcess]
 ) -> None:
     sock_path = shared_runtime / "acp-tray" / "control.sock"
     fake = other_user.run("-c", FAKE_DAEMON, str(sock_path), stdout=subprocess.PIPE)
@@ -68,7 +68,7 @@ def test_cli_refuses_a_socket_directory_another_user_created(
     prompt = cli("prompt", "demo", "my secret plan")
     assert prompt.returncode != 0
     assert not Path(str(sock_path) + ".captured").exists(), "nothing may be sent to another user's socket"
-    run = Daemon("run", "--headless", env=cli_env())
+    run = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(run)
     assert run.proc.wait(30) != 0
     said = run.stderr_text()
@@ -98,8 +98,10 @@ def test_cli_checks_the_peer_uid_before_sending(
     assert not captured.exists() or captured.read_bytes() == b"", "nothing may be sent before the peer is checked"
 
 
-def test_daemon_serves_only_its_own_user(other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon]) -> None:
-    daemon = Daemon("run", "--headless", env=cli_env())
+def test_daemon_serves_only_its_own_user(
+    other_user: OtherUser, shared_runtime: Path, daemons: list[DaemonProcess]
+) -> None:
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control:")
     directory = shared_runtime / "acp-tray"
@@ -151,7 +153,7 @@ for number, (path, cookie) in enumerate(asks):
 
 
 def test_another_user_cannot_read_the_windows_key_nor_use_the_window_even_with_the_key(
-    other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon], tmp_path: Path
+    other_user: OtherUser, shared_runtime: Path, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """Items 1, 2 and 5 of the security review, for another user: the window's connections are its own user's."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
@@ -210,7 +212,7 @@ def open_files(soft: int) -> Iterator[None]:
 
 
 def test_another_users_half_sent_requests_do_not_lock_the_person_out(
-    other_user: OtherUser, daemons: list[Daemon], tmp_path: Path, procs: list[subprocess.Popen[str]]
+    other_user: OtherUser, daemons: list[DaemonProcess], tmp_path: Path, procs: list[subprocess.Popen[str]]
 ) -> None:
     """Item 5 of the security review: about 1,020 half-sent requests from another user, no key."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))

@@ -27,7 +27,7 @@ from acp_tray.cli import build_parser
 from acp_tray.files import paths
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import write_agent_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -117,11 +117,11 @@ def write_config(tmp_path: Path, suffix: str) -> None:
     write_agent_config("hostile", [sys.executable, str(AUTH_AGENT)], tmp_path, env)
 
 
-def test_every_printed_command_pastes_as_the_command_it_says(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_every_printed_command_pastes_as_the_command_it_says(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     marker = tmp_path / "pasted-and-ran"
     suffix = hostile_suffix(marker)
     write_config(tmp_path, suffix)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("hostile  SIGN-IN")
     history = paths.history_file()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from acp_tray.files import paths
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
 
 
@@ -27,7 +27,7 @@ def dnd() -> str:
 
 
 def test_a_symlinked_preferences_file_stays_a_link_and_its_target_stays_watched(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     dotfiles = isolated_dirs / "dotfiles"
     dotfiles.mkdir()
@@ -37,7 +37,7 @@ def test_a_symlinked_preferences_file_stays_a_link_and_its_target_stays_watched(
     link = paths.config_file()
     link.parent.mkdir(parents=True)
     link.symlink_to(target)
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("control:")
     assert cli("dnd", "on").returncode == 0
@@ -55,12 +55,12 @@ def _log() -> str:
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def test_an_emptied_or_half_written_file_is_not_applied(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+def test_an_emptied_or_half_written_file_is_not_applied(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
     config = paths.config_file()
     config.parent.mkdir(parents=True)
     agents = '[agents.demo]\ncommand = ["acp-tray", "demo-agent"]\n'
     config.write_text('notifier = "console"\n' + agents)
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("connected")
     (agent,) = daemon.children()
@@ -86,7 +86,7 @@ DEEP = ("x = " + "[" * 5000 + "]" * 5000, "y = " + "{a = " * 5000 + "1" + "}" * 
 
 
 def test_a_file_nested_thousands_deep_is_one_line_everywhere_and_never_applied(
-    isolated_dirs: Path, daemons: list[Daemon]
+    isolated_dirs: Path, daemons: list[DaemonProcess]
 ) -> None:
     """Arrays or inline tables 5000 deep exhausted the TOML parser's recursion: a traceback at
     `run`, `prefs show`, `prefs validate`, `doctor` and `dnd`. Now each says file:line and why; a
@@ -95,7 +95,7 @@ def test_a_file_nested_thousands_deep_is_one_line_everywhere_and_never_applied(
     config.parent.mkdir(parents=True)
     good = 'notifier = "console"\n[dnd]\nenabled = true\n'
     config.write_text(good)
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("control:")
     until(lambda: dnd().startswith("on"), what="DND on")

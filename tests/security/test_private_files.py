@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.repo import ROOT
 
 
@@ -29,9 +29,9 @@ def _mode(path: Path) -> int:
 
 
 def test_files_are_0600_and_directories_0700_under_a_lax_umask(
-    isolated_dirs: Path, lax_umask: None, daemons: list[Daemon]
+    isolated_dirs: Path, lax_umask: None, daemons: list[DaemonProcess]
 ) -> None:
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("Workspace indexed")  # a notice: the history has a record
     assert cli("dnd", "on").returncode == 0  # a rewrite of the preferences file
@@ -56,7 +56,7 @@ def test_an_existing_preferences_file_keeps_its_mode_on_rewrite(isolated_dirs: P
 
 @pytest.mark.parametrize("blocker", ["directory", "fifo", "symlink"])
 def test_run_goes_on_when_the_history_cannot_be_opened(
-    isolated_dirs: Path, daemons: list[Daemon], blocker: str
+    isolated_dirs: Path, daemons: list[DaemonProcess], blocker: str
 ) -> None:
     history = isolated_dirs / "xdg_state_home" / "acp-tray" / "history.jsonl"
     history.parent.mkdir(mode=0o700)
@@ -67,7 +67,7 @@ def test_run_goes_on_when_the_history_cannot_be_opened(
         os.mkfifo(history)  # opening it would wait for ever for a reader
     else:
         history.symlink_to(elsewhere)  # O_NOFOLLOW: a planted link is not written through
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("Workspace indexed")  # notices are presented anyway
     assert daemon.stop() == 0
@@ -93,12 +93,12 @@ def test_history_that_is_not_a_file_is_said_in_one_line(isolated_dirs: Path, blo
         assert done.stdout == ""
 
 
-def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[Daemon]) -> None:
+def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:
     log_file = isolated_dirs / "xdg_state_home" / "acp-tray" / "log" / "acp-tray.log"
     log_file.parent.mkdir(parents=True, mode=0o700)
     elsewhere = isolated_dirs / "elsewhere.log"
     log_file.symlink_to(elsewhere)
-    daemon = Daemon("run", "--headless")
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("Workspace indexed")
     assert daemon.stop() == 0
@@ -107,8 +107,8 @@ def test_log_file_symlink_is_not_followed(isolated_dirs: Path, daemons: list[Dae
     assert not elsewhere.exists()
 
 
-def test_output_closed_early_and_an_oversized_prompt_are_one_line_messages(daemons: list[Daemon]) -> None:
-    daemon = Daemon("run", "--headless")
+def test_output_closed_early_and_an_oversized_prompt_are_one_line_messages(daemons: list[DaemonProcess]) -> None:
+    daemon = DaemonProcess("run", "--headless")
     daemons.append(daemon)
     daemon.wait_for_line("connected")
     status = subprocess.Popen(

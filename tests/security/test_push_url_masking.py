@@ -21,7 +21,7 @@ import pytest
 from acp_tray.files import paths
 from tests.support.agents import scripted_command
 from tests.support.config import history, write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.push_server import PushService, push_service
 from tests.support.waiting import until
 
@@ -36,7 +36,7 @@ def service() -> Iterator[PushService]:
 
 
 def test_a_push_url_masks_its_token_and_leaves_the_words_of_its_path_readable(
-    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[Daemon]
+    tmp_path: Path, service: PushService, keyring_env: dict[str, str], daemons: list[DaemonProcess]
 ) -> None:
     steps = [
         {"wait_file": str(tmp_path / "go")},
@@ -50,7 +50,7 @@ def test_a_push_url_masks_its_token_and_leaves_the_words_of_its_path_readable(
         f"env = {{ SCRIPTED_AGENT_STEPS = {json.dumps(json.dumps(steps))} }}\n"
     )
     env = cli_env(**keyring_env)
-    daemon = Daemon("-vvv", "run", "--headless", env=env)
+    daemon = DaemonProcess("-vvv", "run", "--headless", env=env)
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
     daemon.wait_for_lines("  bot  connected")

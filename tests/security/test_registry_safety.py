@@ -25,7 +25,7 @@ import pytest
 
 from acp_tray.files import paths
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, cli_started, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, cli_started, start
 from tests.support.registry_server import Drip, RegistryServer, demo_binary, entry, script, tar_gz, tree
 from tests.support.repo import ROOT
 from tests.support.waiting import until
@@ -83,7 +83,11 @@ NOT_A_PROGRAM = ("npx cmd '", "is not a program name")
     ids=["package", "args", "cmd", "cmd-short-option", "cmd-path"],
 )
 def test_a_registry_package_or_cmd_that_is_an_npx_option_never_runs(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path, distribution: dict[str, Any], said: tuple[str, str]
+    server: RegistryServer,
+    daemons: list[DaemonProcess],
+    tmp_path: Path,
+    distribution: dict[str, Any],
+    said: tuple[str, str],
 ) -> None:
     marker = tmp_path / "ran"
     npx = json.loads(json.dumps(distribution).replace("{marker}", str(marker)))
@@ -100,7 +104,7 @@ def test_a_registry_package_or_cmd_that_is_an_npx_option_never_runs(
 
 
 def test_the_registrys_args_reach_the_agent_as_its_own_arguments(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """A real npx installs a real package from the local npm registry and runs it: what the
     registry gives as `args` (options-looking included) are the program's arguments, after `--`
@@ -122,7 +126,7 @@ def test_the_registrys_args_reach_the_agent_as_its_own_arguments(
 
 
 def test_a_package_entrys_cmd_is_the_program_npx_runs(
-    server: RegistryServer, daemons: list[Daemon], tmp_path: Path
+    server: RegistryServer, daemons: list[DaemonProcess], tmp_path: Path
 ) -> None:
     """A package whose ACP agent is not the program named as the package (`npx --package PKG CMD`):
     the registry's `cmd` names it, and that program runs, pinned, with the registry's args."""
@@ -155,7 +159,7 @@ def test_a_package_entrys_cmd_is_the_program_npx_runs(
     ids=["id-65", "id-255", "id-300", "version-5000"],
 )
 def test_an_id_or_version_that_cannot_be_a_directory_is_refused_before_any_download(
-    server: RegistryServer, daemons: list[Daemon], agent_id: str, version: str, said: str
+    server: RegistryServer, daemons: list[DaemonProcess], agent_id: str, version: str, said: str
 ) -> None:
     published = demo_binary(server, "1.0.0") | {"id": agent_id, "version": version}
     config = write_config(registry=server.publish(published))
@@ -171,7 +175,7 @@ def test_an_id_or_version_that_cannot_be_a_directory_is_refused_before_any_downl
 
 
 def test_a_registry_nested_too_deeply_is_a_clear_error_and_a_cached_copy_still_serves(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     deep = b"[" * 200_000 + b"]" * 200_000
     url = server.url("/registry.json")
@@ -198,7 +202,7 @@ def test_a_registry_nested_too_deeply_is_a_clear_error_and_a_cached_copy_still_s
 
 
 def test_an_archive_that_drips_is_stopped_at_the_download_deadline(
-    server: RegistryServer, daemons: list[Daemon]
+    server: RegistryServer, daemons: list[DaemonProcess]
 ) -> None:
     """A byte every 0.5 s (the archive would take minutes) never trips the timeout for each read
     (60 s); the download's own deadline (an hour; 2 s here, set by short_deadline_acp_tray.py)
@@ -229,7 +233,7 @@ def test_an_archive_that_drips_is_stopped_at_the_download_deadline(
 
 @pytest.mark.parametrize("waiting_on", ["download", "daemon"])
 def test_ctrl_c_while_agents_add_waits_exits_130(
-    server: RegistryServer, daemons: list[Daemon], waiting_on: str
+    server: RegistryServer, daemons: list[DaemonProcess], waiting_on: str
 ) -> None:
     """Interrupted while the archive downloads (it drips), or while the daemon waits for the new
     agent to connect (it never answers): exit code 130, as for any command Ctrl+C ends, and no

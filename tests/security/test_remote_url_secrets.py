@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.files import paths
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.usefixtures("no_proxies")
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.usefixtures("no_proxies")
 SECRETS = ("tok-Zq9-remote-query", "key-Wx4-remote-query", "sig-Pv2-remote-query", "pw-Hn8-remote")
 
 
-def test_a_remote_urls_query_credentials_are_masked_everywhere(daemons: list[Daemon], tmp_path: Path) -> None:
-    server = Daemon("demo-agent", "--listen", "127.0.0.1:0")
+def test_a_remote_urls_query_credentials_are_masked_everywhere(daemons: list[DaemonProcess], tmp_path: Path) -> None:
+    server = DaemonProcess("demo-agent", "--listen", "127.0.0.1:0")
     daemons.append(server)
     port = int(server.wait_for_line("listening on ws://127.0.0.1:").rsplit(":", 1)[1])
     token, key, sig, password = SECRETS
@@ -33,7 +33,7 @@ def test_a_remote_urls_query_credentials_are_masked_everywhere(daemons: list[Dae
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'[agents.far]\nurl = "{url}"\n', encoding="utf-8")
-    daemon = Daemon("-vvv", "run", "--headless", env=cli_env())
+    daemon = DaemonProcess("-vvv", "run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("far  connected")
 

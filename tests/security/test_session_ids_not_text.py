@@ -20,7 +20,7 @@ from websockets.sync.server import ServerConnection
 from acp_tray.files import paths
 from tests.support.agents import session_agent_table
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, cli, cli_env, start
 from tests.support.remote_agents import served
 from tests.support.repo import ROOT
 
@@ -65,7 +65,7 @@ def rows() -> dict[str, dict[str, Any]]:
     [(1, SURROGATE, "is not text: it holds a lone surrogate"), (2, NUL, "holds a NUL character")],
 )
 def test_a_poisoned_session_id_fails_its_agent_alone(
-    daemons: list[Daemon], tmp_path: Path, version: int, poison: str, said: str
+    daemons: list[DaemonProcess], tmp_path: Path, version: int, poison: str, said: str
 ) -> None:
     with poisoning_agent(version, poison) as url:
         write_config(
@@ -93,7 +93,9 @@ def test_a_poisoned_session_id_fails_its_agent_alone(
     assert daemon.stop() == 0
 
 
-def test_a_session_name_that_is_not_text_is_refused_in_plain_words(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_session_name_that_is_not_text_is_refused_in_plain_words(
+    daemons: list[DaemonProcess], tmp_path: Path
+) -> None:
     write_config(session_agent_table("near"))
     start(daemons, "near")
     latin1 = subprocess.run(  # the bytes a Latin-1 terminal passes for "café": not UTF-8

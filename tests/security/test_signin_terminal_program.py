@@ -24,7 +24,7 @@ from acp_tray.files import paths
 from acp_tray.prefs.names import shell_line
 from tests.support.agents import AUTH_AGENT
 from tests.support.config import history, write_agent_config, write_config
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.remote_agents import stdio_agent_served
 from tests.support.waiting import until
 from tests.support.window import window_process
@@ -42,11 +42,11 @@ def impostor_python(tmp_path: Path) -> tuple[Path, Path, Path]:
     return other, impostor, ran
 
 
-def test_the_program_printed_is_the_program_run(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_the_program_printed_is_the_program_run(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     other, impostor, ran = impostor_python(tmp_path)
     env = {"AUTH_AGENT_AT": "new", "AUTH_AGENT_TOKEN": str(tmp_path / "token"), "AUTH_AGENT_TUI_PATH": str(other)}
     write_agent_config("locked", ["python3", str(AUTH_AGENT)], tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
 
@@ -76,7 +76,7 @@ def methods_of(agent: str) -> dict[str, dict[str, Any]]:
     return {m["id"]: m for m in row["sign_in_methods"]}
 
 
-def test_the_window_and_the_notice_show_the_program_that_runs(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_the_window_and_the_notice_show_the_program_that_runs(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     """Item 9 of the security review: `python3 …` was shown while a click ran the `python3` that the
     method's own PATH finds, its variables unshown. Now every surface shows what the CLI runs."""
     other, impostor, _ = impostor_python(tmp_path)
@@ -86,7 +86,7 @@ def test_the_window_and_the_notice_show_the_program_that_runs(daemons: list[Daem
     env = {"AUTH_AGENT_AT": "new", "AUTH_AGENT_TOKEN": str(tmp_path / "token")}
     env["AUTH_AGENT_TUI_JSON"] = json.dumps(declared)
     write_agent_config("locked", ["python3", str(AUTH_AGENT)], tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
     runs = shell_line([str(impostor), str(AUTH_AGENT), "--login"])
@@ -109,14 +109,16 @@ def test_the_window_and_the_notice_show_the_program_that_runs(daemons: list[Daem
     assert daemon.stop() == 0
 
 
-def test_a_remote_agents_terminal_method_shows_no_command(daemons: list[Daemon], tmp_path: Path) -> None:
+def test_a_remote_agents_terminal_method_shows_no_command(daemons: list[DaemonProcess], tmp_path: Path) -> None:
     """Item 9: for a remote agent the notice listed the agent's own command as "runs `…`", which
     acp-tray never runs (an older `_meta["terminal-auth"]` method, offered whatever the client said)."""
     env = {**cli_env(), "AUTH_AGENT_AT": "new", "AUTH_AGENT_TOKEN": str(tmp_path / "token"),
            "AUTH_AGENT_EXTRA": "legacy-tui"}  # fmt: skip
     with stdio_agent_served([sys.executable, str(AUTH_AGENT)], env) as url:
         write_config(f'[agents.far]\nurl = "{url}"\n')
-        daemon = Daemon("run", "--headless", env={k: v for k, v in cli_env().items() if not k.endswith("_proxy")})
+        daemon = DaemonProcess(
+            "run", "--headless", env={k: v for k, v in cli_env().items() if not k.endswith("_proxy")}
+        )
         daemons.append(daemon)
         daemon.wait_for_line("far  SIGN-IN")
         body = sign_in_notice("far")
@@ -142,7 +144,7 @@ def test_a_remote_agents_terminal_method_shows_no_command(daemons: list[Daemon],
     ],
 )
 def test_a_terminal_method_no_program_can_be_given_is_refused_in_plain_words(
-    daemons: list[Daemon], tmp_path: Path, declared: dict[str, Any], said: str
+    daemons: list[DaemonProcess], tmp_path: Path, declared: dict[str, Any], said: str
 ) -> None:
     """Item 10 of the security review: a NUL in a terminal method's argument or env ended `acp-tray
     login` in a traceback; a control character in a variable's name was run as it came."""
@@ -152,7 +154,7 @@ def test_a_terminal_method_no_program_can_be_given_is_refused_in_plain_words(
         "AUTH_AGENT_TUI_JSON": json.dumps(declared),
     }
     write_agent_config("locked", [sys.executable, str(AUTH_AGENT)], tmp_path, env)
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("locked  SIGN-IN")
 

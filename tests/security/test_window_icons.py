@@ -19,7 +19,7 @@ from acp_tray.assets import no_icon_path
 from acp_tray.window.icon_images import icon_cache
 from tests.support.browser import PageFor
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, cli, start
+from tests.support.daemons import DaemonProcess, cli, start
 from tests.support.registry_server import RegistryServer, demo_binary, entry, svg_bomb
 from tests.support.window import window_process
 
@@ -38,7 +38,7 @@ def _agent_icon(response: Response) -> bool:
 
 
 def test_a_hostile_svg_icon_reaches_the_page_only_as_a_png(
-    server: RegistryServer, daemons: list[Daemon], page_for: PageFor
+    server: RegistryServer, daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     bomb = svg_bomb()
     server.files["/demo-acp.svg"] = server.files["/bomb.svg"] = bomb

@@ -25,7 +25,7 @@ from acp_tray.control.endpoint import runtime_dir
 from tests.support.agents import session_agent_table
 from tests.support.browser import PageFor
 from tests.support.config import write_config
-from tests.support.daemons import Daemon, alive, cli, cli_env, start
+from tests.support.daemons import DaemonProcess, alive, cli, cli_env, start
 from tests.support.other_user import OtherUser
 from tests.support.waiting import until
 from tests.support.web_server import serve
@@ -128,7 +128,7 @@ def _window_pids() -> set[int]:
 
 
 def test_another_user_reading_every_command_line_finds_no_key_and_nothing_that_opens_the_window(
-    other_user: OtherUser, shared_runtime: Path, daemons: list[Daemon], tmp_path: Path, browsed: Path
+    other_user: OtherUser, shared_runtime: Path, daemons: list[DaemonProcess], tmp_path: Path, browsed: Path
 ) -> None:
     """Item 1 of the security review."""
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
@@ -156,7 +156,7 @@ def test_another_user_reading_every_command_line_finds_no_key_and_nothing_that_o
 
 
 def test_a_server_on_another_local_port_gets_nothing_that_changes_the_window(
-    daemons: list[Daemon], tmp_path: Path, page_for: PageFor
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
 ) -> None:
     """Item 2 of the security review: the person's browser sends its cookies for 127.0.0.1 to every
     port; what another local server receives that way opens nothing and changes nothing."""
@@ -199,7 +199,7 @@ def _fake_window(other_user: OtherUser, port: int, captured: Path, procs: list[s
 def test_a_stale_record_sends_nothing_to_another_users_server_on_the_old_port(
     other_user: OtherUser,
     shared_runtime: Path,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     browsed: Path,
     procs: list[subprocess.Popen[str]],
@@ -229,7 +229,7 @@ def test_a_stale_record_sends_nothing_to_another_users_server_on_the_old_port(
 def test_a_record_of_a_live_window_of_ours_at_another_users_port_gets_only_a_challenge(
     other_user: OtherUser,
     shared_runtime: Path,
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     tmp_path: Path,
     browsed: Path,
     procs: list[subprocess.Popen[str]],

@@ -28,7 +28,7 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-class Daemon:
+class DaemonProcess:
     """`python -m acp_tray ...` (or `program ...`) as a subprocess, its stdout read line by line."""
 
     def __init__(
@@ -163,16 +163,16 @@ def cli_started(*args: str) -> subprocess.Popen[str]:
 
 
 def start(
-    daemons: list[Daemon],
+    daemons: list[DaemonProcess],
     *connected: str,
     verbose: bool = False,
     own_group: bool = False,
     env: dict[str, str] | None = None,
-) -> Daemon:
+) -> DaemonProcess:
     """`acp-tray run --headless` (`-v` when `verbose`; `env`: more variables), kept in `daemons` (the
     fixture ends it), once its control socket is up and the agents named `connected` have connected.
     `own_group`: in a process group of its own, with its agents (the `whole_groups` fixture ends it)."""
-    daemon = Daemon(
+    daemon = DaemonProcess(
         "run",
         "--headless",
         *(["-v"] if verbose else []),
@@ -194,7 +194,7 @@ def agent_state(name: str, env: dict[str, str] | None = None) -> str:
 
 
 @pytest.fixture
-def whole_groups(daemons: list[Daemon]) -> Iterator[None]:
+def whole_groups(daemons: list[DaemonProcess]) -> Iterator[None]:
     """Each daemon's process group ended whole after the test (for daemons started with
     `own_group`): an npx agent's own children (npm exec → node → the agent's binary) outlive the npx
     process acp-tray stops."""

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
 from acp_tray.window.where import Running
-from tests.support.daemons import Daemon, alive, cli, cli_env
+from tests.support.daemons import DaemonProcess, alive, cli, cli_env
 
 
 @dataclass
@@ -134,23 +134,23 @@ def displayed(desktop: Any) -> int:
     return int(count.stdout)
 
 
-def demo_daemon(tmp_path: Path, daemons: list[Daemon], desktop: Any) -> dict[str, str]:
+def demo_daemon(tmp_path: Path, daemons: list[DaemonProcess], desktop: Any) -> dict[str, str]:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "freedesktop"\n' + DEMO, encoding="utf-8")
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
-    daemon = Daemon("run", env=env)  # with a tray: notifications go to dunst
+    daemon = DaemonProcess("run", env=env)  # with a tray: notifications go to dunst
     daemons.append(daemon)
     assert "freedesktop (dunst" in daemon.wait_for_line("notifications:")
     daemon.wait_for_lines("demo  connected")
     return env
 
 
-def headless_daemon(daemons: list[Daemon], *tables: str) -> None:
+def headless_daemon(daemons: list[DaemonProcess], *tables: str) -> None:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('notifier = "console"\n' + "".join(tables), encoding="utf-8")
-    daemon = Daemon("run", "--headless", env=cli_env())
+    daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
 

@@ -109,7 +109,7 @@ def lock_files() -> list[Path]:
     return list(user_dir().rglob("daemon.lock"))
 
 
-class Daemon:
+class WineProcess:
     """A Windows process started through Wine with its output collected line by line."""
 
     def __init__(self, argv: list[str], name: str) -> None:
@@ -168,7 +168,7 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(*args: str, name: str, desktop: bool = False, every_turn: bool = False) -> Iterator[Daemon]:
+def daemon(*args: str, name: str, desktop: bool = False, every_turn: bool = False) -> Iterator[WineProcess]:
     """`acp-tray -v run ARGS`: headless, or with the tray inside a Wine virtual desktop (explorer's
     taskbar holds the notification area). `every_turn`: the default file, but every turn's "Finished"
     pops up (`[turns] notify_after = 0`), as a prompt to the demo takes well under the default."""
@@ -181,7 +181,7 @@ def daemon(*args: str, name: str, desktop: bool = False, every_turn: bool = Fals
     argv = ["wine", PYTHON, "-m", "acp_tray", "-v", "run", *args]
     if desktop:
         argv = ["wine", "explorer", "/desktop=shell,1024x700", windows_path(Path(PYTHON)), *argv[2:]]
-    process = Daemon(argv, name)
+    process = WineProcess(argv, name)
     try:
         yield process
     finally:

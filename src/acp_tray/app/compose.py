@@ -29,7 +29,6 @@ from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.app import TrayApp, load_pystray
 
 log = logging.getLogger(__name__)
-TRAY_WORDS = "acp-tray's icon in the panel, its menu opens the window (no icon? this desktop shows no tray: use the window)"
 
 if TYPE_CHECKING:
     from acp_tray.app.actions import Desk
@@ -135,7 +134,7 @@ def run_daemon(
         daemon, chain = build(loaded, console, run_mark, native=True)
         asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True, welcome=welcome))
         return 0
-    _say(f"tray: pystray, {backend} · {TRAY_WORDS}", tray=True)
+    _say(f"tray: pystray, {backend}", tray=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it, on a loop
     # that takes the menu's choices from the tray's thread
     loop = asyncio.new_event_loop()

@@ -200,6 +200,7 @@ def main() -> int:
             **{name: str(path) for name, path in dirs.items()},
             "NO_AT_BRIDGE": "1",
             "ACP_TRAY_DEMO_INTERVAL": "0.05",  # the demo agents' opening notices come at once
+            "ACP_TRAY_NO_WELCOME": "1",  # no window on the welcome page: the tray alone is measured
         }
         host = subprocess.Popen(
             ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "32"],

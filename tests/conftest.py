@@ -112,6 +112,8 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     # no test opens a real browser: what acp-tray asks a browser to open is written down instead
     monkeypatch.setenv("BROWSER", f"{sys.executable} {RECORDER} %s")
     monkeypatch.setenv("ACP_TRAY_TEST_OPENED", str(tmp_path / "opened-in-browser.txt"))
+    # a daemon's first start on a desktop opens the welcome page: only the tests of it want that
+    monkeypatch.setenv("ACP_TRAY_NO_WELCOME", "1")
     yield tmp_path
 
 

@@ -153,6 +153,7 @@ def main() -> None:
             path.mkdir(mode=0o700)
         env = {**os.environ, **desktop.env, **{k: str(v) for k, v in dirs.items()}, "NO_AT_BRIDGE": "1"}
         env["ACP_TRAY_DEMO_INTERVAL"] = "0.4"
+        env["ACP_TRAY_NO_WELCOME"] = "1"  # the pictures open the pages they show themselves
         host = start_host("trayer", env)
         daemon = subprocess.Popen(
             [sys.executable, "-m", "acp_tray", "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray import __version__
+from acp_tray.app.hangup import HANGUP, go_on_without_terminal
+from acp_tray.app.welcome import first_lines, open_welcome
 from acp_tray.control.endpoint import EndpointError
 from acp_tray.files import paths
 from acp_tray.notifiers.console import ConsoleNotifier
@@ -24,6 +27,8 @@ from acp_tray.prefs.load import Loaded, PreferencesError, load_preferences
 from acp_tray.state.crash_record import CrashRecord
 from acp_tray.state.history import HistoryWriter
 from acp_tray.tray.app import TrayApp, load_pystray
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from acp_tray.app.actions import Desk
@@ -39,15 +44,18 @@ if TYPE_CHECKING:
 
 
 def stop_on_signals(stop: asyncio.Event) -> None:
-    """SIGINT and SIGTERM set `stop` (called on the running loop, in the main thread). Unix: the
-    loop's own signal handlers. Windows has no `add_signal_handler`: a plain handler hands the
-    stop to the loop, which the C handler wakes through its wakeup fd (Ctrl+C, Ctrl+Break)."""
+    """SIGINT and SIGTERM set `stop` (called on the running loop, in the main thread); SIGHUP (the
+    terminal closed) does not: acp-tray goes on without it. Unix: the loop's own signal handlers.
+    Windows has no `add_signal_handler`: a plain handler hands the stop to the loop, which the C
+    handler wakes through its wakeup fd (Ctrl+C, Ctrl+Break)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(sig, stop.set)
         except NotImplementedError:  # Windows (Proactor loop)
             signal.signal(sig, lambda _signum, _frame: loop.call_soon_threadsafe(stop.set))
+    if HANGUP is not None:
+        loop.add_signal_handler(HANGUP, go_on_without_terminal)
 
 
 async def serve(
@@ -57,7 +65,10 @@ async def serve(
     *,
     own_signals: bool,
     choices: asyncio.Queue[str] | None = None,
+    welcome: bool = False,
 ) -> None:
+    """Serve the control endpoint beside `daemon` until `stop`; `welcome`: open the window's
+    welcome page once the endpoint answers (the first start on a desktop)."""
     from acp_tray.app.ops import dispatch_table
     from acp_tray.control.server import ControlServer
 
@@ -65,12 +76,16 @@ async def serve(
         stop_on_signals(stop)
     control = ControlServer(dispatch_table(daemon))
     try:
-        print(f"control: {await control.start()}", flush=True)
+        where = await control.start()
     except EndpointError as exc:  # lost a race with another instance, or the directory changed
         print(f"acp-tray: not starting: {exc}", file=sys.stderr, flush=True)
         return
+    log.info("control socket: %s", where)
+    print("control: ready: `acp-tray status` and the other commands reach it", flush=True)
     if chain is not None:
         print(f"notifications: {await chain.start()}", flush=True)
+    if welcome:
+        daemon.in_background(open_welcome())
     try:
         await daemon.run(stop, choices)
     finally:
@@ -81,10 +96,13 @@ async def serve(
             await chain.aclose()
 
 
-def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | None, run_mark: str) -> int:
+def run_daemon(
+    path: Path, *, explicit: bool, headless: bool, log_file: Path | None, run_mark: str, welcome: bool = False
+) -> int:
     """Load the preferences at `path` (`explicit`: named by `--config`), build the daemon with a
     tray where one can run (not when `headless`), and serve until stopped. `run_mark`: carried by
-    each agent this daemon starts (agents/leftovers.py)."""
+    each agent this daemon starts (agents/leftovers.py). `welcome`: open the window's welcome page
+    (the first start on a desktop; not when headless)."""
     try:
         loaded = load_preferences(path, explicit=explicit)
     except PreferencesError as exc:
@@ -99,23 +117,24 @@ def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | N
     mode = " headless" if headless else ""
     print(
         f"acp-tray {__version__} running{mode} · preferences: {source} · agents: {names}\n"
-        f"history: {paths.history_file()} · log: {log_file or 'none'} · Ctrl+C to stop",
+        f"history: {paths.history_file()} · log: {log_file or 'none'}",
         flush=True,
     )
     if not loaded.prefs.agents:
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
     if headless:
+        _say("tray: none (headless): notices are printed here", tray=False)
         daemon, _ = build(loaded, console, run_mark, native=False)
         asyncio.run(serve(daemon, None, asyncio.Event(), own_signals=True))
         return 0
     pystray, backend = load_pystray()
     if pystray is None:
-        print(f"tray: none ({backend}); running without one", flush=True)
+        _say(f"tray: none ({backend}); running without one", tray=False)
         daemon, chain = build(loaded, console, run_mark, native=True)
-        asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True))
+        asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True, welcome=welcome))
         return 0
-    print(f"tray: pystray, {backend}", flush=True)
+    _say(f"tray: pystray, {backend}", tray=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it, on a loop
     # that takes the menu's choices from the tray's thread
     loop = asyncio.new_event_loop()
@@ -125,8 +144,16 @@ def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | N
         loop.call_soon_threadsafe(choices.put_nowait, choice)
 
     app = TrayApp(pystray, on_choice)
-    run_with_tray(app, loop, choices, lambda tray: build(loaded, console, run_mark, native=True, tray=tray))
+    run_with_tray(
+        app, loop, choices, lambda tray: build(loaded, console, run_mark, native=True, tray=tray), welcome=welcome
+    )
     return 0
+
+
+def _say(tray_line: str, *, tray: bool) -> None:
+    """The tray's line, then one line each for the window, the app menu, Start on login and stopping."""
+    terminal = sys.stdout.isatty()
+    print("\n".join([tray_line, *first_lines(tray=tray, terminal=terminal)]), flush=True)
 
 
 def core(
@@ -283,6 +310,8 @@ def run_with_tray(
     loop: asyncio.AbstractEventLoop,
     choices: asyncio.Queue[str],
     build: Callable[[TrayApp | None], tuple[Daemon, NotifierChain | None]],
+    *,
+    welcome: bool = False,
 ) -> None:
     """pystray on the main thread; the daemon on `loop`, on one background thread, taking the
     menu's `choices` (built for the tray; without it where the tray fails to start)."""
@@ -291,7 +320,7 @@ def run_with_tray(
     def on_daemon_thread() -> None:
         try:
             daemon, chain = build(app)
-            loop.run_until_complete(serve(daemon, chain, stop, own_signals=False, choices=choices))
+            loop.run_until_complete(serve(daemon, chain, stop, own_signals=False, choices=choices, welcome=welcome))
         finally:
             loop.close()
             app.stop()  # the daemon is done (Quit, SIGINT, SIGTERM): end the tray's loop too
@@ -301,14 +330,14 @@ def run_with_tray(
 
     thread = threading.Thread(target=on_daemon_thread, name="acp-tray-daemon")
     try:
-        app.run(setup=thread.start, on_signal=request_stop)
+        app.run(setup=thread.start, on_signal=request_stop, on_hangup=go_on_without_terminal)
     except Exception as exc:  # the tray backend failed to start: carry on without a tray
         if thread.ident is not None:
             raise
         print(f"tray: failed to start ({type(exc).__name__}: {exc}); running without one", flush=True)
         daemon, chain = build(None)
         try:
-            loop.run_until_complete(serve(daemon, chain, stop, own_signals=True))
+            loop.run_until_complete(serve(daemon, chain, stop, own_signals=True, welcome=welcome))
         finally:
             loop.close()
         return

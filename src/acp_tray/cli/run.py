@@ -15,6 +15,7 @@ from acp_tray.files import paths
 from acp_tray.files.private import make_dir
 from acp_tray.files.rotating import RotatingFile
 from acp_tray.logs.setup import install
+from acp_tray.window.where import environment_has_display
 
 log = logging.getLogger("acp_tray")
 LOG_BYTES = 1024 * 1024
@@ -56,6 +57,7 @@ def _first_run_launcher() -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     """One daemon per user: the lock in the private runtime directory first, then the rest."""
     from acp_tray.agents import leftovers
+    from acp_tray.app.welcome import welcome_due
     from acp_tray.control.instance import AlreadyRunningError, InstanceLock
     from acp_tray.control.server import socket_answers
 
@@ -82,8 +84,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         path, explicit = config_path(args)
         if not args.headless:
             _first_run_launcher()
+        welcome = not args.headless and environment_has_display() and welcome_due()
         mark = leftovers.mark_this_run(mark_file)
-        code = run_daemon(path, explicit=explicit, headless=args.headless, log_file=log_file, run_mark=mark)
+        code = run_daemon(
+            path, explicit=explicit, headless=args.headless, log_file=log_file, run_mark=mark, welcome=welcome
+        )
         leftovers.clean_stop(mark_file)  # not after an exception: its agents may be left for the next start
         return code
     finally:

@@ -22,6 +22,11 @@ def first_start_marker() -> Path:
     return state_dir() / "first-start-done"
 
 
+def welcome_marker() -> Path:
+    """There once the window's welcome page was opened (at the first start on a desktop)."""
+    return state_dir() / "welcome-shown"
+
+
 def history_file() -> Path:
     return state_dir() / "history.jsonl"
 

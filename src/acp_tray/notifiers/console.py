@@ -106,7 +106,7 @@ class ConsoleNotifier:
             return
         try:
             print(line, file=self._stream, flush=True)
-        except BrokenPipeError:  # `acp-tray run | tee log`, and the reader has gone (Ctrl+C)
+        except OSError:  # `acp-tray run | tee log` and the reader has gone (Ctrl+C), or its terminal closed
             self._gone = True
             _discard_output(self._stream)
             log.info("the console's reader has gone: console lines stop; the history keeps every notice")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 AgentVerb = Literal["start", "stop", "restart"]
-WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences"]
+WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences", "welcome"]
 DndSpan = Literal["off", "on", "30m", "1h", "tomorrow"]
 Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
 QuestionVerb = Literal["choose", "decline", "open"]

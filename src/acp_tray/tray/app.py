@@ -231,20 +231,26 @@ class TrayApp:
             entry.label, clicked, checked=checked, radio=entry.radio, enabled=action is not None, default=entry.default
         )
 
-    def run(self, setup: Callable[[], None], on_signal: Callable[[], None]) -> None:
-        """Block in the tray's main loop; `setup` runs once the icon exists; signals call `on_signal`.
+    def run(
+        self, setup: Callable[[], None], on_signal: Callable[[], None], on_hangup: Callable[[], None] | None = None
+    ) -> None:
+        """Block in the tray's main loop; `setup` runs once the icon exists; SIGINT and SIGTERM call
+        `on_signal`, SIGHUP (the terminal closed; not on Windows) `on_hangup`.
 
         pystray's GTK backends reset SIGINT to its default when their loop starts, and a Python
         handler would wait until GTK returns to Python: there GLib dispatches the signals itself,
         registered once the loop runs. Other backends run Python handlers, set here."""
+        handlers = {signal.SIGINT: on_signal, signal.SIGTERM: on_signal}
+        if on_hangup is not None and hasattr(signal, "SIGHUP"):
+            handlers[signal.SIGHUP] = on_hangup
         if not self.gtk:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(signum, lambda *_: on_signal())
+            for signum, handler in handlers.items():
+                signal.signal(signum, lambda *_, handler=handler: handler())
         else:
             _gtk_messages_to_log()
 
-        def from_glib(*_: object) -> bool:
-            on_signal()
+        def from_glib(handler: Callable[[], None]) -> bool:
+            handler()
             return True  # keep the source
 
         def started(icon: Any) -> None:  # pystray runs this on a thread of its own
@@ -252,8 +258,8 @@ class TrayApp:
             if self.gtk:
                 from gi.repository import GLib
 
-                for signum in (signal.SIGINT, signal.SIGTERM):
-                    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, from_glib)
+                for signum, handler in handlers.items():
+                    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, from_glib, handler)
             setup()
 
         self.icon.run(setup=started)

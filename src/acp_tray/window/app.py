@@ -27,6 +27,7 @@ from acp_tray.window.questions import question_routes
 from acp_tray.window.sessions_page import session_routes
 from acp_tray.window.signin import SignIns
 from acp_tray.window.start_on_login import StartOnLogin
+from acp_tray.window.welcome_page import WelcomePage
 
 HERE = Path(__file__).resolve().parent
 
@@ -80,6 +81,7 @@ def build_app(*, port: int, secret: str, feed: Feed, shutdown: anyio.Event) -> A
             *PushPage(views).routes(),
             *session_routes(feed, views, shutdown),
             *question_routes(feed, views),
+            *WelcomePage(feed, views).routes(),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )

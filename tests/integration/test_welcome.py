@@ -22,7 +22,7 @@ from acp_tray.files import paths
 from acp_tray.window.where import running
 from tests.support.axe import serious_violations, with_axe
 from tests.support.browser import PageFor
-from tests.support.daemons import Daemon, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.waiting import until
 from tests.support.window import DEMO, PHONE, end, headless_daemon, redirected, sideways, window_process
 
@@ -40,28 +40,28 @@ def recorded() -> list[str]:
         return []
 
 
-def started(daemons: list[Daemon], env: dict[str, str], *args: str) -> Daemon:
+def started(daemons: list[DaemonProcess], env: dict[str, str], *args: str) -> DaemonProcess:
     config = paths.config_file()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(DEMO, encoding="utf-8")
-    daemon = Daemon("run", *args, env=env)
+    daemon = DaemonProcess("run", *args, env=env)
     daemons.append(daemon)
     daemon.wait_for_lines("control: ", "demo  connected")
     return daemon
 
 
-def first_lines(daemon: Daemon) -> dict[str, str]:
+def first_lines(daemon: DaemonProcess) -> dict[str, str]:
     """The console's lines before the agents', by what they are about."""
     return {line.split(":", 1)[0]: line for line in daemon.seen if ": " in line and not line[:1].isdigit()}
 
 
-def quit_(daemon: Daemon) -> None:
+def quit_(daemon: DaemonProcess) -> None:
     assert cli("quit").returncode == 0
     daemon.proc.wait(15)
 
 
 def test_the_first_start_on_a_desktop_opens_the_welcome_once(
-    desktop: Any, daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch
+    desktop: Any, daemons: list[DaemonProcess], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ACP_TRAY_NO_WELCOME")
     env = cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05", PYSTRAY_BACKEND="xorg")
@@ -91,7 +91,7 @@ def test_the_first_start_on_a_desktop_opens_the_welcome_once(
 
 
 def test_a_headless_start_prints_the_lines_and_opens_nothing(
-    desktop: Any, daemons: list[Daemon], monkeypatch: pytest.MonkeyPatch
+    desktop: Any, daemons: list[DaemonProcess], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ACP_TRAY_NO_WELCOME")
     daemon = started(daemons, cli_env(**desktop.env, ACP_TRAY_DEMO_INTERVAL="0.05"), "--headless")  # a display, yet
@@ -115,7 +115,7 @@ VIEWS: dict[str, dict[str, Any]] = {
 
 
 def test_the_welcome_page_says_what_acp_tray_is_with_no_serious_accessibility_problem(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     assert cli("desktop", "install").returncode == 0  # as the first start on a desktop does
     headless_daemon(daemons)
@@ -146,7 +146,7 @@ def test_the_welcome_page_says_what_acp_tray_is_with_no_serious_accessibility_pr
 
 
 def test_the_welcome_pages_start_on_login_switch_writes_and_removes_the_autostart_entry(
-    daemons: list[Daemon], page_for: PageFor
+    daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
     entry = Path(os.environ["XDG_CONFIG_HOME"]) / "autostart" / "acp-tray.desktop"
     headless_daemon(daemons)

@@ -8,8 +8,8 @@ import logging
 import os
 from pathlib import Path
 
-from acp_tray.autostart.entries import APP
-from acp_tray.autostart.files import AutostartError
+from acp_tray.desktop.entry import APP
+from acp_tray.desktop.entry_file import EntryError
 from acp_tray.files import paths
 from acp_tray.files.atomic import write_atomically
 
@@ -59,7 +59,7 @@ def first_lines(*, tray: bool, terminal: bool) -> list[str]:
 
 
 def _app_menu_line() -> str:
-    from acp_tray.autostart.entries import this_installation
+    from acp_tray.desktop.entry import this_installation
     from acp_tray.desktop.launcher import Launcher, has_launcher
 
     if not has_launcher():
@@ -74,7 +74,7 @@ def _start_on_login_line() -> str:
 
     try:
         current = autostart_for().current()
-    except (AutostartError, OSError) as exc:
+    except (EntryError, OSError) as exc:
         return f"start on login: unknown ({exc})"
     if current.on and current.this:
         return "start on login: on; `acp-tray autostart disable` or the window's Preferences turn it off"

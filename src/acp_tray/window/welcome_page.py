@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from acp_tray.autostart.entries import APP, this_installation
+from acp_tray.desktop.entry import APP, this_installation
 from acp_tray.desktop.launcher import Launcher, has_launcher
 from acp_tray.window import views
 from acp_tray.window.feed import Feed

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry, this_installation
-from acp_tray.desktop.launcher import launcher_entry
+from acp_tray.desktop.menu_entry import launcher_entry
 from tests.desktop.exec_line import validate
 from tests.support.daemons import Daemon, cli, cli_env
 

@@ -19,7 +19,7 @@ from acp_tray.autostart.entries import (
 )
 from acp_tray.autostart.files import Current, EntryFile, EntryFiles
 from acp_tray.autostart.readback import desktop_problem, unit_problem
-from acp_tray.desktop.launcher import Launcher
+from acp_tray.desktop.menu_entry import Launcher
 
 NOT_ENABLED = "start on login: not enabled"
 

@@ -17,7 +17,7 @@ from acp_tray.cli.calls import ask, failure
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, field, out, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
-from acp_tray.prefs.launch import find_program
+from acp_tray.prefs.command_rules import find_program
 from acp_tray.prefs.names import pasteable, shown_command
 from acp_tray.presentation.text import DESCRIPTION_LIMIT
 

@@ -47,7 +47,7 @@ def _start(port: int | None) -> Running | int:
     "Open acp-tray…" but the first time) costs the standard library only."""
     from acp_tray.control import api
     from acp_tray.control.client import NoDaemonError, ReplyError, request
-    from acp_tray.window.launch import WindowError, ensure
+    from acp_tray.window.server_start import WindowError, ensure
 
     try:
         request(api.STATUS, api.Args(), timeout=10.0)

@@ -112,6 +112,7 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     # no test opens a real browser: what acp-tray asks a browser to open is written down instead
     monkeypatch.setenv("BROWSER", f"{sys.executable} {RECORDER} %s")
     monkeypatch.setenv("ACP_TRAY_TEST_OPENED", str(tmp_path / "opened-in-browser.txt"))
+    monkeypatch.setenv("ACP_TRAY_WINDOW_IN", "browser")  # the app window's own tests unset it
     yield tmp_path
 
 

@@ -84,10 +84,17 @@ class AppWindow:
 
         self._webview = webview
         self._first = show
-        view = webview.create_window(TITLE, page_url(show), width=1100, height=800, min_size=(420, 360))
+        title = f"{show.page.capitalize()} · {TITLE}"
+        view = webview.create_window(title, page_url(show), width=1100, height=800, min_size=(420, 360))
         assert view is not None  # None only for a window made while the GUI loop runs elsewhere
         self.view = view
         self.view.events.shown += partial(_say, "shown")
+        self.view.events.loaded += self._titled
+
+    def _titled(self) -> None:
+        """The window's title names its page ("History · acp-tray"), as the page's own title does (read
+        from its address: the pages' policy allows no script from outside them)."""
+        self.view.set_title(f"{self.current().page.capitalize()} · {TITLE}")
 
     def show(self, show: Show) -> None:
         """Load `show`'s page and bring the window to the front (un-minimised)."""

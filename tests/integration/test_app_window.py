@@ -151,17 +151,22 @@ def test_without_a_web_view_the_window_opens_in_the_browser_and_a_notification_s
     mark = desktop.mark()
     title = "Example: Using default settings"
 
-
     def chosen() -> bool:
         pick(dmenu, f"#Open (demo: {title})")  # dunst invokes the notification's default action
         return until(lambda: (dmenu / "menu").exists(), what="dunst's context menu") and opened.exists()
 
     until(chosen, timeout=30, what="the browser asked to open the window")
-    said = until(
-        lambda: [n for n in desktop.since(mark) if n["summary"] == "The acp-tray window opened in your browser"],
-        what="the notification saying why",
-    )
-    assert "pywebview is not installed" in said[0]["body"], said
+    shown: list[dict[str, Any]] = []
+
+    def said() -> list[dict[str, Any]]:
+        shown[:] = desktop.since(mark)
+        return [n for n in shown if "The acp-tray window opened in your browser" in n["summary"]]
+
+    try:
+        (notification,) = until(said, timeout=60, what="the notification saying why")
+    except AssertionError:
+        raise AssertionError(f"shown instead: {shown}") from None
+    assert "pywebview is not installed" in notification["body"], notification
     assert not list(runtime_dir().glob("window-app.*"))  # no app window was left behind
     log = paths.log_file().with_name("window.log")
     assert "no app window (pywebview is not installed" in log.read_text(encoding="utf-8")

@@ -114,6 +114,7 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setenv("ACP_TRAY_TEST_OPENED", str(tmp_path / "opened-in-browser.txt"))
     # a daemon's first start on a desktop opens the welcome page: only the tests of it want that
     monkeypatch.setenv("ACP_TRAY_NO_WELCOME", "1")
+    monkeypatch.setenv("ACP_TRAY_WINDOW_IN", "browser")  # the app window's own tests unset it
     yield tmp_path
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from acp_tray.autostart.entries import DESKTOP_STAMP, desktop_entry
 from acp_tray.desktop.entry import this_installation
-from acp_tray.desktop.launcher import launcher_entry
+from acp_tray.desktop.menu_entry import launcher_entry
 from tests.desktop.exec_line import validate
 from tests.support.daemons import DaemonProcess, cli, cli_env
 

@@ -20,7 +20,7 @@ import pytest
 from acp_tray.autostart.files import run_tool
 from acp_tray.autostart.xdg import XdgAutostart
 from acp_tray.desktop.entry_file import EntryError
-from acp_tray.desktop.launcher import Launcher
+from acp_tray.desktop.menu_entry import Launcher
 from tests.desktop.exec_line import unit_argv, validate, without_env
 from tests.support.daemons import cli, cli_env
 

@@ -122,7 +122,7 @@ def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_s
     try:
         script = """
 import atexit, sys
-HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.launch", "pydantic", "subprocess")
+HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.server_start", "pydantic", "subprocess")
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))

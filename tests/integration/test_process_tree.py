@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.agents.host import AgentHost
-from acp_tray.agents.launcher import AgentProcess
+from acp_tray.agents.process_tree import AgentProcess
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 from acp_tray.files import paths

@@ -11,6 +11,7 @@ from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.questions import Questions
 from acp_tray.app.actions import NotificationActions
 from acp_tray.app.lifetime import Lifetime
+from acp_tray.desktop.window_opener import WindowTrouble
 from acp_tray.events import Event, NoticeReceived
 from acp_tray.presentation.actions import ApprovalAnswer, SignIn, page_for
 from acp_tray.presentation.recent import Recent
@@ -92,8 +93,8 @@ async def test_a_window_that_cannot_open_is_said_to_the_person_whatever_the_rout
     """The tray's "Diagnostics…" opens the window; when it cannot, the click must not seem to do
     nothing: the answer says why and how to run the same checks, marked as an answer to the person."""
 
-    async def failing(page: str, highlight: str) -> str | None:
-        return "no browser to open the window with"
+    async def failing(page: str, highlight: str) -> WindowTrouble | None:
+        return WindowTrouble("The acp-tray window did not open", "no browser to open the window with")
 
     reported: list[Event] = []
     actions = clicks(Recent(), reported, failing)  # a click does not reach the agents

@@ -49,7 +49,7 @@ from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, WatchedTr
 from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.events import AgentState, EventSink, SignInOutput
-from acp_tray.prefs.launch import fetches_on_start
+from acp_tray.prefs.command_rules import fetches_on_start
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import AgentCapabilities, agent_capabilities

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acp_tray.prefs.launch import fetches_on_start
+from acp_tray.prefs.command_rules import fetches_on_start
 from acp_tray.protocol.auth import AuthMethod
 
 

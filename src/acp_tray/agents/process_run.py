@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from acp_tray.agents.environment import agent_environment
 from acp_tray.agents.handshake import Connect, HandshakeFailure, RunEnd
-from acp_tray.agents.launcher import AgentProcess
+from acp_tray.agents.process_tree import AgentProcess
 from acp_tray.agents.signin import SignIn
 from acp_tray.agents.spec import AgentSpec
 from acp_tray.agents.status_report import StatusReport

@@ -34,7 +34,7 @@ from acp_tray.agents.invocation import login_command
 from acp_tray.agents.login_request import LoginRequest, Requester
 from acp_tray.agents.turns import error_text
 from acp_tray.events import AgentState, EventSink, SignInChoice, SignInNeeded
-from acp_tray.prefs.launch import find_program
+from acp_tray.prefs.command_rules import find_program
 from acp_tray.prefs.names import pasteable, shown_variables
 from acp_tray.protocol.auth import AuthMethod, login_method, login_params, logout_method, logout_params
 from acp_tray.protocol.version import ProtocolVersion

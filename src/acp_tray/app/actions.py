@@ -18,7 +18,7 @@ from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.app.reloader import PrefsReloader
 from acp_tray.app.surfaces import Surfaces
 from acp_tray.desktop.url_opener import open_url
-from acp_tray.desktop.window_opener import open_window
+from acp_tray.desktop.window_opener import WindowTrouble, open_window
 from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.names import pasteable
@@ -48,8 +48,8 @@ from acp_tray.protocol.notice import Notice
 log = logging.getLogger(__name__)
 SAME_CHECKS = f"The same checks run in a terminal: `{pasteable('doctor')}`."
 
-# (page, highlight): `acp-tray ui` run for them; why the window did not open (None: it did)
-WindowOpener = Callable[[str, str], Coroutine[Any, Any, str | None]]
+# (page, highlight): `acp-tray ui` run for them; what to tell the person (None: it opened, nothing to say)
+WindowOpener = Callable[[str, str], Coroutine[Any, Any, WindowTrouble | None]]
 UrlOpener = Callable[[str], Coroutine[Any, Any, str | None]]  # a page: why it did not open (None: it did)
 
 
@@ -106,14 +106,15 @@ class NotificationActions:
 
     def open_window(self, page: str, highlight: str = "") -> None:
         """The window at `page`, opened as the person asked (a click, the tray's menu); when it cannot
-        open, the person is told why (their click must not seem to do nothing)."""
+        open, the person is told why (their click must not seem to do nothing); when it opened in the
+        browser for want of an app window, why and what to do."""
 
         async def opening() -> None:
-            why = await self._open_window(page, highlight)
-            if why is None:
+            trouble = await self._open_window(page, highlight)
+            if trouble is None:
                 return
-            text = f"{why}\n" + (SAME_CHECKS if page == "diagnostics" else "")
-            notice = Notice("error", "The acp-tray window did not open", text.strip())
+            text = f"{trouble.text}\n" + (SAME_CHECKS if page == "diagnostics" and trouble.severity == "error" else "")
+            notice = Notice(trouble.severity, trouble.title, text.strip())
             self._report(NoticeReceived(ACP_TRAY, "", notice, source=ACP_TRAY, attention="answer", topic="window"))
 
         self._life.in_background(opening())

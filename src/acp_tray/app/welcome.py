@@ -60,7 +60,7 @@ def first_lines(*, tray: bool, terminal: bool) -> list[str]:
 
 def _app_menu_line() -> str:
     from acp_tray.desktop.entry import this_installation
-    from acp_tray.desktop.launcher import Launcher, has_launcher
+    from acp_tray.desktop.menu_entry import Launcher, has_launcher
 
     if not has_launcher():
         return ""

@@ -12,7 +12,7 @@ from acp_tray.autostart.entries import DESKTOP_STAMP, LEGACY_DESKTOP_MARK, SYSTE
 from acp_tray.autostart.files import Current, EntryFiles
 from acp_tray.desktop.entry import APP, desktop_command, systemd_command
 from acp_tray.desktop.entry_file import EntryFile
-from acp_tray.desktop.launcher import Launcher
+from acp_tray.desktop.menu_entry import Launcher
 from acp_tray.desktop.readback import desktop_problem, unit_problem
 
 NOT_ENABLED = "start on login: not enabled"

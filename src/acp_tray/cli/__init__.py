@@ -170,8 +170,12 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         parser.set_defaults(func=func)
         return parser
 
-    ui = command("ui", "open the acp-tray window (a local web page) in your browser", _lazy("ui"), json_output=False)
-    ui.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
+    ui = command("ui", "open the acp-tray window (its app window, or your browser)", _lazy("ui"), json_output=False)
+    shown = ui.add_mutually_exclusive_group()
+    shown.add_argument("--no-browser", action="store_true", help="print the address instead of opening a window")
+    shown.add_argument(
+        "--browser", action="store_true", help="open it in your browser, not an app window (ACP_TRAY_WINDOW_IN=browser)"
+    )
     ui.add_argument("--page", choices=get_args(WindowPage), default="overview", help="the page to open")
     ui.add_argument(
         "--port",
@@ -343,6 +347,10 @@ def main(argv: list[str] | None = None) -> int:
         from acp_tray.window.server import main as window_main
 
         return window_main(arguments[1:])
+    if arguments[:1] == ["window-app"]:  # the app window, started by `acp-tray ui` (not listed)
+        from acp_tray.window.app_view import main as app_main
+
+        return app_main(arguments[1:])
     parser = build_parser()
     arguments = _durations_as_operands(arguments)
     args = parser.parse_args(arguments)

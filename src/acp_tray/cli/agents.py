@@ -14,7 +14,7 @@ from acp_tray.cli.output import EXIT_FAILED, EXIT_USAGE, field, out, say
 from acp_tray.cli.status import agent_lines
 from acp_tray.control import api
 from acp_tray.logs.text import DESCRIPTION_LIMIT
-from acp_tray.prefs.launch import program_problem
+from acp_tray.prefs.command_rules import program_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.registry.progress import megabytes
 

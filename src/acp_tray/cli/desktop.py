@@ -1,4 +1,5 @@
-"""`acp-tray desktop install | remove`: acp-tray in the app menu, its launcher entry and icons (desktop/launcher.py)."""
+"""`acp-tray desktop install | remove`: acp-tray in the app menu, its launcher entry and icons
+(desktop/menu_entry.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import contextlib
 from acp_tray.cli.output import EXIT_FAILED, fail
 from acp_tray.desktop.entry import this_installation
 from acp_tray.desktop.entry_file import EntryError
-from acp_tray.desktop.launcher import Launcher, has_launcher
+from acp_tray.desktop.menu_entry import Launcher, has_launcher
 
 
 def cmd_desktop(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ def _first_run_launcher() -> None:
     be started again without a terminal."""
     if paths.first_start_marker().exists():
         return  # an earlier start did it: nothing more to import
-    from acp_tray.desktop.launcher import install_on_first_run
+    from acp_tray.desktop.menu_entry import install_on_first_run
 
     install_on_first_run()
 

@@ -18,7 +18,7 @@ from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, field, out, say
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
 from acp_tray.logs.text import DESCRIPTION_LIMIT
-from acp_tray.prefs.launch import find_program
+from acp_tray.prefs.command_rules import find_program
 from acp_tray.prefs.names import pasteable, shown_command
 
 STOP_WAIT = 30.0  # s: for the daemon to say what it did about a sign-in the person stopped

@@ -1,17 +1,18 @@
-"""`acp-tray ui [--no-browser] [--page PAGE] [--port N]`: open the acp-tray window (a local web
-page) in the default browser, starting its server if none runs for this user. The browser is
-opened on a private redirect file (window/redirect.py), never on an address with the key: a
-command line is readable by every local user. `--no-browser` prints an address that opens the
-window once, within a minute; `--port` serves it at that port of 127.0.0.1 (for an SSH port-forward from
-another machine: `ssh -L N:127.0.0.1:N host`, the same port on both ends, which the window's Host
-check requires). The pages: presentation/actions.py `WindowPage`."""
+"""`acp-tray ui [--no-browser | --browser] [--page PAGE] [--port N]`: open the acp-tray window,
+starting its server if none runs for this user: in the app window (one per user, brought to the
+front; window/opening.py) where the desktop has a web view, else in the default browser, opened
+on a private redirect file (window/redirect.py), never on an address with the key: a command line
+is readable by every local user. `--browser` (or ACP_TRAY_WINDOW_IN=browser) chooses the browser;
+`--no-browser` prints an address that opens the window once, within a minute; `--port` serves it
+at that port of 127.0.0.1 (for an SSH port-forward from another machine: `ssh -L N:127.0.0.1:N
+host`, the same port on both ends, which the window's Host check requires). The pages:
+presentation/actions.py `WindowPage`."""
 
 from __future__ import annotations
 
 import argparse
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
-from acp_tray.window.keys import opening_key
 from acp_tray.window.where import Running, environment_has_display, running
 
 
@@ -22,21 +23,48 @@ def cmd_ui(args: argparse.Namespace) -> int:
         if isinstance(started, int):
             return started
         window = started
-    key = opening_key(window.secret, window.port)
-    url = window.address(key, args.page, highlight=args.highlight or "")
+    highlight = args.highlight or ""
     if args.no_browser or not environment_has_display():
-        out(url)
+        out(window.url(args.page, highlight=highlight))
         return 0
+    from acp_tray.window.opening import prefers_browser
+
+    why = None
+    if not (args.browser or prefers_browser()):
+        from acp_tray.window.app_instance import Show
+        from acp_tray.window.opening import show_in_app
+
+        why = show_in_app(Show(args.page, highlight))
+        if why is None:
+            out("opened the acp-tray window")
+            return 0
+    return _in_browser(window, args.page, highlight, why)
+
+
+def _in_browser(window: Running, page: str, highlight: str, why: str | None) -> int:
+    """The default browser on the redirect file; `why`: the app window could not be had (said, and kept
+    in the window's log). With no browser either: the address printed, which opens it once."""
     from acp_tray.control.endpoint import EndpointError
+    from acp_tray.window.keys import opening_key
+    from acp_tray.window.opening import note
     from acp_tray.window.redirect import open_in_browser
 
+    key = opening_key(window.secret, window.port)
+    url = window.address(key, page, highlight=highlight)
+    no_app = f"no app window ({why}); " if why else ""
     try:
         opened = open_in_browser(url, key)
     except (OSError, EndpointError) as exc:
-        return fail(f"cannot open the window: {exc}", EXIT_FAILED)
+        note(f"{no_app}the browser could not be opened either: {exc}")
+        return fail(f"cannot open the window: {no_app}{exc}", EXIT_FAILED)
     if not opened:
-        say(f"no web browser to open; open this address yourself within a minute (it works once):\n{url}")
+        note(f"{no_app}no web browser to open it in")
+        say(f"{no_app}no web browser to open it in; `acp-tray ui --no-browser` prints an address that opens it once")
+        out(url)  # the address on standard output only: the daemon shows what is said on standard error
         return 0
+    if why:
+        note(f"no app window ({why}); opened in the browser instead")
+        say(f"no app window: {why}. Opened in your browser instead")
     out(f"opened the acp-tray window in your browser (http://127.0.0.1:{window.port}/)")
     return 0
 
@@ -47,7 +75,7 @@ def _start(port: int | None) -> Running | int:
     "Open acp-tray…" but the first time) costs the standard library only."""
     from acp_tray.control import api
     from acp_tray.control.client import NoDaemonError, ReplyError, request
-    from acp_tray.window.launch import WindowError, ensure
+    from acp_tray.window.server_start import WindowError, ensure
 
     try:
         request(api.STATUS, api.Args(), timeout=10.0)

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from acp_tray.demo import DEMO_AGENT_NAME as DEMO_AGENT_NAME  # declared beside the demo; known here too
-from acp_tray.prefs.launch import command_problem, env_problem
+from acp_tray.prefs.command_rules import command_problem, env_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.prefs.urls import DEFAULT_URL as REGISTRY_URL
 from acp_tray.prefs.urls import check_url

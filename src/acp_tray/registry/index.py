@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 
 from acp_tray.files.atomic import write_atomically
 from acp_tray.logs.text import NAME_LIMIT, plain_line
-from acp_tray.prefs.launch import command_problem, env_problem, text_problem
+from acp_tray.prefs.command_rules import command_problem, env_problem, text_problem
 from acp_tray.registry.fields import cmd_parts, id_problem, package_problem, program_problem, version_problem
 from acp_tray.registry.transfer import TransferError, fetch
 

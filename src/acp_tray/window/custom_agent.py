@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from acp_tray.control import api, replies
-from acp_tray.prefs.launch import program_problem
+from acp_tray.prefs.command_rules import program_problem
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.protocol.version import DOES_NOT_SPEAK_ACP
 from acp_tray.state.secrets import variable_problem

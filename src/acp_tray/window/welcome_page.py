@@ -12,7 +12,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from acp_tray.desktop.entry import APP, this_installation
-from acp_tray.desktop.launcher import Launcher, has_launcher
+from acp_tray.desktop.menu_entry import Launcher, has_launcher
 from acp_tray.window import views
 from acp_tray.window.feed import Feed
 from acp_tray.window.start_on_login import start_on_login

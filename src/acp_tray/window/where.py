@@ -1,7 +1,7 @@
 """Where the window's server for this user is, if one runs and is really its own, and the one-shot
 address that opens it: what `acp-tray ui` needs when the window is already open (the tray's "Open
 acp-tray…" every time but the first), so it imports the standard library only; starting a server
-is window/launch.py, the browser's redirect file window/redirect.py.
+is window/server_start.py, the browser's redirect file window/redirect.py.
 
 A recorded window is trusted only when its process is alive and ours (on Linux: our user id, and
 its command line is the window's server) and the server at its port answers a challenge that only

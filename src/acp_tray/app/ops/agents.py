@@ -18,7 +18,7 @@ from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AddedReply, NameReply, RemovedReply, WaitReply
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
-from acp_tray.prefs.launch import command_problem, env_problem, text_problem
+from acp_tray.prefs.command_rules import command_problem, env_problem, text_problem
 from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.model import Preferences, run_command
 from acp_tray.prefs.names import agent_name_problem
@@ -40,7 +40,7 @@ def _detail(status: AgentStatus | None) -> str:
 
 def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None, cwd: str | None = None) -> None:
     """What no process can be started with, or the preferences file cannot keep, is refused here
-    in plain words (the file's own rule: `prefs/launch.py`)."""
+    in plain words (the file's own rule: `prefs/command_rules.py`)."""
     for what, problem in (
         ("the agent's command", command_problem(command) if command is not None else None),
         ("its env", env_problem(env)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import configparser
 from pathlib import Path
 
-from acp_tray.desktop.launcher import MARK, STAMP, Launcher, launcher_entry
+from acp_tray.desktop.menu_entry import MARK, STAMP, Launcher, launcher_entry
 
 
 def test_an_entry_acp_tray_wrote_is_known_for_any_installation() -> None:

@@ -25,7 +25,7 @@ class WindowError(Exception):
 def start(port: int | None = None) -> Running:
     """A new window server (at `port`, or one the system picks), once it has said where it is;
     WindowError with its own words if it ended."""
-    log = paths.log_file().with_name("window.log")
+    log = log_path()
     make_dir(log.parent)
     with open_append(log) as errors:
         process = subprocess.Popen(
@@ -34,7 +34,7 @@ def start(port: int | None = None) -> Running:
             stdout=subprocess.DEVNULL,
             stderr=errors,
             close_fds=True,
-            **_detached(),
+            **detached(),
         )
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
@@ -42,13 +42,18 @@ def start(port: int | None = None) -> Running:
         if window is not None and window.pid == process.pid:
             return window
         if process.poll() is not None:
-            raise WindowError(_last_line(log) or f"the window's server ended at start (exit {process.returncode})")
+            raise WindowError(last_line(log) or f"the window's server ended at start (exit {process.returncode})")
         time.sleep(0.05)
     process.terminate()
     raise WindowError(f"the window's server did not start within {START_WAIT:g} s; see {log}")
 
 
-def _detached() -> dict[str, Any]:
+def log_path() -> Path:
+    """Where the window's processes (its server, the app window) say what went wrong."""
+    return paths.log_file().with_name("window.log")
+
+
+def detached() -> dict[str, Any]:
     """It outlives this command, and a Ctrl+C in its terminal: a session of its own, or on Windows a
     process group of its own without a console."""
     if sys.platform == "win32":
@@ -56,7 +61,7 @@ def _detached() -> dict[str, Any]:
     return {"start_new_session": True}
 
 
-def _last_line(log: Path) -> str:
+def last_line(log: Path) -> str:
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
     except OSError:

@@ -62,10 +62,13 @@ class Connecting:
         settled = ours and self._settled(status)
         if host is not None and ours and (host.connected.is_set() or (host.speaks_acp and settled)):
             return _connected(host, status)
-        ended = settled and status is not None and status.state in ENDED
-        if ended or now >= self.deadline or self._hopeless(host, status, supervised, now):
+        if self._over(status, settled, now) or self._hopeless(host, status, supervised, now):
             return _not_connected(status)
         return None
+
+    def _over(self, status: AgentStatus | None, settled: bool, now: float) -> bool:
+        """The awaited run ended before it connected, or the time is up."""
+        return (settled and status is not None and status.state in ENDED) or now >= self.deadline
 
     def next_look(self, now: float) -> float:
         """Seconds until the time alone changes what a look tells (the grace's end, the deadline)."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.login_request import AbandonedError, abandoned_text
 from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
@@ -202,20 +203,20 @@ class Fleet:
         prefs = self._prefs()
         config = prefs.agents.get(name)
         hosting = self._hosting
-        host = AgentHost(
-            name,
-            spec,
-            self._sink,
+        options = HostOptions(
+            policy=policy_of(config) if config is not None else PermissionPolicy(),
+            protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
+            advertise_notices=hosting.advertise_notices,
+            run_mark=hosting.run_mark,
+        )
+        services = HostServices(
             approvals=self._approvals,
             questions=self._questions,
             store=self.store,
-            policy=policy_of(config) if config is not None else None,
-            protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
             versions=hosting.versions,
-            advertise_notices=hosting.advertise_notices,
             secrets=hosting.secrets.values if hosting.secrets is not None else None,
-            run_mark=hosting.run_mark,
         )
+        host = AgentHost(name, spec, self._sink, options, services)
         host.silence_after = prefs.turns.silence_after
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._sink, hosting.backoff), name=f"agent:{name}")

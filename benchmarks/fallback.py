@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from acp_tray.agents.host import AgentHost, AgentSpec  # noqa: E402
+from acp_tray.agents.host_options import HostOptions  # noqa: E402
 from acp_tray.agents.supervisor import BackoffPolicy, supervise  # noqa: E402
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, Event  # noqa: E402
 
@@ -52,7 +53,7 @@ async def one_run(command: list[str], protocol: str | int, cwd: Path) -> float:
         if isinstance(event, AgentUnusable) or (isinstance(event, AgentStatus) and event.state is AgentState.CONNECTED):
             done.set()
 
-    host = AgentHost("bench", AgentSpec(command, cwd=cwd), sink, protocol=protocol)
+    host = AgentHost("bench", AgentSpec(command, cwd=cwd), sink, HostOptions(protocol=protocol))
     began = time.monotonic()
     task = asyncio.create_task(supervise(host, sink, BackoffPolicy(give_up_after=1)))
     try:

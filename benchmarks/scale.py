@@ -191,7 +191,11 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         await until_async(lambda: len(bench.connected) == len(bench.names), 180, "every agent to connect")
         out["startup"] = time.monotonic() - started
         opened = await asyncio.gather(
-            *(daemon.hosts[name].open_session(f"s{k}") for name in scale_agents for k in range(2, args.sessions + 1))
+            *(
+                daemon.core.fleet.hosts[name].open_session(f"s{k}")
+                for name in scale_agents
+                for k in range(2, args.sessions + 1)
+            )
         )
         out["sessions"] = len(opened) + len(bench.names)  # + each agent's default session
         await until_async(

@@ -32,6 +32,7 @@ from acp import RequestError
 
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, LineTransport, decode_line, without_meta
 from acp_tray.app.compose import assemble
 from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, TITLE_LIMIT
@@ -149,7 +150,9 @@ async def run_stream(
 
     clock = FakeClock(datetime(2026, 11, 29, 12, 0).astimezone())
     daemon = assemble(preferences(prefs), history=history, surfaces=[surface], status=lambda event: None, clock=clock)
-    host = AgentHost(AGENT, AgentSpec(command=["fuzz-agent"]), daemon.pump.handle, policy=PermissionPolicy(permission))
+    host = AgentHost(
+        AGENT, AgentSpec(command=["fuzz-agent"]), daemon.pump.handle, HostOptions(policy=PermissionPolicy(permission))
+    )
     handler = ClientHandler(AGENT, daemon.pump.handle, version, peer=host.peer)
     reader = asyncio.StreamReader(limit=max_line_bytes)  # as `spawn_stdio_transport(limit=...)` makes it
     transport = LineTransport(

@@ -167,8 +167,8 @@ async def test_a_real_agent_writes_thousands_of_generated_lines_to_a_real_daemon
     task = asyncio.create_task(daemon.run(stop))
     try:
         await until_async(lambda: any(p.title == sentinel["title"] for p in shown) or task.done(), timeout=90)
-        host = daemon.hosts["bot"]
-        assert daemon.agent_states["bot"].state is AgentState.CONNECTED and host.connected.is_set()
+        host = daemon.core.fleet.hosts["bot"]
+        assert daemon.core.fleet.states["bot"].state is AgentState.CONNECTED and host.connected.is_set()
         log = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
         answers = [entry["response"] for entry in log if "response" in entry]
         assert [a.get("error", {}).get("code") for a in answers] == [-32601]  # the daemon still answers it

@@ -11,7 +11,6 @@ The tests at the end are bugs the fuzzing found, now fixed: each says what was w
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import math
@@ -25,8 +24,9 @@ import pytest
 
 from acp_tray.agents.approvals import MAX_PENDING_PER_AGENT
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES
-from acp_tray.events import NoticeReceived, PermissionAsked, PermissionSettled
+from acp_tray.events import EventSink, NoticeReceived, PermissionAsked, PermissionSettled
 from acp_tray.protocol.version import ProtocolVersion
 from tests.fuzz.harness import Run, check, decode_problems, run_stream
 from tests.fuzz.strategies import Deep, Expect, Item
@@ -335,7 +335,9 @@ def test_a_flood_of_malformed_updates_does_not_flood_the_log(caplog: pytest.LogC
     assert len(warnings) <= 100
 
 
-V1Host = functools.partial(AgentHost, protocol=1)
+def v1_host(name: str, spec: AgentSpec, sink: EventSink, **options: Any) -> AgentHost:
+    """A host that offers ACP 1 (and the other `options`, as HostOptions takes them)."""
+    return AgentHost(name, spec, sink, HostOptions(protocol=1, **options))
 
 
 async def test_cancel_request_with_id_true_does_not_withdraw_request_1(tmp_path: Path) -> None:
@@ -350,7 +352,7 @@ async def test_cancel_request_with_id_true_does_not_withdraw_request_1(tmp_path:
         command=scripted_command(), cwd=tmp_path, env={"SCRIPTED_AGENT_STEPS_FILE": str(tmp_path / "steps.json")}
     )
     log = EventLog()
-    host = V1Host("bot", spec, log, policy=PermissionPolicy("ask"))
+    host = v1_host("bot", spec, log, policy=PermissionPolicy("ask"))
     task = asyncio.create_task(host.run())
     try:
         await log.wait_for(lambda: bool(log.of(NoticeReceived)) or task.done(), timeout=30)

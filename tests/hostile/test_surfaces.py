@@ -345,7 +345,7 @@ class Run:
 def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]]) -> Run:
     """An in-process daemon (as `acp-tray run --headless` builds it, plus a snapshot publisher)
     with one hostile agent, its control socket, and `acp-tray COMMAND` run as subprocesses."""
-    from acp_tray.app.compose import assemble
+    from acp_tray.app.compose import assemble, control_ops
     from acp_tray.app.ops import dispatch_table
     from acp_tray.app.publisher import PUBLISH_EVERY
     from acp_tray.control.server import ControlServer
@@ -377,7 +377,7 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
             publishers=[run.snapshots.append],
             prefs_path=config,
         )
-        control = ControlServer(dispatch_table(daemon))
+        control = ControlServer(dispatch_table(control_ops(daemon)))
         await control.start()
         stop = asyncio.Event()
         task = asyncio.create_task(daemon.run(stop))
@@ -387,11 +387,11 @@ def run_daemon(base: Path, script: dict[str, Any], commands: dict[str, list[str]
 
             def settled() -> bool:
                 notices = [p for p in run.presentations if p.source == "agent"]
-                return len(daemon.approvals.pending()) == wanted_approvals and len(notices) >= wanted_notices
+                return len(daemon.core.approvals.pending()) == wanted_approvals and len(notices) >= wanted_notices
 
             await until_async(settled, 30, "the hostile agent's notices and approvals")
             await asyncio.sleep(PUBLISH_EVERY + 0.1)  # snapshots are published at most every PUBLISH_EVERY
-            assert run.snapshots[-1] == daemon.snapshot()
+            assert run.snapshots[-1] == daemon.core.publisher.snapshot()
             run.settled = run.snapshots[-1]
             for name, argv in commands.items():
                 run.cli[name] = await asyncio.to_thread(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import sys
@@ -14,14 +13,18 @@ import pytest
 
 from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
-from acp_tray.events import AgentState, AgentStatus, NoticeMalformed, NoticeReceived
+from acp_tray.agents.host_options import HostOptions
+from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeMalformed, NoticeReceived
 from tests.support.agents import scripted_command
 from tests.support.daemons import alive
 from tests.support.event_log import EventLog
 from tests.support.schemas import validator_for
 
+
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
-V1Host = functools.partial(AgentHost, protocol=1)
+def v1_host(name: str, spec: AgentSpec, sink: EventSink, **options: Any) -> AgentHost:
+    """A host that offers ACP 1 (and the other `options`, as HostOptions takes them)."""
+    return AgentHost(name, spec, sink, HostOptions(protocol=1, **options))
 
 
 def scripted(steps: list[dict[str, Any]], tmp_path: Path, **env: str) -> AgentSpec:
@@ -79,7 +82,7 @@ async def test_garbage_unknown_and_malformed_then_a_valid_notice(tmp_path: Path)
         notice("info", "Valid after garbage", description="still alive"),
     ]
     log = EventLog()
-    host = V1Host("hostile", scripted(steps, tmp_path), log)
+    host = v1_host("hostile", scripted(steps, tmp_path), log)
     task = await run_until(host, log, lambda: log.of(NoticeReceived))
     received = log.of(NoticeReceived)
     assert [n.notice.title for n in received] == ["Valid after garbage"]
@@ -95,7 +98,7 @@ async def test_notices_keep_arrival_order_under_a_burst(tmp_path: Path) -> None:
     count = 2000
     steps = [{"repeat": count, "update": {"sessionUpdate": "notice", "severity": "info", "title": "n{n}"}}]
     log = EventLog()
-    host = V1Host("burst", scripted(steps, tmp_path), log)
+    host = v1_host("burst", scripted(steps, tmp_path), log)
     task = await run_until(host, log, lambda: len(log.of(NoticeReceived)) >= count, timeout=60)
     assert [e.notice.title for e in log.of(NoticeReceived)] == [f"n{i}" for i in range(count)]
     await stop(task)
@@ -106,7 +109,7 @@ async def test_identical_notices_are_all_delivered(tmp_path: Path) -> None:
         {"repeat": 3, "update": {"sessionUpdate": "notice", "severity": "error", "title": "Same", "description": "d"}}
     ]
     log = EventLog()
-    host = V1Host("same", scripted(steps, tmp_path), log)
+    host = v1_host("same", scripted(steps, tmp_path), log)
     task = await run_until(host, log, lambda: len(log.of(NoticeReceived)) >= 3)
     assert len(log.of(NoticeReceived)) == 3
     await stop(task)
@@ -116,7 +119,7 @@ async def test_chatty_stderr_does_not_block_the_agent(tmp_path: Path) -> None:
     # 4 MB of stderr is far beyond a pipe buffer: without draining, the agent blocks forever
     steps = [{"stderr": 4 * 1024 * 1024}, notice("info", "after chatter")]
     log = EventLog()
-    host = V1Host("chatty", scripted(steps, tmp_path), log)
+    host = v1_host("chatty", scripted(steps, tmp_path), log)
     task = await run_until(host, log, lambda: log.of(NoticeReceived))
     assert [e.notice.title for e in log.of(NoticeReceived)] == ["after chatter"]
     for _ in range(200):  # the drain takes a flood at its own pace (the agent was not held up: the notice came)
@@ -132,7 +135,7 @@ async def test_overlong_line_is_skipped_and_bounded(tmp_path: Path) -> None:
     big = json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"x": "y" * 300_000}})
     steps = [{"raw": big}, notice("info", "after the long line")]
     log = EventLog()
-    host = V1Host("long", scripted(steps, tmp_path), log, max_line_bytes=64 * 1024)
+    host = v1_host("long", scripted(steps, tmp_path), log, max_line_bytes=64 * 1024)
     task = await run_until(host, log, lambda: log.of(NoticeReceived))
     assert [e.notice.title for e in log.of(NoticeReceived)] == ["after the long line"]
     assert host.dropped_lines == 1
@@ -146,7 +149,7 @@ async def test_agent_gets_the_users_environment_plus_configured_env(
     steps = [{"env": "ACP_TRAY_TEST_INHERITED"}, {"env": "ACP_TRAY_TEST_CONFIGURED"}]
     log = EventLog()
     spec = scripted(steps, tmp_path, ACP_TRAY_TEST_CONFIGURED="from config")
-    host = V1Host("env", spec, log)
+    host = v1_host("env", spec, log)
     task = await run_until(host, log, lambda: len(log.of(NoticeReceived)) >= 2)
     assert [e.notice.title for e in log.of(NoticeReceived)] == ["from the user's session", "from config"]
     await stop(task)
@@ -170,7 +173,7 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
         notice("info", "done"),
     ]
     log = EventLog()
-    host = V1Host("requests", scripted(steps, tmp_path), log, policy=PermissionPolicy("reject"))
+    host = v1_host("requests", scripted(steps, tmp_path), log, policy=PermissionPolicy("reject"))
     task = await run_until(host, log, lambda: log.of(NoticeReceived))
     entries = agent_log(tmp_path)
     received = [e["received"] for e in entries if "received" in e]
@@ -194,7 +197,7 @@ async def test_handshake_is_schema_valid_and_requests_we_do_not_support_get_erro
 async def test_agent_that_exits_is_reported_with_its_code_and_stderr(tmp_path: Path) -> None:
     steps = [notice("info", "about to crash"), {"stderr": 16}, {"exit": 3}]
     log = EventLog()
-    host = V1Host("crashy", scripted(steps, tmp_path), log)
+    host = v1_host("crashy", scripted(steps, tmp_path), log)
     task = asyncio.create_task(host.run())
     await asyncio.wait_for(task, 30)  # run() returns: the daemon stays up
     exited = [e for e in log.of(AgentStatus) if e.state is AgentState.EXITED]
@@ -205,7 +208,7 @@ async def test_agent_that_exits_is_reported_with_its_code_and_stderr(tmp_path: P
 async def test_agent_that_dies_during_handshake_fails_cleanly(tmp_path: Path) -> None:
     log = EventLog()
     spec = AgentSpec(command=[sys.executable, "-c", "import sys; sys.stderr.write('no api key\\n'); sys.exit(7)"])
-    await asyncio.wait_for(V1Host("dies", spec, log).run(), 30)
+    await asyncio.wait_for(v1_host("dies", spec, log).run(), 30)
     failed = [e for e in log.of(AgentStatus) if e.state is AgentState.FAILED]
     assert len(failed) == 1
     assert "closed the connection" in failed[0].detail and "exit code 7" in failed[0].detail
@@ -214,8 +217,8 @@ async def test_agent_that_dies_during_handshake_fails_cleanly(tmp_path: Path) ->
 
 async def test_missing_program_and_missing_cwd_fail_with_a_clear_message(tmp_path: Path) -> None:
     log = EventLog()
-    await V1Host("nope", AgentSpec(command=["/nonexistent/agent-binary"]), log).run()
-    await V1Host("nocwd", AgentSpec(command=scripted_command(), cwd=tmp_path / "gone"), log).run()
+    await v1_host("nope", AgentSpec(command=["/nonexistent/agent-binary"]), log).run()
+    await v1_host("nocwd", AgentSpec(command=scripted_command(), cwd=tmp_path / "gone"), log).run()
     details = [e.detail for e in log.of(AgentStatus) if e.state is AgentState.FAILED]
     assert "cannot start '/nonexistent/agent-binary'" in details[0] and "No such file" in details[0]
     assert "does not exist" in details[1]
@@ -224,7 +227,7 @@ async def test_missing_program_and_missing_cwd_fail_with_a_clear_message(tmp_pat
 async def test_silent_agent_times_out_the_handshake(tmp_path: Path) -> None:
     log = EventLog()
     spec = AgentSpec(command=[sys.executable, "-c", "import time; time.sleep(60)"])
-    await asyncio.wait_for(V1Host("mute", spec, log, handshake_timeout=0.5).run(), 30)
+    await asyncio.wait_for(v1_host("mute", spec, log, handshake_timeout=0.5).run(), 30)
     failed = [e for e in log.of(AgentStatus) if e.state is AgentState.FAILED]
     assert failed and "no answer to the handshake" in failed[0].detail
 
@@ -238,7 +241,7 @@ async def test_wrong_protocol_version_is_refused(tmp_path: Path) -> None:
         "sys.stdin.readline()\n"
     )
     log = EventLog()
-    await asyncio.wait_for(V1Host("v99", AgentSpec(command=[sys.executable, "-c", code]), log).run(), 30)
+    await asyncio.wait_for(v1_host("v99", AgentSpec(command=[sys.executable, "-c", code]), log).run(), 30)
     failed = [e for e in log.of(AgentStatus) if e.state is AgentState.FAILED]
     assert failed and "protocolVersion 99" in failed[0].detail
 
@@ -250,7 +253,7 @@ def own_children() -> set[str]:
 
 async def test_stopping_terminates_the_agent_process(tmp_path: Path) -> None:
     log = EventLog()
-    host = V1Host("stubborn", scripted([{"sleep": 600}], tmp_path), log)
+    host = v1_host("stubborn", scripted([{"sleep": 600}], tmp_path), log)
     before = own_children()  # e.g. the desktop session of earlier tests: not ours to check
     task = await run_until(host, log, lambda: AgentState.CONNECTED in states(log))
     children = own_children() - before

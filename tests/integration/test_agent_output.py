@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.events import AgentState, AgentStatus
 from tests.support.agents import AGENTS, agent_table
 from tests.support.config import write_config
@@ -40,7 +41,7 @@ async def test_a_restarted_agent_has_a_stderr_tail_of_its_own_run(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     log = EventLog()
-    host = AgentHost("fast", AgentSpec(_crashing(tmp_path / "runs"), cwd=tmp_path), log, protocol=1)
+    host = AgentHost("fast", AgentSpec(_crashing(tmp_path / "runs"), cwd=tmp_path), log, HostOptions(protocol=1))
     await asyncio.wait_for(host.run(), 30)
     with caplog.at_level(logging.INFO, logger="acp_tray.agent.fast"):
         await asyncio.wait_for(host.run(), 30)  # as the supervisor restarts it

@@ -25,7 +25,7 @@ async def test_a_diagnostics_window_that_cannot_open_is_answered_whatever_the_ro
     path.write_text(SILENT, encoding="utf-8")
     run = Running(tmp_path, path)
     try:
-        run.daemon.tray_action(OpenWindow("diagnostics").encode())
+        run.daemon.tray.on_choice(OpenWindow("diagnostics").encode())
         await until_async(lambda: run.shown, 60, "the answer")
     finally:
         await run.close()

@@ -15,16 +15,20 @@ import json
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from acp_tray.control import api
+from acp_tray.control.client import request
 from acp_tray.demo.agent import DEMO_NOTICES
 from tests.support.daemons import DaemonProcess, cli
 from tests.support.wakeups import switches, wakeups
 
 QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
 MOST_WAKEUPS = 3  # none expected; a tick of 20 ms-1 s would give 2-100
+WAIT = 5.0  # s: an `agents wait` that outlasts the quiet window
 
 # `acp-tray ARGS` that says at exit which of these modules it had loaded
 REPORTING = """
@@ -139,3 +143,27 @@ sys.exit(main(sys.argv[1:]))
         assert loaded == "loaded:"
     finally:
         end(window.pid)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="counted from /proc")
+def test_a_daemon_waiting_for_an_agent_to_connect_does_not_wake_while_it_starts(
+    tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
+    """`agents wait` (what `agents add` and the window's sign-in wait on) for an agent that is slow
+    to answer: the daemon is woken by the agent's status changes, not by a tick, and the wait ends
+    at its timeout with the agent still starting."""
+    config = tmp_path / "config.toml"
+    slow = json.dumps([sys.executable, "-c", "import time; time.sleep(600)"])  # never answers `initialize`
+    config.write_text(f'notifier = "console"\n[agents.slow]\ncommand = {slow}\n', encoding="utf-8")
+    daemon = DaemonProcess("run", "--headless", "--config", str(config))
+    daemons.append(daemon)
+    daemon.wait_for_lines("control: ", "  slow  starting")
+    with ThreadPoolExecutor(1) as pool:
+        reply = pool.submit(request, api.AGENTS_WAIT, api.WaitArgs("slow", timeout=WAIT), timeout=WAIT + 30)
+        time.sleep(1.0)  # the wait has begun
+        before = switches(daemon.proc.pid)
+        time.sleep(QUIET_WINDOW)
+        woke = wakeups(before, switches(daemon.proc.pid))
+        waited = reply.result()
+    assert woke <= MOST_WAKEUPS, f"the daemon woke {woke} times in {QUIET_WINDOW:g} s while a wait was under way"
+    assert (waited["connected"], waited["ready"], waited["state"]) == (False, False, "starting")

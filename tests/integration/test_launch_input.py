@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host_options import HostServices
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
@@ -131,7 +132,7 @@ async def test_an_exception_while_starting_is_reported_as_failed_not_left_to_a_t
         raise RuntimeError("the keyring backend broke")
 
     log = EventLog()
-    host = AgentHost("k", AgentSpec(["/bin/cat"], cwd=tmp_path), log, secrets=broken_keyring)
+    host = AgentHost("k", AgentSpec(["/bin/cat"], cwd=tmp_path), log, services=HostServices(secrets=broken_keyring))
     task = asyncio.create_task(supervise(host, log, BackoffPolicy(initial=0.05)))
     await asyncio.wait_for(task, 10)
     last = log.of(AgentStatus)[-1]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus, AgentUnusable
 from tests.support.config import write_config
@@ -40,7 +41,7 @@ async def test_cat_does_not_speak_acp_and_is_not_restarted(tmp_path: Path) -> No
 async def test_a_program_that_never_answers_does_not_speak_acp_and_is_not_restarted(tmp_path: Path) -> None:
     log = EventLog()
     spec = AgentSpec([sys.executable, "-c", "import time; time.sleep(60)"], cwd=tmp_path)
-    await _supervised(AgentHost("mute", spec, log, handshake_timeout=0.5), log)
+    await _supervised(AgentHost("mute", spec, log, HostOptions(handshake_timeout=0.5)), log)
     statuses = log.of(AgentStatus)
     assert [e.state for e in statuses].count(AgentState.STARTING) == 1 and log.of(AgentCrashed) == []
     assert statuses[-1].detail == (
@@ -58,7 +59,7 @@ async def test_an_agent_npx_is_still_fetching_is_slow_not_silent_and_is_started_
     log = EventLog()
     spec = AgentSpec([str(npx), "-y", "--", "@example/slow-acp@1.0.0"], cwd=tmp_path)
     supervising = asyncio.create_task(
-        supervise(AgentHost("slow", spec, log, handshake_timeout=0.5), log, BackoffPolicy(initial=0.05))
+        supervise(AgentHost("slow", spec, log, HostOptions(handshake_timeout=0.5)), log, BackoffPolicy(initial=0.05))
     )
     try:
         await log.wait_for(lambda: [e.state for e in log.of(AgentStatus)].count(AgentState.STARTING) >= 2)

@@ -49,11 +49,11 @@ async def test_a_fixed_preferences_error_leaves_recent_and_the_screen_and_prefer
     task = asyncio.create_task(daemon.run(stop))
 
     def recent() -> list[str]:
-        return [item.title for item in daemon.snapshot().recent]
+        return [item.title for item in daemon.core.publisher.snapshot().recent]
 
     try:
         await asyncio.sleep(0.5)  # the watcher starts
-        assert daemon.router.dnd().active
+        assert daemon.core.router.dnd().active
         for count, broken in enumerate(BROKEN, 1):
             path.write_text(broken, encoding="utf-8")
 

@@ -47,12 +47,12 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
     shown: list[Presentation] = []
     async with running(path, tmp_path, shown) as daemon:
         path.write_text('# edited\n[severity.info]\nroute = "tray"\n', encoding="utf-8")
-        await until_async(lambda: daemon.prefs.severity.info.route == "tray")
+        await until_async(lambda: daemon.core.router.prefs.severity.info.route == "tray")
         # the save is answered, on screen although info now goes to the tray only
         await until_async(lambda: [p.title for p in shown] == ["Preferences applied"])
         assert shown[0].notify and shown[0].tray
 
-        good = daemon.prefs
+        good = daemon.core.router.prefs
         for broken in ('[severity.info]\nroute = "loud"\n', "[severity.info\n", "[nope]\nx = 1\n"):
             path.write_text(broken, encoding="utf-8")
             count = len(shown)
@@ -61,7 +61,7 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
                 return len(shown) > before
 
             await until_async(grown)  # the local notice from acp-tray itself
-            assert daemon.prefs == good  # the last good settings stay in force
+            assert daemon.core.router.prefs == good  # the last good settings stay in force
             assert path.read_text(encoding="utf-8") == broken  # and the file is left as the person saved it
             report = shown[-1]
             assert report.agent == "acp-tray" and report.severity == "error" and report.notify
@@ -70,7 +70,7 @@ async def test_hot_reload_applies_good_edits_and_keeps_last_good_on_bad_ones(tmp
         path.unlink()  # deleted mid-run: reported, settings kept
         count = len(shown)
         await until_async(lambda: len(shown) > count)
-        assert "no such file" in (shown[-1].description or "") and daemon.prefs == good
+        assert "no such file" in (shown[-1].description or "") and daemon.core.router.prefs == good
     records = [r for r in read_history(tmp_path / "history.jsonl") if isinstance(r, dict)]
     assert [r["agent"] for r in records] == ["acp-tray"] * 5
     assert [r["title"] for r in records] == ["Preferences applied"] + ["Preferences not applied"] * 4
@@ -89,15 +89,15 @@ async def test_an_edit_right_after_acp_tray_wrote_the_file_is_applied_even_with_
     path = tmp_path / "config.toml"
     path.write_text('[severity.info]\nroute = "both"\n', encoding="utf-8")
     async with running(path, tmp_path, []) as daemon:
-        daemon.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
-        assert daemon.router.dnd().active
+        daemon.core.reloader.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
+        assert daemon.core.router.dnd().active
         written = path.stat()
         edited = path.read_text(encoding="utf-8").replace('route = "both"', 'route = "tray"')
         assert len(edited) == written.st_size  # the same size ...
         path.write_text(edited, encoding="utf-8")
         os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))  # ... and the same time
-        await until_async(lambda: daemon.prefs.severity.info.route == "tray")
-        assert daemon.router.dnd().active
+        await until_async(lambda: daemon.core.router.prefs.severity.info.route == "tray")
+        assert daemon.core.router.dnd().active
 
 
 def test_editing_the_file_changes_the_routing_of_the_next_notice(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from acp_tray.agents.host import AgentHost
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.process_tree import AgentProcess
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
@@ -32,7 +33,7 @@ from tests.support.waiting import until, until_async
 async def test_a_stop_ends_the_grandchild_that_ignores_eof_and_sigterm(tmp_path: Path) -> None:
     spec, pids = tree(tmp_path, "wrap")
     log = EventLog()
-    host = AgentHost("tree", spec, log, protocol=1)
+    host = AgentHost("tree", spec, log, HostOptions(protocol=1))
     task = asyncio.create_task(host.run())
     try:
         await log.wait_for(lambda: host.connected.is_set() or task.done(), 30)
@@ -72,7 +73,7 @@ async def test_the_v1_fallback_ends_the_first_tree(tmp_path: Path) -> None:
 async def test_a_launcher_that_forks_and_exits_is_an_exit_and_its_orphan_goes(tmp_path: Path) -> None:
     spec, pids = tree(tmp_path, "fork")
     log = EventLog()
-    host = AgentHost("tree", spec, log, protocol=1)
+    host = AgentHost("tree", spec, log, HostOptions(protocol=1))
     task = supervised(host, log)
     try:
         # the orphan keeps the pipes and answers, but the agent acp-tray started is gone: not

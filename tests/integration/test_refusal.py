@@ -27,7 +27,7 @@ async def test_a_refusal_is_one_error_notice_and_no_relaunch_until_restart(tmp_p
     run = Running(tmp_path, path, BackoffPolicy(initial=0.05, maximum=0.1, fast=10.0, give_up_after=5))
     try:
         await until_async(lambda: "bot: Refused to work" in run.titles())
-        state = run.daemon.agent_states["bot"]
+        state = run.daemon.core.fleet.states["bot"]
         assert state.state is AgentState.REFUSED and REFUSAL in state.detail
         (notice,) = [p for p in run.shown if p.title == "Refused to work"]
         assert notice.severity == "error" and REFUSAL in (notice.description or "")
@@ -39,9 +39,9 @@ async def test_a_refusal_is_one_error_notice_and_no_relaunch_until_restart(tmp_p
         await asyncio.sleep(1.0)  # with a 50 ms backoff a crash would have been relaunched several times by now
         assert session_news(log) == 1
         assert not [t for t in run.titles() if "Crashed" in t or "Keeps crashing" in t]
-        assert not run.daemon.supervised("bot")
+        assert not run.daemon.core.fleet.supervised("bot")
         # `agents restart` (and a sign-in: Daemon.retry_agent) asks again
-        run.daemon.retry_agent("bot")
+        run.daemon.core.fleet.agent_action("restart", "bot")
         await until_async(lambda: run.titles().count("bot: Refused to work") == 2)
         assert session_news(log) == 2
     finally:

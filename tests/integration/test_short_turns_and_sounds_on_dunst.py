@@ -58,7 +58,7 @@ class OnDunst:
             clock=self.clock,
         )
         self.task = asyncio.create_task(self.daemon.run(self.stop))
-        hosts = self.running.hosts
+        hosts = self.running.core.fleet.hosts
         await until_async(lambda: "bot" in hosts and hosts["bot"].connected.is_set(), 30, "bot connected")
         return self
 
@@ -81,7 +81,7 @@ class OnDunst:
     async def turn(self, seconds: float, text: str | None = None) -> TurnOutcome:
         """A prompt turn that runs `seconds` by the clock: it starts, the clock moves, then it ends
         (`hold PATH` ends its turn once the file exists). `text`: another prompt, run as it comes."""
-        host = self.running.hosts["bot"]
+        host = self.running.core.fleet.hosts["bot"]
         await until_async(lambda: host.default_key in host.sessions, 30, "bot's default session")
         session = host.sessions[host.default_key]
         release = self.tmp_path / f"release-{self.clock.monotonic()}"
@@ -100,7 +100,7 @@ class OnDunst:
         return [record for line in lines if (record := json.loads(line)).get("title") == title]
 
     def listed(self) -> list[str]:
-        return [item.title for item in self.running.snapshot().recent]
+        return [item.title for item in self.running.core.publisher.snapshot().recent]
 
 
 @pytest.fixture

@@ -100,7 +100,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
     running = asyncio.create_task(daemon.run(stop))
 
     def entry(agent: str, label: str) -> Any:
-        agents = next(e for e in menu_of(daemon.snapshot()) if e.label == "Agents")
+        agents = next(e for e in menu_of(daemon.core.publisher.snapshot()) if e.label == "Agents")
         row = next(r for r in agents.children if r.label.startswith(agent + " "))
         sign_in = next((c for c in row.children if c.label == "Sign in"), None)
         return next(c for c in sign_in.children if c.label == label) if sign_in else None
@@ -109,8 +109,8 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
         await until_async(
             lambda: entry("locked", "Use a token") and entry("tui", "Sign in in a terminal"), 30, "the entries"
         )
-        daemon.tray_action(entry("locked", "Use a token").action)
-        await until_async(lambda: daemon.agent_states["locked"].state is AgentState.CONNECTED, 30, "the sign-in")
+        daemon.tray.on_choice(entry("locked", "Use a token").action)
+        await until_async(lambda: daemon.core.fleet.states["locked"].state is AgentState.CONNECTED, 30, "the sign-in")
         assert entry("locked", "Use a token") is None  # signed in: the entry goes
         # and the person who chose it is told (an answer: whatever the routes and DND say)
         await until_async(lambda: any(p.title == "Signed in" for p in shown), 10, "the sign-in's answer")
@@ -120,7 +120,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
         saved = os.environ.get("PATH", ""), os.environ.pop("TERMINAL", None)
         os.environ["PATH"] = str(tmp_path / "no-terminals-here")
         try:
-            daemon.tray_action(entry("tui", "Sign in in a terminal").action)
+            daemon.tray.on_choice(entry("tui", "Sign in in a terminal").action)
         finally:
             os.environ["PATH"] = saved[0]
             if saved[1] is not None:
@@ -132,7 +132,7 @@ async def test_the_tray_sign_in_entry_signs_in_and_no_terminal_is_said_clearly(t
             "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one, "
             "or run `acp-tray login tui tui` in a terminal yourself"
         )
-        assert daemon.agent_states["tui"].state is AgentState.NEEDS_SIGNIN
+        assert daemon.core.fleet.states["tui"].state is AgentState.NEEDS_SIGNIN
     finally:
         stop.set()
         await running
@@ -155,20 +155,20 @@ async def test_a_sign_in_from_the_tray_that_the_agent_accepts_but_that_changes_n
     running = asyncio.create_task(daemon.run(stop))
 
     def hollow() -> Any:
-        agents = next(e for e in menu_of(daemon.snapshot()) if e.label == "Agents")
+        agents = next(e for e in menu_of(daemon.core.publisher.snapshot()) if e.label == "Agents")
         row = next(r for r in agents.children if r.label.startswith("locked "))
         sign_in = next((c for c in row.children if c.label == "Sign in"), None)
         return next((c for c in sign_in.children if c.label == "Method hollow"), None) if sign_in else None
 
     try:
         await until_async(hollow, 30, "the hollow method's entry")
-        daemon.tray_action(hollow().action)
+        daemon.tray.on_choice(hollow().action)
         await until_async(lambda: any(p.title == "Not signed in" for p in shown), 30, "the sign-in's answer")
         said = next(p for p in shown if p.title == "Not signed in")
         assert (said.agent, said.severity, said.notify) == ("locked", "warning", True)
         assert str(said.description).startswith("The sign-in with Method hollow did not take: it still refuses: ")
         assert not any(p.title == "Signed in" for p in shown)
-        assert daemon.agent_states["locked"].state is AgentState.NEEDS_SIGNIN
+        assert daemon.core.fleet.states["locked"].state is AgentState.NEEDS_SIGNIN
     finally:
         stop.set()
         await running

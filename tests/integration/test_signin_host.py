@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from acp_tray.agents.host import AgentHost
+from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
@@ -40,7 +41,7 @@ async def test_sign_in_needed_at_the_session_waits_then_an_agent_method_connects
     log = EventLog()
     store = SessionStore(None)
     spec = auth_spec(tmp_path, protocol, at)
-    host = AgentHost("locked", spec, log, store=store, protocol=protocol)
+    host = AgentHost("locked", spec, log, HostOptions(protocol=protocol), HostServices(store=store))
     if at == "load":  # a session from an earlier run: v1 loads it, v2 resumes it
         store.put(host.default_key, "auth-earlier")
     task = asyncio.create_task(supervise(host, log, BackoffPolicy(initial=0.05, give_up_after=3)))
@@ -94,7 +95,13 @@ async def test_an_env_var_method_is_sent_once_its_variable_is_in_the_agents_envi
     configured env; the keyring's goes the same way), `login NAME key` asks the agent to use it."""
     log = EventLog()
     spec = auth_spec(tmp_path, protocol, "new", AUTH_AGENT_KEY="k-123")
-    host = AgentHost("keyed", spec, log, protocol=protocol, secrets=lambda name: {"AUTH_AGENT_KEY": "k-123"})
+    host = AgentHost(
+        "keyed",
+        spec,
+        log,
+        HostOptions(protocol=protocol),
+        HostServices(secrets=lambda name: {"AUTH_AGENT_KEY": "k-123"}),
+    )
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.NEEDS_SIGNIN)
     [needed] = log.of(SignInNeeded)
@@ -112,7 +119,7 @@ async def test_sign_in_needed_at_the_prompt_holds_the_queue_and_sends_it_after(
     tmp_path: Path, protocol: int, cleanup: list[asyncio.Task[Any]]
 ) -> None:
     log = EventLog()
-    host = AgentHost("claude-like", auth_spec(tmp_path, protocol, "prompt"), log, protocol=protocol)
+    host = AgentHost("claude-like", auth_spec(tmp_path, protocol, "prompt"), log, HostOptions(protocol=protocol))
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.CONNECTED)
     session = host.sessions[host.default_key]
@@ -145,7 +152,7 @@ async def test_a_prompt_someone_waits_on_fails_with_how_to_sign_in(
     tmp_path: Path, cleanup: list[asyncio.Task[Any]]
 ) -> None:
     log = EventLog()
-    host = AgentHost("claude-like", auth_spec(tmp_path, 1, "prompt"), log, protocol=1)
+    host = AgentHost("claude-like", auth_spec(tmp_path, 1, "prompt"), log, HostOptions(protocol=1))
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.CONNECTED)
     session = host.sessions[host.default_key]
@@ -163,7 +170,7 @@ async def test_terminal_methods_and_logout_through_the_plan(tmp_path: Path, clea
 
     log = EventLog()
     spec = auth_spec(tmp_path, 2, "new")
-    host = AgentHost("tui", spec, log, protocol=2)
+    host = AgentHost("tui", spec, log, HostOptions(protocol=2))
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.NEEDS_SIGNIN)
     broken = terminal_plan(spec.command, spec.cwd, spec.env, host.signin.choose("broken-tui"))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.events import AgentCrashed, AgentState, SignInNeeded
@@ -44,7 +45,7 @@ async def test_a_remote_agent_is_offered_no_terminal_sign_in_and_an_agent_method
     }
     log = EventLog()
     with stdio_agent_served([sys.executable, str(AUTH_AGENT)], env) as url:
-        host = AgentHost("far", AgentSpec(command=[], url=url), log, protocol=protocol)
+        host = AgentHost("far", AgentSpec(command=[], url=url), log, HostOptions(protocol=protocol))
         task = asyncio.create_task(supervise(host, log, BackoffPolicy(initial=0.05, give_up_after=3)))
         try:
             await wait_state(log, AgentState.NEEDS_SIGNIN)

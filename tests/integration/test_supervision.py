@@ -33,11 +33,11 @@ async def test_a_crash_loop_is_retried_with_growing_delays_then_given_up(tmp_pat
         assert "acp-tray agents restart bot" in (final.description or "")
         await asyncio.sleep(0.5)  # given up: no more attempts
         assert run.titles().count("bot: Crashed") == 2
-        assert run.daemon.agent_states["bot"].state is AgentState.FAILED
-        assert "3 crashes in a row" in run.daemon.agent_states["bot"].detail
-        assert not run.daemon.supervised("bot")
+        assert run.daemon.core.fleet.states["bot"].state is AgentState.FAILED
+        assert "3 crashes in a row" in run.daemon.core.fleet.states["bot"].detail
+        assert not run.daemon.core.fleet.supervised("bot")
         # the tray can start it again, with a fresh count
-        run.daemon.agent_action("restart", "bot")
+        run.daemon.core.fleet.agent_action("restart", "bot")
         await until_async(lambda: run.titles().count("bot: Keeps crashing; stopped") == 2)
         records = [r for r in read_history(run.history_path) if isinstance(r, dict)]
         assert [r["title"] for r in records if r["source"] == "acp-tray"].count("Crashed") == 4
@@ -50,8 +50,8 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
     path = session_agent_config(tmp_path, {"SESSION_AGENT_LOG": str(log)})
     run = Running(tmp_path, path, BackoffPolicy())
     try:
-        await until_async(lambda: run.daemon.hosts["bot"].connected.is_set())
-        session = await run.daemon.hosts["bot"].open_session()
+        await until_async(lambda: run.daemon.core.fleet.hosts["bot"].connected.is_set())
+        session = await run.daemon.core.fleet.hosts["bot"].open_session()
         chunks: list[dict[str, Any]] = []
         job = PromptJob(session.key, "ask", stream=chunks.append)
         session.submit(job)
@@ -62,11 +62,11 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         asked = next(p for p in run.shown if p.title == "Needs approval")
         assert ("approval:" + row.approval_id + ":allow", "✔ Allow once") in asked.actions
         before = log.read_text()
-        run.daemon.local_action(asked.group, "closed")  # dismissed: nothing is answered
+        run.daemon.core.notifications.on_notification(asked.group, "closed")  # dismissed: nothing is answered
         await asyncio.sleep(0.3)
         assert log.read_text() == before and not job.result.done()
         assert run.snapshots[-1].approvals  # still waiting
-        run.daemon.tray_action(f"approval:{row.approval_id}:reject")
+        run.daemon.tray.on_choice(f"approval:{row.approval_id}:reject")
         outcome = await asyncio.wait_for(job.result, 10)
         assert outcome.stop_reason == "end_turn"
         assert {"event": "chunk", "text": "outcome=reject"} in chunks

@@ -13,6 +13,7 @@ import pytest
 
 from acp_tray.agents import turns
 from acp_tray.agents.host import AgentHost, AgentSpec
+from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.turns import PromptJob
 from acp_tray.agents.versions import VersionMemory
@@ -40,7 +41,9 @@ async def test_the_sdk_echo_agent_pinned_to_v2_still_ends_its_turn_and_is_offere
     versions = VersionMemory(tmp_path / "versions.json")
     log = EventLog()
     spec = AgentSpec(sdk_example("echo_agent.py"), cwd=tmp_path)
-    host = AgentHost("echo", spec, log, versions=versions, protocol=2)  # pinned: the echo is not caught
+    host = AgentHost(
+        "echo", spec, log, HostOptions(protocol=2), HostServices(versions=versions)
+    )  # pinned: the echo is not caught
     task = await connected(host, log)
     try:
         assert int(host.version) == 2  # it echoed the offer
@@ -60,7 +63,7 @@ async def test_the_sdk_echo_agent_offered_2_is_caught_echoing_and_runs_as_v1(tmp
     versions = VersionMemory(tmp_path / "versions.json")
     log = EventLog()
     spec = AgentSpec(sdk_example("echo_agent.py"), cwd=tmp_path)
-    host = AgentHost("echo", spec, log, versions=versions)  # "auto": offered 2
+    host = AgentHost("echo", spec, log, services=HostServices(versions=versions))  # "auto": offered 2
     runner = asyncio.create_task(supervise(host, log, BackoffPolicy(give_up_after=1)))
     try:
         await log.wait_for(lambda: host.connected.is_set() or runner.done(), 30)
@@ -85,7 +88,10 @@ async def test_a_cancel_the_agent_never_confirms_still_ends_the_turn(
     log = EventLog()
     env = {"SESSION_AGENT_PROTOCOL": str(protocol)}
     host = AgentHost(
-        "deaf", AgentSpec([sys.executable, str(SESSION_AGENT)], cwd=tmp_path, env=env), log, protocol=protocol
+        "deaf",
+        AgentSpec([sys.executable, str(SESSION_AGENT)], cwd=tmp_path, env=env),
+        log,
+        HostOptions(protocol=protocol),
     )
     task = await connected(host, log)
     try:
@@ -105,7 +111,7 @@ async def test_a_cancel_the_agent_never_confirms_still_ends_the_turn(
 
 async def test_a_restart_fails_the_running_and_queued_prompts_with_a_message(tmp_path: Path) -> None:
     log = EventLog()
-    host = AgentHost("bot", AgentSpec([sys.executable, str(SESSION_AGENT)], cwd=tmp_path), log, protocol=1)
+    host = AgentHost("bot", AgentSpec([sys.executable, str(SESSION_AGENT)], cwd=tmp_path), log, HostOptions(protocol=1))
     task = await connected(host, log)
     session = host.sessions[host.default_key]
     jobs = [PromptJob(session.key, "hang"), PromptJob(session.key, "say queued")]  # nobody waits: --no-wait

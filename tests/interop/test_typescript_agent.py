@@ -6,22 +6,26 @@ The agent decides for itself, from the capabilities we send, whether it may send
 from __future__ import annotations
 
 import asyncio
-import functools
+from typing import Any
 
 from acp_tray.agents.handshake import RunEnd
 from acp_tray.agents.host import AgentHost, AgentSpec
-from acp_tray.events import AgentState, AgentStatus, NoticeReceived
+from acp_tray.agents.host_options import HostOptions
+from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from tests.support.agents import TS_AGENT
 from tests.support.event_log import EventLog
 from tests.support.waiting import until_async
 
+
 # these agents speak ACP 1: offered 1 directly (the v2 offer and its fallback are tested on their own)
-V1Host = functools.partial(AgentHost, protocol=1)
+def v1_host(name: str, spec: AgentSpec, sink: EventSink, **options: Any) -> AgentHost:
+    """A host that offers ACP 1 (and the other `options`, as HostOptions takes them)."""
+    return AgentHost(name, spec, sink, HostOptions(protocol=1, **options))
 
 
 async def host_ts_agent(node: str, advertise: bool) -> tuple[AgentHost, EventLog, asyncio.Task[RunEnd]]:
     log = EventLog()
-    host = V1Host("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
+    host = v1_host("ts", AgentSpec(command=[node, str(TS_AGENT)]), log, advertise_notices=advertise)
     task = asyncio.create_task(host.run())
     return host, log, task
 

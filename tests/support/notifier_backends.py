@@ -37,5 +37,9 @@ class Scripted:
             self.in_flight -= 1
         self.shown.append(notification)
 
+    async def close(self, group: int) -> None:
+        """Nothing to take back."""
+        return None
+
     async def aclose(self) -> None:
         return None

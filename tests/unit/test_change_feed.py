@@ -57,7 +57,7 @@ def daemon_on(tmp_path: Path) -> Daemon:
 async def test_each_kind_of_change_is_heard_until_unsubscribed(tmp_path: Path) -> None:
     daemon = daemon_on(tmp_path)
     heard: list[Change] = []
-    unsubscribe = daemon.subscribe(heard.append)
+    unsubscribe = daemon.core.publisher.subscribe(heard.append)
     handle = daemon.pump.handle
 
     def kinds(event: Event) -> list[Changed]:
@@ -78,14 +78,14 @@ async def test_each_kind_of_change_is_heard_until_unsubscribed(tmp_path: Path) -
     assert heard[0].record is not None and heard[0].record["title"] == "Disk nearly full"
 
     heard.clear()
-    daemon.tray_action(CLEAR_RECENT.encode())
+    daemon.tray.on_choice(CLEAR_RECENT.encode())
     assert [change.what for change in heard] == [Changed.UNREAD]
 
     heard.clear()
-    daemon.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
+    daemon.core.reloader.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
     assert Changed.DND in [change.what for change in heard]
     heard.clear()
-    daemon.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
+    daemon.core.reloader.change_prefs(lambda file: set_dnd(file, enabled=True, until=None))
     assert Changed.DND not in [change.what for change in heard]  # told only when it changes
 
     unsubscribe()
@@ -105,8 +105,8 @@ async def test_a_listener_that_fails_is_logged_and_the_others_still_hear(
     def broken(change: Change) -> None:
         raise RuntimeError("gone")
 
-    daemon.subscribe(broken)
-    daemon.subscribe(heard.append)
+    daemon.core.publisher.subscribe(broken)
+    daemon.core.publisher.subscribe(heard.append)
     daemon.pump.handle(AgentStatus("bot", AgentState.CONNECTED))
     assert [change.what for change in heard] == [Changed.AGENTS]
     assert "a change listener failed" in caplog.text

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_tray.app.compose import control_ops
 from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.control import api, errors
 from acp_tray.prefs.form import check_changes, form_values
@@ -32,11 +33,11 @@ async def running(tmp_path: Path) -> AsyncIterator[Running]:
 
 
 def ops(run: Running) -> PrefsOps:
-    return PrefsOps(run.daemon)
+    return control_ops(run.daemon).prefs
 
 
 async def test_wrong_values_are_said_by_setting_in_the_files_words_and_nothing_is_written(running: Running) -> None:
-    path = running.daemon.prefs_path
+    path = running.daemon.core.reloader.path
     assert path is not None
     before = path.read_bytes()
     form = await ops(running).form()
@@ -57,13 +58,13 @@ async def test_wrong_values_are_said_by_setting_in_the_files_words_and_nothing_i
         '"thu", "fri", "sat", "sun", not "someday"',
     }
     assert path.read_bytes() == before
-    assert running.daemon.prefs.severity.info.route == "both"
+    assert running.daemon.core.router.prefs.severity.info.route == "both"
 
 
 async def test_a_change_writes_only_its_value_keeps_the_comments_and_is_applied_before_the_answer(
     running: Running,
 ) -> None:
-    path = running.daemon.prefs_path
+    path = running.daemon.core.reloader.path
     assert path is not None
     form = await ops(running).form()
     assert form["values"]["severity.info.route"] == "both" and form["values"]["dnd.quiet_hours.start"] == "22:00"
@@ -76,12 +77,12 @@ async def test_a_change_writes_only_its_value_keeps_the_comments_and_is_applied_
     assert path.read_text(encoding="utf-8") == NO_AGENTS.replace(
         '[severity.info]\nroute = "both"', '[severity.info]\nroute = "tray"'
     )
-    assert running.daemon.prefs.severity.info.route == "tray"  # applied, not waiting for the watcher
+    assert running.daemon.core.router.prefs.severity.info.route == "tray"  # applied, not waiting for the watcher
     assert reply["version"] == (await ops(running).form())["version"] != form["version"]
 
 
 async def test_a_change_made_from_an_older_file_is_refused_as_such(running: Running) -> None:
-    path = running.daemon.prefs_path
+    path = running.daemon.core.reloader.path
     assert path is not None
     old = (await ops(running).form())["version"]
     path.write_text(NO_AGENTS.replace("burst = 5", "burst = 6"), encoding="utf-8")  # an editor's save

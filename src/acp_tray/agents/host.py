@@ -23,6 +23,7 @@ from acp.exceptions import RequestError
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.client_handler import ClientHandler
 from acp_tray.agents.handshake import (
+    Connect,
     FallbackError,
     HandshakeError,
     HandshakeFailure,
@@ -34,6 +35,7 @@ from acp_tray.agents.handshake import (
     negotiate,
     not_acp_timeout,
 )
+from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.live_sessions import LiveSessions
 from acp_tray.agents.peer import AgentPeer
 from acp_tray.agents.process_run import ProcessRun
@@ -41,16 +43,15 @@ from acp_tray.agents.questions import Questions
 from acp_tray.agents.session_opener import CLOSE_TIMEOUT, SessionOpener
 from acp_tray.agents.sessions import DEFAULT_SESSION, SessionKey, SessionStore
 from acp_tray.agents.signin import AuthRequiredError, SignIn, SignInError
-from acp_tray.agents.signin_lines import SignInLines, code_problem
+from acp_tray.agents.signin_lines import SignInLines
 from acp_tray.agents.spec import AgentSpec, PermissionPolicy
 from acp_tray.agents.status_report import StatusReport
 from acp_tray.agents.stderr import StderrTail
-from acp_tray.agents.transport import DEFAULT_MAX_LINE_BYTES, DropLog, WatchedTransport
+from acp_tray.agents.transport import DropLog, WatchedTransport
 from acp_tray.agents.turns import AGENT_GONE, HostedSession, PromptJob, error_text
-from acp_tray.agents.versions import VersionMemory
+from acp_tray.agents.versions import VersionChoice, VersionMemory
 from acp_tray.events import AgentState, EventSink, SignInOutput
 from acp_tray.prefs.command_rules import fetches_on_start
-from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AuthMethod
 from acp_tray.protocol.session import AgentCapabilities, agent_capabilities
 from acp_tray.protocol.version import ProtocolVersion
@@ -60,8 +61,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentHost", "AgentSpec", "PermissionPolicy", "RunEnd"]
 
-HANDSHAKE_TIMEOUT = 60.0
-
 
 class AgentHost:
     def __init__(
@@ -69,34 +68,24 @@ class AgentHost:
         name: str,
         spec: AgentSpec,
         sink: EventSink,
-        *,
-        approvals: Approvals | None = None,
-        questions: Questions | None = None,
-        store: SessionStore | None = None,
-        policy: PermissionPolicy | None = None,
-        protocol: str | int = "auto",
-        versions: VersionMemory | None = None,
-        advertise_notices: bool = True,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        handshake_timeout: float = HANDSHAKE_TIMEOUT,
-        secrets: Callable[[str], Mapping[str, str]] | None = None,
-        run_mark: str | None = None,
+        options: HostOptions | None = None,
+        services: HostServices | None = None,
     ) -> None:
+        options, services = options or HostOptions(), services or HostServices()
         self.name = name
         self.spec = spec
         self.session_id: str | None = None  # the default session's
         self.capabilities = AgentCapabilities()
-        self.policy = policy or PermissionPolicy()
+        self.policy = options.policy
         self.silence_after = 0.0  # seconds: a running turn with no word for this long is a silence (0: never)
         self.connected = asyncio.Event()
         self._log = logging.getLogger(f"acp_tray.agent.{name}")
         self.sessions = LiveSessions(self._log)
         self._on_drop = DropLog(self._log)
         self._sink = sink
-        self._approvals = approvals or Approvals(sink)
-        self._questions = questions or Questions(sink)
-        self._advertise_notices = advertise_notices
-        self._handshake_timeout = handshake_timeout
+        self._approvals = services.approvals or Approvals(sink)
+        self._questions = services.questions or Questions(sink)
+        self._options = options
         # what the agent writes while its own sign-in waits (an address to open, a code it reads)
         self.signin_lines = SignInLines(self._sign_in_lines_changed)
         self.stderr = StderrTail(name, on_line=self.signin_lines.heard)
@@ -104,8 +93,8 @@ class AgentHost:
         self._handler: ClientHandler | None = None
         self._connection: Connection | None = None
         self._transport: WatchedTransport | None = None
-        self.protocol = protocol  # "auto", 1 or 2 (from the preferences)
-        self._versions = versions or VersionMemory(None)
+        versions = services.versions or VersionMemory(None)
+        self._versions = VersionChoice(name, spec.describe(), options.protocol, versions, self._log)
         self.version = ProtocolVersion.V1  # negotiated on the current connection
         self.speaks_acp = False  # it has answered `initialize` (a sign-in may still be needed)
         self.signin = SignIn(
@@ -127,50 +116,26 @@ class AgentHost:
         self._opener = SessionOpener(
             name,
             self.sessions,
-            store or SessionStore(None),
+            services.store or SessionStore(None),
             sink,
             self.signin,
             self._log,
             capabilities=lambda: self.capabilities,
             version=lambda: self.version,
             on_cancel=self._on_session_cancel,
-            on_v1_reply=self._answered_as_v1,
+            on_v1_reply=lambda: self._versions.answered_as_v1(self.version),
             loading=self._loading,
             silence_after=lambda: self.silence_after,
         )
-        self._agent_run = self._run_of(spec, max_line_bytes, secrets, run_mark)
+        self._agent_run = _run_of(
+            name, spec, options, services.secrets, connect=self._connect, report=self._report, signin=self.signin,
+            stderr=self.stderr, on_drop=self._on_drop, log=self._log,
+        )  # fmt: skip
 
-    def _run_of(
-        self,
-        spec: AgentSpec,
-        max_line_bytes: int,
-        secrets: Callable[[str], Mapping[str, str]] | None,
-        run_mark: str | None,
-    ) -> ProcessRun | RemoteRun:
-        """How a connection's life goes: a local process, or a remote agent."""
-        if spec.remote:
-            from acp_tray.agents.remote_run import RemoteRun  # websockets only for a remote agent
-
-            return RemoteRun(
-                spec,
-                connect=self._connect,
-                report=self._report,
-                on_drop=self._on_drop,
-                max_message_bytes=max_line_bytes,
-            )
-        return ProcessRun(
-            self.name,
-            spec,
-            self.stderr,
-            self._log,
-            connect=self._connect,
-            report=self._report,
-            signin=self.signin,
-            on_drop=self._on_drop,
-            max_line_bytes=max_line_bytes,
-            secrets=secrets,
-            run_mark=run_mark,
-        )
+    @property
+    def protocol(self) -> str | int:
+        """ "auto", 1 or 2 (from the preferences)."""
+        return self._versions.preference
 
     @property
     def dropped_lines(self) -> int:
@@ -231,7 +196,7 @@ class AgentHost:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that lands as
                 # the handshake completes, and the host would then wait for ever on a live agent
                 try:
-                    async with asyncio.timeout(self._handshake_timeout):
+                    async with asyncio.timeout(self._options.handshake_timeout):
                         await self._handshake(connection)
                 except AuthRequiredError:  # the process stays; the session is asked for again after a sign-in
                     session = await self.signin.until_signed_in(
@@ -240,13 +205,13 @@ class AgentHost:
                     self.session_id = session.session_id
             except (TimeoutError, RequestError, ConnectionError, HandshakeError) as exc:
                 if isinstance(exc, TimeoutError) and not self._may_be_slow():
-                    exc = not_acp_timeout(self.name, self._handshake_timeout)
+                    exc = not_acp_timeout(self.name, self._options.handshake_timeout)
                 end = exc.end if isinstance(exc, HandshakeError) else RunEnd.ENDED
                 if isinstance(exc, UnusableAgentError):
                     self._report.unusable(exc.title, exc.detail)
                 elif isinstance(exc, FallbackError):
                     self._report.status(AgentState.STARTING, str(exc))
-                yield HandshakeFailure(failure_reason(exc, self._handshake_timeout), end)
+                yield HandshakeFailure(failure_reason(exc, self._options.handshake_timeout), end)
                 return
             version = f"ACP {int(self.version)}"
             self._report.status(AgentState.CONNECTED, f"session {self.session_id} · {version}")
@@ -271,24 +236,14 @@ class AgentHost:
         self._approvals.forget_agent(self.name)
         self._questions.forget_agent(self.name)
 
-    def offer(self) -> ProtocolVersion:
-        """The version to offer: the preference, else what this agent was found to speak, else 2."""
-        if self.protocol in (1, 2):
-            return ProtocolVersion(int(self.protocol))
-        remembered = self._versions.version(self.name, self.spec.describe())
-        return ProtocolVersion.V1 if remembered == 1 else ProtocolVersion.V2
-
     async def _handshake(self, connection: Connection) -> None:
-        def speaks_v1() -> None:
-            self._versions.remember(self.name, self.spec.describe(), 1)
-
         self.version, init = await negotiate(
             connection,
-            self.offer(),
+            self._versions.offer(),
             self.protocol,
             self.name,
-            notices=self._advertise_notices,
-            speaks_v1=speaks_v1,
+            notices=self._options.advertise_notices,
+            speaks_v1=self._versions.speaks_v1,
             terminal_auth=not self.spec.remote,
         )
         assert self._handler is not None
@@ -310,15 +265,6 @@ class AgentHost:
 
     def find_job(self, job_id: str) -> tuple[HostedSession, PromptJob] | None:
         return self.sessions.find_job(job_id)
-
-    def _answered_as_v1(self) -> None:
-        """On ACP 2 it answered a prompt as ACP 1 would (it echoed the version offered): from its
-        next start it is offered 1."""
-        if self.protocol == "auto" and self.version is ProtocolVersion.V2:
-            self._versions.remember(self.name, self.spec.describe(), 1)
-            self._log.warning(
-                "it behaves as ACP 1 although it answered 2: it will be offered ACP 1 from its next start"
-            )
 
     def _on_session_cancel(self, session_id: str) -> None:
         self._approvals.cancel_session(self.name, session_id)
@@ -347,15 +293,9 @@ class AgentHost:
     async def type_code(self, code: str) -> None:
         """The code the person got from the agent's sign-in page, to the agent that asked for it on
         its terminal (its stdin): only while its sign-in waits and it wrote that sign-in on stdout."""
-        if self.signin.pending is None or not self.signin_lines.active:
-            raise SignInError(
-                f"no sign-in to {self.name} is under way; start one with `{pasteable('login', self.name)}`"
-            )
-        if not self.signin_lines.reads_code:
-            raise SignInError(f"{self.name} is not asking for a code; finish signing in where it sent you")
-        problem = code_problem(code)
-        if problem is not None:
-            raise SignInError(f"{problem}; nothing was sent to {self.name}")
+        refused = self.signin_lines.refusal(self.name, self.signin.pending is not None, code)
+        if refused is not None:
+            raise SignInError(refused)
         self.signin_lines.typed(code)
         try:
             if self._transport is None:
@@ -369,3 +309,28 @@ class AgentHost:
 
     def _request_id(self, params: object) -> Any:
         return self._transport.request_id(params) if self._transport is not None else None
+
+
+def _run_of(
+    name: str,
+    spec: AgentSpec,
+    options: HostOptions,
+    secrets: Callable[[str], Mapping[str, str]] | None,
+    *,
+    connect: Connect,
+    report: StatusReport,
+    signin: SignIn,
+    stderr: StderrTail,
+    on_drop: DropLog,
+    log: logging.Logger,
+) -> ProcessRun | RemoteRun:
+    """How a connection's life goes: a local process, or a remote agent."""
+    if spec.remote:
+        from acp_tray.agents.remote_run import RemoteRun  # websockets only for a remote agent
+
+        limit = options.max_line_bytes
+        return RemoteRun(spec, connect=connect, report=report, on_drop=on_drop, max_message_bytes=limit)
+    return ProcessRun(
+        name, spec, stderr, log, connect=connect, report=report, signin=signin, on_drop=on_drop,
+        max_line_bytes=options.max_line_bytes, secrets=secrets, run_mark=options.run_mark,
+    )  # fmt: skip

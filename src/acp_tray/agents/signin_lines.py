@@ -21,6 +21,7 @@ from acp_tray.agents.stderr import plain
 from acp_tray.control.replies import SIGN_IN_URL_LIMIT
 from acp_tray.events import SignInLink
 from acp_tray.logs.redact import redact, remember_secrets
+from acp_tray.prefs.names import pasteable
 from acp_tray.prefs.urls import URLRefusedError, check_url
 
 MAX_URL = SIGN_IN_URL_LIMIT
@@ -88,6 +89,16 @@ class SignInLines:
     def reads_code(self) -> bool:
         """It wrote its sign-in on stdout: it reads the answer from stdin, as on a terminal."""
         return any(line.on_stdout for line in self.lines)
+
+    def refusal(self, agent: str, waiting: bool, code: str) -> str | None:
+        """Why `code` is not typed to `agent` (its sign-in, if `waiting`, must have asked for one on
+        stdout), in plain words; None: it is."""
+        if not waiting or not self.active:
+            return f"no sign-in to {agent} is under way; start one with `{pasteable('login', agent)}`"
+        if not self.reads_code:
+            return f"{agent} is not asking for a code; finish signing in where it sent you"
+        problem = code_problem(code)
+        return f"{problem}; nothing was sent to {agent}" if problem is not None else None
 
     def typed(self, code: str) -> None:
         """The person's code is on its way to the agent: kept out of every log and surface from now

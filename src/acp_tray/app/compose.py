@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from acp_tray.app.actions import Desk
     from acp_tray.app.daemon import Core, Daemon
     from acp_tray.app.fleet import Hosting
+    from acp_tray.app.ops import Ops
     from acp_tray.app.publisher import Publisher
     from acp_tray.app.pump import StatusSink
     from acp_tray.app.surfaces import Surface, Surfaces, Withdraw
@@ -74,7 +75,7 @@ async def serve(
 
     if own_signals:  # headless: asyncio owns the main thread and the signals
         stop_on_signals(stop)
-    control = ControlServer(dispatch_table(daemon))
+    control = ControlServer(dispatch_table(control_ops(daemon)))
     try:
         where = await control.start()
     except EndpointError as exc:  # lost a race with another instance, or the directory changed
@@ -85,7 +86,7 @@ async def serve(
     if chain is not None:
         print(f"notifications: {await chain.start()}", flush=True)
     if welcome:
-        daemon.in_background(open_welcome())
+        daemon.core.life.in_background(open_welcome())
     try:
         await daemon.run(stop, choices)
     finally:
@@ -227,6 +228,48 @@ def finish(
         c.notifications, c.fleet, c.reloader, c.router, c.recent, surfaces, c.publisher, c.life, desk or Desk()
     )
     return Daemon(core, history, pump, tray)
+
+
+def control_ops(daemon: Daemon) -> Ops:
+    """The control API's ops, each given the parts of `daemon` it uses."""
+    from acp_tray.app.ops import Ops
+    from acp_tray.app.ops.agents import AgentOps
+    from acp_tray.app.ops.approvals import ApprovalOps
+    from acp_tray.app.ops.diagnostics import DiagnosticsOps
+    from acp_tray.app.ops.history import HistoryOps
+    from acp_tray.app.ops.hosts import Hosts
+    from acp_tray.app.ops.prefs import PrefsOps
+    from acp_tray.app.ops.prompts import PromptOps
+    from acp_tray.app.ops.push import PushOps
+    from acp_tray.app.ops.questions import QuestionOps
+    from acp_tray.app.ops.signin import SignInOps
+    from acp_tray.app.ops.status import StatusOps
+    from acp_tray.app.ops.waiting import WaitingPrompts
+    from acp_tray.app.ops.watch import WatchOps
+
+    c = daemon.core
+
+    def prefs() -> Preferences:  # the preferences in force, read at each call
+        return c.router.prefs
+
+    hosts, waiting = Hosts(c.fleet, prefs), WaitingPrompts(c.queue.put_nowait)  # waiting: sent with --no-wait
+    status = StatusOps(
+        router=c.router, fleet=c.fleet, publisher=c.publisher, approvals=c.approvals, questions=c.questions,
+        usage=c.usage, waiting=waiting, life=c.life, prefs_path=c.reloader.path,
+    )  # fmt: skip
+    return Ops(
+        status=status,
+        agents=AgentOps(c.fleet, c.reloader, hosts, waiting),
+        signin=SignInOps(hosts),
+        prompts=PromptOps(c.fleet, hosts, waiting, c.life, c.queue.put_nowait),
+        approvals=ApprovalOps(c.approvals),
+        questions=QuestionOps(c.questions, c.notifications),
+        prefs=PrefsOps(c.reloader, c.router, c.publisher),
+        history=HistoryOps(daemon.history.path, c.publisher, daemon.tray),
+        push=PushOps(c.pusher, prefs),
+        diagnostics=DiagnosticsOps(c.reloader.path, daemon.tray.tray_backend, status),
+        watch=WatchOps(status, c.publisher, c.reloader),
+    )
 
 
 def assemble(

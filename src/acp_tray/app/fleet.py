@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 
 from acp_tray.agents.approvals import Approvals
 from acp_tray.agents.host import AgentHost, AgentSpec, PermissionPolicy
+from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.login_request import AbandonedError, abandoned_text
 from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.versions import VersionMemory
+from acp_tray.app.connecting import Arrival, Connecting
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.signin_outcome import agent_outcome, state_after_signin
 from acp_tray.app.troubles import Troubles
@@ -93,6 +95,29 @@ class Fleet:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._lifecycle: dict[str, asyncio.Lock] = {}  # one start/stop/restart/remove of an agent at a time
         self._stopped_by_user: set[str] = set()  # stopped from the tray: not restarted by a reload
+        self._change = asyncio.Event()  # set, and replaced, at each change of an agent's status or host
+
+    def _changed(self) -> None:
+        self._change.set()
+        self._change = asyncio.Event()
+
+    async def until_connected(self, name: str, command: list[str] | None, within: float) -> Arrival:
+        """Until `name`, running `command` (when given, as its host runs it), has connected (it
+        answered the ACP `initialize`), its run ended before that and none follows, it is gone, or
+        `within` seconds have passed; looked at again at each change of its status or host."""
+        loop = asyncio.get_running_loop()
+        wait = Connecting(command, self.states.get(name), loop.time(), within)
+        while True:
+            change, host = self._change, self.hosts.get(name)
+            arrival = wait.look(host, self.states.get(name), self.supervised(name), loop.time())
+            if arrival is not None:
+                return arrival
+            woken = [asyncio.ensure_future(change.wait())]
+            if host is not None:  # its status is told just after it connects
+                woken.append(asyncio.ensure_future(host.connected.wait()))
+            await asyncio.wait(woken, timeout=wait.next_look(loop.time()), return_when=asyncio.FIRST_COMPLETED)
+            for waiting in woken:
+                waiting.cancel()
 
     def supervised(self, name: str) -> bool:
         """Whether the agent is running or will be restarted (not stopped, not given up on)."""
@@ -153,6 +178,7 @@ class Fleet:
         self.states[status.agent] = status
         host = self.hosts.get(status.agent)
         self.troubles.status(status, host.stderr.tail() if host is not None else ())
+        self._changed()
         return (
             previous is not None and previous.state is AgentState.NEEDS_SIGNIN and status.state is AgentState.CONNECTED
         )
@@ -177,36 +203,39 @@ class Fleet:
         prefs = self._prefs()
         config = prefs.agents.get(name)
         hosting = self._hosting
-        host = AgentHost(
-            name,
-            spec,
-            self._sink,
+        options = HostOptions(
+            policy=policy_of(config) if config is not None else PermissionPolicy(),
+            protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
+            advertise_notices=hosting.advertise_notices,
+            run_mark=hosting.run_mark,
+        )
+        services = HostServices(
             approvals=self._approvals,
             questions=self._questions,
             store=self.store,
-            policy=policy_of(config) if config is not None else None,
-            protocol=protocol_of(config, prefs) if config is not None else prefs.protocol,
             versions=hosting.versions,
-            advertise_notices=hosting.advertise_notices,
             secrets=hosting.secrets.values if hosting.secrets is not None else None,
-            run_mark=hosting.run_mark,
         )
+        host = AgentHost(name, spec, self._sink, options, services)
         host.silence_after = prefs.turns.silence_after
         self.hosts[name] = host
         task = asyncio.create_task(supervise(host, self._sink, hosting.backoff), name=f"agent:{name}")
         self._tasks[name] = task
         task.add_done_callback(lambda done: self._supervision_ended(name, done))
+        self._changed()
 
     def _supervision_ended(self, name: str, task: asyncio.Task[None]) -> None:
         """The agent will not be restarted (cannot start, or given up): it stays listed, stopped."""
         if self._tasks.get(name) is task:
             del self._tasks[name]
+            self._changed()
 
     async def _stop(self, names: list[str]) -> None:
         tasks = [self._tasks.pop(name) for name in names if name in self._tasks]
         stopped = [host for name in names if (host := self.hosts.pop(name, None)) is not None]
         for task in tasks:
             task.cancel()
+        self._changed()
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
             if pending:

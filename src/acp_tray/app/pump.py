@@ -1,24 +1,25 @@
 """The event pump: takes the agents' events off the queue in order, routes notices (and acp-tray's
 own, made from hosting events) to the history and the surfaces, offers them to push, and tells the
-tray publisher. A record waits for its push decision (while the away source is asked, in a thread)
-and those after it wait behind it, so the history keeps the order of arrival; the desktop never waits.
-Approvals and questions that DND held back and that still wait are shown when DND ends (a request
-still waiting is current; other notices are not replayed), and the tray's count of what DND held
-back starts again. A sign-in notification leaves the screen once the agent is connected (signed in,
-here or elsewhere). A crash loop is one incident (one notification, updated in place); one already
-told at an earlier start, with the same reason, is not popped up again (`CrashRecord`)."""
+tray publisher. The history keeps the order of arrival (`app/history_order.py`); the desktop never
+waits. A request's notification leaves the screen once settled, and those DND held back are shown
+when it ends (`app/asked.py`), when the tray's count of what DND held back starts again too. A
+sign-in notification leaves the screen once the agent is connected (signed in, here or elsewhere:
+its topic is taken back, `app/topics.py`). A crash loop is one incident (one notification, updated
+in place); one already told at an earlier start, with the same reason, is not popped up again
+(`CrashRecord`)."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-from collections import deque
 from collections.abc import Callable
 
+from acp_tray.app.asked import AskedOnScreen
 from acp_tray.app.fleet import Fleet
+from acp_tray.app.history_order import OrderedHistory
 from acp_tray.app.publisher import Change, Changed, TrayPublisher
 from acp_tray.app.surfaces import Surfaces
+from acp_tray.app.topics import Topics
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import (
     ActivityChanged,
@@ -42,7 +43,14 @@ from acp_tray.events import (
     TurnEnded,
     UsageReported,
 )
-from acp_tray.presentation.own_notices import CRASH, answered_from_phone, crash_reason, own_notice, sign_in_topic
+from acp_tray.presentation.own_notices import (
+    CRASH,
+    answered_from_phone,
+    crash_reason,
+    own_notice,
+    sign_in_need_topic,
+    sign_in_topic,
+)  # fmt: skip
 from acp_tray.presentation.question_notice import question_ended
 from acp_tray.presentation.recent import Recent
 from acp_tray.presentation.router import ACP_TRAY, Decision, Presentation, Router
@@ -80,24 +88,20 @@ class EventPump:
     ) -> None:
         self._queue = queue
         self._router = router
-        self._history = history
+        self._history = OrderedHistory(history, publisher)
         self._surfaces = surfaces
         self._recent = recent
         self._fleet = fleet
         self._publisher = publisher
         self._status = status
-        # approval or question id ("q1": never an approval's) -> its notice's group; and those held back by DND
-        self._approval_groups: dict[str, int] = {}
-        self._held_by_dnd: dict[str, Presentation] = {}
-        self._topics: dict[str, list[int]] = {}  # topic -> the groups of its notices still shown
+        self._asked = AskedOnScreen(surfaces, router)
+        self._topics = Topics(surfaces, recent, publisher)
         self._told_sign_in: set[str] = set()  # agents whose sign-in notice is out
-        self._sign_in_groups: dict[str, int] = {}  # agent -> its "Sign in to" group
         self._crashes = crashes or CrashRecord(None)
         self._summary_timer = OneTimer()
         self._turn_lengths = TurnLengths(router.clock)
         self._pusher = pusher
         self._usage = usage
-        self._held: deque[tuple[NoticeReceived, Decision | None, Pushed]] = deque()  # records waiting to be written
 
     async def run(self) -> None:
         while True:
@@ -113,7 +117,7 @@ class EventPump:
         self._summary_timer.cancel()
         if self._pusher is not None:
             self._pusher.close()
-        self._write_held(finish=True)
+        self._history.finish()
 
     def handle(self, event: Event) -> None:
         if isinstance(event, AgentCrashed):
@@ -124,7 +128,7 @@ class EventPump:
         elif isinstance(event, NoticeReceived):
             self._route(event)
         elif isinstance(event, NoticeMalformed):
-            self._publisher.changed(Changed.HISTORY, self._history.append(event, None))
+            self._history.malformed(event)
             return
         elif isinstance(event, _AGENT_EVENTS):
             if not self._agent_event(event):
@@ -144,7 +148,7 @@ class EventPump:
         if isinstance(event, SignInOutput):
             self._publisher.changed(Changed.AGENTS)  # the window shows the address with the agent
             if not event.links:  # the sign-in ended: what it said to open is no longer so
-                self._take_back_topic(sign_in_topic(event.agent), None)
+                self._topics.take_back(sign_in_topic(event.agent))
                 return False
             self._hosting_event(event)
             return True
@@ -190,8 +194,8 @@ class EventPump:
             topic=own.topic,
         )
         decision, shown = self._route(notice, event, lasted if own.finished else None, told=told)
-        if shown is not None:
-            self._shown(event, decision, shown)
+        if shown is not None and isinstance(event, _ASKED):
+            self._asked.shown(_asked_id(event), decision, shown)
         return True
 
     def _note(self, event: Event) -> None:
@@ -205,23 +209,14 @@ class EventPump:
         if isinstance(event, _SESSION_EVENTS):
             self._publisher.changed(Changed.SESSIONS)
 
-    def _shown(self, event: Event, decision: Decision, shown: Presentation) -> None:
-        """Remember the notification of a request or a sign-in, to withdraw it once settled."""
-        if isinstance(event, _ASKED):
-            self._approval_groups[_asked_id(event)] = shown.group
-            if decision.suppressed == "dnd":
-                self._held_by_dnd[_asked_id(event)] = shown
-        if isinstance(event, SignInNeeded):
-            self._sign_in_groups[event.agent] = shown.group
-
     def _settled(self, event: PermissionSettled | QuestionSettled) -> None:
         """An approval or question answered: its notice withdrawn, its pushes told, its end recorded."""
-        self._withdraw_approval(_asked_id(event))
+        self._asked.settled(_asked_id(event))
         if self._pusher is not None:
             self._pusher.settled(_asked_id(event), event.by)
         ended = _ended(event)
         if ended is not None:  # in the history, not presented
-            self._record(NoticeReceived(event.agent, event.session_id, ended, source=ACP_TRAY), None, [])
+            self._history.record(NoticeReceived(event.agent, event.session_id, ended, source=ACP_TRAY), None, [])
 
     def _fact(self, event: SessionFact) -> None:
         """A session's usage, title or compaction: state for the tray, the window and `status`
@@ -250,9 +245,7 @@ class EventPump:
         """Connected: its sign-in notification has nothing left to ask, and a crash loop told earlier
         is over (a later one is told again)."""
         self._crashes.forget(agent)
-        group = self._sign_in_groups.pop(agent, None)
-        if group is not None:
-            self._surfaces.withdraw(group)
+        self._topics.take_back(sign_in_need_topic(agent))
 
     def _route(
         self,
@@ -269,24 +262,13 @@ class EventPump:
         pushed: Pushed = []
         if presentation is not None and self._pusher is not None:
             pushed = self._pusher.offer(presentation, cause or event)
-        self._record(event, decision, pushed)
+        self._history.record(event, decision, pushed)
         if event.topic:
-            self._take_back_topic(event.topic, presentation.group if presentation is not None else None)
+            self._topics.take_back(event.topic, presentation.group if presentation is not None else None)
         if presentation is not None:
             self.present(presentation)
         self._schedule_summaries()
         return decision, presentation
-
-    def _take_back_topic(self, topic: str, new: int | None) -> None:
-        """A new notice on `topic` (a preferences error, then "Preferences applied"): the earlier
-        ones leave the screen and Recent, where they would say what is no longer so."""
-        groups = [group for group in self._topics.pop(topic, []) if group != new]
-        if new is not None:
-            self._topics[topic] = [new]
-        for group in groups:
-            self._surfaces.withdraw(group)
-        if self._recent.remove(groups):
-            self._publisher.changed(Changed.UNREAD)
 
     def on_change(self, change: Change) -> None:
         """The daemon's change feed: when DND has ended, the tray's count of what it held back starts
@@ -297,46 +279,13 @@ class EventPump:
             self._router.missed_during_dnd = 0
             self._publisher.changed(Changed.UNREAD)
             self._publisher.publish()
-        if not self._held_by_dnd:
-            return
-        held, self._held_by_dnd = self._held_by_dnd, {}
-        for approval_id, presentation in held.items():
-            log.info("do not disturb ended: showing approval request %s, still waiting", approval_id)
-            sound = self._router.prefs.approvals.sound  # new on screen: an approval's sound
-            self._surfaces.show(dataclasses.replace(presentation, notify=True, tray=False, sound=sound))
-
-    def _record(self, event: NoticeReceived, decision: Decision | None, pushed: Pushed) -> None:
-        if not self._held and not isinstance(pushed, asyncio.Future):
-            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
-            return
-        self._held.append((event, decision, pushed))
-        if isinstance(pushed, asyncio.Future):
-            pushed.add_done_callback(lambda _: self._write_held())
-
-    def _write_held(self, *, finish: bool = False) -> None:
-        """Write the waiting records whose push is decided, in order (`finish`: all of them)."""
-        while self._held:
-            event, decision, pushed = self._held[0]
-            if isinstance(pushed, asyncio.Future):
-                if not pushed.done() and not finish:
-                    return
-                pushed = pushed.result() if pushed.done() and not pushed.cancelled() else []
-            self._held.popleft()
-            self._publisher.changed(Changed.HISTORY, self._history.append(event, decision, pushed))
+        self._asked.dnd_ended()
 
     def present(self, presentation: Presentation) -> None:
         if presentation.tray:
             self._recent.add(presentation)
             self._publisher.changed(Changed.UNREAD)
         self._surfaces.show(presentation)
-
-    def _withdraw_approval(self, approval_id: str) -> None:
-        """Answered anywhere (a button, the tray, the CLI, the window), timed out or cancelled: its
-        "Needs approval" or "Question" notification has nothing left to ask, so it leaves the screen."""
-        self._held_by_dnd.pop(approval_id, None)
-        group = self._approval_groups.pop(approval_id, None)
-        if group is not None:
-            self._surfaces.withdraw(group)
 
     def _schedule_summaries(self) -> None:
         """One timer for the earliest due overflow summary (no polling)."""

@@ -26,5 +26,9 @@ class Backend(Protocol):
     async def notify(self, notification: Notification) -> None:
         """Show (or update in place, for a repeated group) one notification. Raises BackendUnavailableError."""
 
+    async def close(self, group: int) -> None:
+        """Take the group's notification off the screen (nothing, where the desktop offers no way).
+        Raises BackendUnavailableError."""
+
     async def aclose(self) -> None:
         """Release connections."""

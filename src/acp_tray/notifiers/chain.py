@@ -108,11 +108,8 @@ class NotifierChain:
     async def _close(self, group: int, delivering: list[asyncio.Task[None]]) -> None:
         await asyncio.gather(*delivering, return_exceptions=True)
         for backend in self.backends:
-            close = getattr(backend, "close", None)
-            if close is None:
-                continue
             try:
-                await close(group)
+                await backend.close(group)
             except BackendUnavailableError as exc:
                 log.info("%s could not close a notification: %s", backend.name, exc)
 

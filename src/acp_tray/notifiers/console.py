@@ -142,5 +142,9 @@ class ConsoleBackend:
     async def notify(self, notification: Notification) -> None:
         self._console.present(notification.presentation)
 
+    async def close(self, group: int) -> None:
+        """A console line stays written."""
+        return None
+
     async def aclose(self) -> None:
         return None

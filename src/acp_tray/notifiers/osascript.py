@@ -72,5 +72,9 @@ class OsascriptBackend:
             reason = stderr.decode("utf-8", "replace").strip()[-300:] or f"exit status {process.returncode}"
             raise BackendUnavailableError(f"osascript failed: {reason}")
 
+    async def close(self, group: int) -> None:
+        """macOS offers a script no way to take a notification back."""
+        return None
+
     async def aclose(self) -> None:
         return None

@@ -138,5 +138,9 @@ class PlyerBackend:
             except Exception as exc:
                 raise BackendUnavailableError(f"plyer: {type(exc).__name__}: {exc}") from exc
 
+    async def close(self, group: int) -> None:
+        """plyer offers no way to take a notification back."""
+        return None
+
     async def aclose(self) -> None:
         return None

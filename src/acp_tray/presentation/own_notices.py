@@ -73,6 +73,11 @@ def sign_in_topic(agent: str) -> str:
     return f"sign-in:{agent}"
 
 
+def sign_in_need_topic(agent: str) -> str:
+    """The topic of "Sign in to AGENT": taken back once the agent is connected."""
+    return f"sign-in-needed:{agent}"
+
+
 def _session(name: str) -> str:
     return "" if name == "default" else f" (session {name})"
 
@@ -241,7 +246,9 @@ def _sign_in(event: SignInNeeded) -> OwnNotice:
     lines.append(f"The agent said: {event.reason}")
     notice = Notice("warning", f"Sign in to {agent}", "\n".join(lines))
     actions = tuple((SignIn(agent, m.method_id).encode(), m.name) for m in doable)
-    return OwnNotice(agent, "", notice, actions, commands=commands, attention="sign-in")
+    return OwnNotice(
+        agent, "", notice, actions, commands=commands, attention="sign-in", topic=sign_in_need_topic(agent)
+    )
 
 
 def _sign_in_page(event: SignInOutput) -> OwnNotice:

@@ -1,36 +1,46 @@
-"""The control API's ops as the daemon answers them, one module per topic; `dispatch_table` puts
-them in the table the control server dispatches through (control/api.py declares them)."""
+"""The control API's ops as the daemon answers them, one module per topic, each given the parts it
+uses (`app/compose.py` builds them); `dispatch_table` puts them in the table the control server
+dispatches through (control/api.py declares them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from acp_tray.app.ops.agents import AgentOps
 from acp_tray.app.ops.approvals import ApprovalOps
 from acp_tray.app.ops.diagnostics import DiagnosticsOps
 from acp_tray.app.ops.history import HistoryOps
-from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.ops.prefs import PrefsOps
 from acp_tray.app.ops.prompts import PromptOps
 from acp_tray.app.ops.push import PushOps
 from acp_tray.app.ops.questions import QuestionOps
 from acp_tray.app.ops.signin import SignInOps
 from acp_tray.app.ops.status import StatusOps
-from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.app.ops.watch import WatchOps
 from acp_tray.control import api
 from acp_tray.control.server import Dispatch, answering, dispatch, following, reading, streaming
 
-if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+
+@dataclass(frozen=True)
+class Ops:
+    """Every op class, built with its parts."""
+
+    status: StatusOps
+    agents: AgentOps
+    signin: SignInOps
+    prompts: PromptOps
+    approvals: ApprovalOps
+    questions: QuestionOps
+    prefs: PrefsOps
+    history: HistoryOps
+    push: PushOps
+    diagnostics: DiagnosticsOps
+    watch: WatchOps
 
 
-def dispatch_table(daemon: Daemon) -> Dispatch:
-    hosts = Hosts(daemon)
-    waiting = WaitingPrompts(daemon.report)  # prompts sent with --no-wait, before their session opens
-    status, agents, signin = StatusOps(daemon, waiting), AgentOps(daemon, hosts, waiting), SignInOps(hosts)
-    prompts, approvals, prefs = PromptOps(daemon, hosts, waiting), ApprovalOps(daemon), PrefsOps(daemon)
-    history, push, questions = HistoryOps(daemon), PushOps(daemon), QuestionOps(daemon)
+def dispatch_table(ops: Ops) -> Dispatch:
+    status, agents, signin, prompts = ops.status, ops.agents, ops.signin, ops.prompts
+    approvals, questions, prefs, history, push = ops.approvals, ops.questions, ops.prefs, ops.history, ops.push
     return dispatch(
         reading(api.STATUS, status.status),
         reading(api.AGENTS_LIST, status.agents),
@@ -61,8 +71,8 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         answering(api.HISTORY, history.history),
         reading(api.READ, history.read),
         reading(api.QUIT, status.quit),
-        reading(api.DIAGNOSTICS, DiagnosticsOps(daemon, status).diagnostics),
-        following(api.WATCH, WatchOps(daemon, status).watch),
+        reading(api.DIAGNOSTICS, ops.diagnostics.diagnostics),
+        following(api.WATCH, ops.watch.watch),
         reading(api.PUSH_LIST, push.list),
         answering(api.PUSH_ADD, push.add),
         answering(api.PUSH_TEST, push.test),

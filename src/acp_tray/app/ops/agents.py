@@ -4,7 +4,6 @@ preferences file, which the daemon applies."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,6 @@ from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import AddArgs, NameArgs, ReplaceArgs, WaitArgs
 from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import AddedReply, NameReply, RemovedReply, WaitReply
-from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
 from acp_tray.prefs.command_rules import command_problem, env_problem, text_problem
 from acp_tray.prefs.load import PreferencesError
@@ -26,16 +24,10 @@ from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
 from acp_tray.registry.install import agent_dir, uninstall
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.fleet import Fleet
+    from acp_tray.app.reloader import PrefsReloader
 
 log = logging.getLogger(__name__)
-WAIT_STEP = 0.1
-ABSENT_GRACE = 5.0  # an agent being restarted has no host for a moment
-_ENDED = (AgentState.FAILED, AgentState.EXITED)
-
-
-def _detail(status: AgentStatus | None) -> str:
-    return status.detail if status is not None else ""
 
 
 def _launchable(command: list[str] | None, env: dict[str, str], url: str | None = None, cwd: str | None = None) -> None:
@@ -52,14 +44,15 @@ def _launchable(command: list[str] | None, env: dict[str, str], url: str | None 
 
 
 class AgentOps:
-    def __init__(self, daemon: Daemon, hosts: Hosts, waiting: WaitingPrompts) -> None:
-        self._daemon = daemon
+    def __init__(self, fleet: Fleet, reloader: PrefsReloader, hosts: Hosts, waiting: WaitingPrompts) -> None:
+        self._fleet = fleet
+        self._reloader = reloader  # changes the preferences file, and applies it
         self._hosts = hosts
         self._waiting = waiting  # prompts waiting for an agent's session: they fail when it is removed
 
     def _change(self, change: Callable[[Path], Preferences]) -> None:
         try:
-            self._daemon.change_prefs(change)
+            self._reloader.change_prefs(change)
         except PreferencesError as exc:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
 
@@ -77,7 +70,7 @@ class AgentOps:
                 headers=args.headers, cwd=args.cwd, permission=args.permission,
             )
         )  # fmt: skip
-        return {"name": name, "preferences": str(self._daemon.prefs_path)}
+        return {"name": name, "preferences": str(self._reloader.path)}
 
     async def replace(self, args: ReplaceArgs) -> NameReply:
         """A new command for an agent (`agents upgrade`, and its way back; the window's "Change", with
@@ -96,43 +89,20 @@ class AgentOps:
         ACP `initialize` (a sign-in it then needs is about the account, not the program: `ready`
         says whether it also has its session). A run of that command that ends before it answered
         (it failed to start, exited, or failed the handshake) ends the wait: it did not connect."""
-        name = args.name
         command = run_command(args.command) if args.command is not None else None  # as the host runs it
-        self._hosts.configured(name)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + args.timeout
-        daemon = self._daemon
-        before = daemon.agent_states.get(name)  # a status from before this command's host runs
-        absent_until = loop.time() + ABSENT_GRACE
-        while True:  # bounded: only while a command waits (the host is replaced when prefs change)
-            host = daemon.hosts.get(name)
-            ours = host is not None and (command is None or list(host.spec.command) == command)
-            status = daemon.agent_states.get(name)
-            if not ours:
-                before = status
-            if host is None and not daemon.supervised(name) and loop.time() >= absent_until:
-                deadline = loop.time()  # not running (stopped from the tray): it will not connect now
-            ended = status is not None and status.state in _ENDED
-            if ours and ended and not daemon.supervised(name):
-                deadline = loop.time()  # its run ended (maybe before this wait began) and none will follow
-            settled = ours and status is not before and status is not None and status.state is not AgentState.STARTING
-            if ours and host is not None and (host.connected.is_set() or (host.speaks_acp and settled)):
-                state = status.state.value if status is not None else AgentState.CONNECTED.value
-                ready = host.connected.is_set()
-                return {"connected": True, "ready": ready, "state": state, "detail": "" if ready else _detail(status)}
-            if (settled and status is not None and status.state in _ENDED) or loop.time() >= deadline:
-                state = status.state.value if status else AgentState.STOPPED.value
-                return {"connected": False, "ready": False, "state": state, "detail": _detail(status)}
-            await asyncio.sleep(WAIT_STEP)
+        self._hosts.configured(args.name)
+        arrival = await self._fleet.until_connected(args.name, command, args.timeout)
+        return {"connected": arrival.connected, "ready": arrival.ready, "state": arrival.state.value,
+                "detail": arrival.detail}  # fmt: skip
 
     async def remove(self, args: NameArgs) -> RemovedReply:
         name = args.name
         self._hosts.configured(name)
         self._change(lambda path: remove_agent(path, name))
-        await self._daemon.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
+        await self._fleet.stop_agent(name)  # stopped, so that its program can be deleted (Windows)
         self._waiting.removed(name)
         try:
-            self._daemon.session_store.forget(name)  # its sessions are gone with it
+            self._fleet.store.forget(name)  # its sessions are gone with it
         except SessionStoreError as exc:
             log.warning("%s removed, but its sessions are still listed: %s", name, exc)
         root = paths.registry_agents_dir()
@@ -145,18 +115,18 @@ class AgentOps:
 
     async def restart(self, args: NameArgs) -> NameReply:
         self._hosts.configured(args.name)
-        self._daemon.agent_action("restart", args.name)
+        self._fleet.agent_action("restart", args.name)
         return {"name": args.name}
 
     async def stop(self, args: NameArgs) -> NameReply:
         """As the tray's Stop: it stays stopped (also through a reload of the preferences) until started.
         Answered once it has stopped, so that "stopped" is what the caller says next."""
         self._hosts.configured(args.name)
-        await self._daemon.stop_agent(args.name, held=True)
+        await self._fleet.stop_agent(args.name, held=True)
         return {"name": args.name}
 
     async def start(self, args: NameArgs) -> NameReply:
         """As the tray's Start: an agent that is running already is left as it is."""
         self._hosts.configured(args.name)
-        self._daemon.agent_action("start", args.name)
+        self._fleet.agent_action("start", args.name)
         return {"name": args.name}

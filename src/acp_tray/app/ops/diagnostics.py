@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray.control.errors import ErrorCode, OpError
@@ -18,7 +19,6 @@ from acp_tray.control.replies import AgentRow, CheckRow
 from acp_tray.desktop.terminal_window import cli_command
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
     from acp_tray.app.ops.status import StatusOps
 
 log = logging.getLogger(__name__)
@@ -26,14 +26,14 @@ TIMEOUT = 30.0  # seconds: each check that asks the desktop waits 3 s at most
 
 
 class DiagnosticsOps:
-    def __init__(self, daemon: Daemon, status: StatusOps) -> None:
-        self._daemon = daemon
+    def __init__(self, prefs_path: Path | None, tray_backend: str | None, status: StatusOps) -> None:
+        self._prefs_path = prefs_path
+        self._tray_backend = tray_backend  # the running tray's pystray backend; None without a tray
         self._status = status
 
     async def diagnostics(self) -> list[CheckRow]:
-        daemon = self._daemon
-        config = ["--config", str(daemon.prefs_path)] if daemon.prefs_path is not None else []
-        argv = [*cli_command(), "doctor", "--json", *config, "--tray-backend", daemon.tray_backend or "none"]
+        config = ["--config", str(self._prefs_path)] if self._prefs_path is not None else []
+        argv = [*cli_command(), "doctor", "--json", *config, "--tray-backend", self._tray_backend or "none"]
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )

@@ -4,7 +4,7 @@ that fails is an error reply saying why and what to do."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from acp_tray.app.signin_outcome import settled, state_after_signin
@@ -15,7 +15,8 @@ from acp_tray.prefs.names import pasteable
 
 if TYPE_CHECKING:
     from acp_tray.agents.host import AgentHost
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.fleet import Fleet
+    from acp_tray.prefs.model import Preferences
     from acp_tray.protocol.auth import AuthMethod
 
 
@@ -28,28 +29,30 @@ def needs_signin(name: str, methods: Sequence[AuthMethod]) -> str:
 
 
 class Hosts:
-    def __init__(self, daemon: Daemon) -> None:
-        self._daemon = daemon
+    def __init__(self, fleet: Fleet, prefs: Callable[[], Preferences]) -> None:
+        self._fleet = fleet
+        self._prefs = prefs  # the preferences in force
 
     def configured(self, name: str) -> None:
-        if name not in self._daemon.prefs.agents:
-            known = ", ".join(self._daemon.prefs.agents) or "none"
+        agents = self._prefs().agents
+        if name not in agents:
+            known = ", ".join(agents) or "none"
             raise OpError(f"no agent called {name!r} (configured: {known})", ErrorCode.NOT_FOUND)
 
     def hosted(self, name: str) -> AgentHost:
         """The agent's host, running or not (one that refused or could not start is kept)."""
         self.configured(name)
-        host = self._daemon.hosts.get(name)
+        host = self._fleet.hosts.get(name)
         return host if host is not None else self.running(name)
 
     def is_running(self, name: str) -> bool:
-        return name in self._daemon.hosts and self._daemon.supervised(name)
+        return name in self._fleet.hosts and self._fleet.supervised(name)
 
     def running(self, name: str) -> AgentHost:
         self.configured(name)
-        host = self._daemon.hosts.get(name)
-        if host is None or not self._daemon.supervised(name):
-            status = self._daemon.agent_states.get(name)
+        host = self._fleet.hosts.get(name)
+        if host is None or not self._fleet.supervised(name):
+            status = self._fleet.states.get(name)
             why = f"{status.state.value}: {status.detail}" if status else "stopped"
             raise OpError(
                 f"{name} is not running ({why}); try `{pasteable('agents', 'restart', name)}`", ErrorCode.NOT_RUNNING
@@ -64,7 +67,7 @@ class Hosts:
             return host
         if host.signin.needed is not None:
             raise OpError(needs_signin(name, host.signin.methods), ErrorCode.NEEDS_SIGN_IN)
-        status = self._daemon.agent_states.get(name)
+        status = self._fleet.states.get(name)
         why = f"{status.state.value}: {status.detail}" if status else "starting"
         raise OpError(f"{name} did not connect within {CONNECT_WAIT:g} s ({why})", ErrorCode.NOT_RUNNING)
 
@@ -87,7 +90,9 @@ class Hosts:
                 raise
 
     def restart(self, name: str) -> None:
-        self._daemon.retry_agent(name)
+        """Start `name` again after the person acted on why it would not work (it refused, or
+        needed a sign-in). A refused agent is never retried on its own."""
+        self._fleet.agent_action("restart", name)
 
     async def state_after_signin(self, name: str) -> StateReply:
-        return await state_after_signin(self._daemon.hosts.get(name), lambda: self._daemon.agent_states.get(name))
+        return await state_after_signin(self._fleet.hosts.get(name), lambda: self._fleet.states.get(name))

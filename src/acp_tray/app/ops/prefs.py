@@ -17,32 +17,38 @@ from acp_tray.prefs.write import set_values
 from acp_tray.presentation.dnd import DurationError
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.publisher import TrayPublisher
+    from acp_tray.app.reloader import PrefsReloader
+    from acp_tray.presentation.router import Router
 
 
 class PrefsOps:
-    def __init__(self, daemon: Daemon) -> None:
-        self._daemon = daemon
+    def __init__(self, reloader: PrefsReloader, router: Router, publisher: TrayPublisher) -> None:
+        self._reloader = reloader
+        self._router = router  # the preferences in force, and the DND they lead to
+        self._publisher = publisher
 
     async def apply(self) -> PrefsReply:
         """Apply the file now; the DND it leads to."""
-        self._daemon.apply_prefs_now()
-        return {"dnd": self._daemon.router.dnd().describe(), "preferences": str(self._daemon.prefs_path)}
+        self._reloader.apply_now()
+        return {"dnd": self._router.dnd().describe(), "preferences": str(self._reloader.path)}
 
     async def dnd(self, args: DndArgs) -> DndReply:
         """Do not disturb off, on, for a duration or until a time; the state it leads to."""
         try:
-            state = self._daemon.switch_dnd(args.mode, args.value)
+            self._reloader.switch_dnd(args.mode, args.value)  # as the tray does it: written, applied, shown
+            self._publisher.publish_now()
         except DurationError as exc:
             raise OpError(str(exc), ErrorCode.BAD_REQUEST) from None
         except PreferencesError as exc:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
+        state = self._router.dnd()
         return {"dnd": state.describe(), "until": state.until.isoformat() if state.until is not None else None}
 
     async def form(self) -> PrefsFormReply:
         """Every setting as the file says it (or, when the file cannot be read, as in force) for a form."""
-        path, problem = self._daemon.prefs_path, None
-        prefs = self._daemon.prefs
+        path, problem = self._reloader.path, None
+        prefs = self._router.prefs
         version = file_version(path)
         if path is not None:
             try:
@@ -62,7 +68,7 @@ class PrefsOps:
     async def change(self, args: PrefsSetArgs) -> PrefsSavedReply:
         """Check the changes as the file is checked; write only when every value is right, only the
         settings that change, and only over the version they were made from; apply, then answer."""
-        path = self._daemon.prefs_path
+        path = self._reloader.path
         if path is None:
             raise OpError(
                 "acp-tray runs on its built-in settings: there is no preferences file to change", ErrorCode.PREFERENCES
@@ -73,7 +79,7 @@ class PrefsOps:
         try:
             checked = check_changes(path.read_text(encoding="utf-8"), path, args.changes)
             if checked.writes and not checked.problems:
-                self._daemon.change_prefs(lambda file: set_values(file, checked.writes), saved=True)
+                self._reloader.change_prefs(lambda file: set_values(file, checked.writes), saved=True)
         except (PreferencesError, OSError, UnicodeDecodeError) as exc:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
         return {

@@ -21,14 +21,18 @@ from acp_tray.control.server import Emit
 from acp_tray.events import TurnEnded
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.fleet import Fleet
+    from acp_tray.app.lifetime import Lifetime
+    from acp_tray.events import EventSink
 
 
 class PromptOps:
-    def __init__(self, daemon: Daemon, hosts: Hosts, waiting: WaitingPrompts) -> None:
-        self._daemon = daemon
+    def __init__(self, fleet: Fleet, hosts: Hosts, waiting: WaitingPrompts, life: Lifetime, report: EventSink) -> None:
+        self._fleet = fleet
         self._hosts = hosts
         self._waiting = waiting
+        self._life = life  # runs a prompt sent with --no-wait
+        self._report = report  # acp-tray's own notice when such a prompt cannot be sent
 
     async def prompt(self, args: PromptArgs, emit: Emit) -> PromptDone | PromptQueued:
         agent, cwd = args.agent, args.cwd
@@ -38,7 +42,7 @@ class PromptOps:
         if not args.wait:  # queued at once; the session opens behind it (an agent may be slow to answer)
             self._hosts.running(agent)
             job = PromptJob(SessionKey(agent, cwd or "", name), args.text)
-            self._daemon.in_background(self._submit_later(agent, name, cwd, job))
+            self._life.in_background(self._submit_later(agent, name, cwd, job))
             return {"job": job.job_id, "ahead": None, "session": name, "session_id": None}
         session = await self._open(agent, name, cwd)
         job = PromptJob(session.key, args.text, stream=emit)
@@ -71,7 +75,7 @@ class PromptOps:
         try:
             session = await self._open(agent, name, cwd, patient=True)
         except OpError as exc:  # nobody is waiting: the person is told with acp-tray's own notice
-            self._daemon.report(TurnEnded(agent, "", name, None, str(exc)))
+            self._report(TurnEnded(agent, "", name, None, str(exc)))
             return
         finally:
             self._waiting.done(job)
@@ -84,7 +88,7 @@ class PromptOps:
         return await self._cancel_turn(args.agent or "", args.session or DEFAULT_SESSION, args.cwd)
 
     async def _cancel_job(self, job_id: str) -> CancelReply:
-        for host in self._daemon.hosts.values():
+        for host in self._fleet.hosts.values():
             found = host.find_job(job_id)
             if found is not None:
                 session, job = found
@@ -94,7 +98,7 @@ class PromptOps:
     async def _cancel_turn(self, agent: str, name: str, cwd: str | None) -> CancelReply:
         """The running turn of the agent's session `name` (in `cwd`, when given)."""
         self._hosts.configured(agent)
-        running = self._daemon.hosts.get(agent)
+        running = self._fleet.hosts.get(agent)
         if running is None:
             return {"cancelled": False}
         for key, session in running.sessions.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
@@ -17,7 +18,8 @@ from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_pro
 from acp_tray.state.secrets import SecretError
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.prefs.model import Preferences
+    from acp_tray.push.pusher import Pusher
 
 TEST_TITLE = "acp-tray: test"
 TEST_BODY = "This is how acp-tray's pushes arrive here."
@@ -26,19 +28,20 @@ ANSWER_BODY = "Press a button: acp-tray says at the desk when the press arrived.
 
 
 class PushOps:
-    def __init__(self, daemon: Daemon) -> None:
-        self._daemon = daemon
+    def __init__(self, pusher: Pusher, prefs: Callable[[], Preferences]) -> None:
+        self._pusher = pusher
+        self._prefs = prefs  # the preferences in force
 
     @property
     def _targets(self) -> PushTargets:
-        targets = self._daemon.pusher.targets
+        targets = self._pusher.targets
         if targets is None:
             raise OpError("this daemon was started without push targets")
         return targets
 
     def _rows(self) -> list[PushTargetRow]:
-        pusher = self._daemon.pusher
-        chosen, on = pusher.chosen(), self._daemon.prefs.push.answers
+        pusher = self._pusher
+        chosen, on = pusher.chosen(), self._prefs().push.answers
         return [
             {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), on)}
             for n, s in self._targets.read().items()
@@ -64,7 +67,7 @@ class PushOps:
             await asyncio.to_thread(self._targets.store, args.name, args.url)
         except SecretError as exc:
             raise OpError(str(exc)) from None
-        self._daemon.pusher.refresh()
+        self._pusher.refresh()
         return next(row for row in await self.list() if row["name"] == args.name)
 
     async def test(self, args: PushTestArgs) -> PushTestReply:
@@ -72,16 +75,14 @@ class PushOps:
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
         if args.answer:
             return await self._test_answer(args.name)
-        accepted = await self._daemon.pusher.send_to(args.name, TEST_TITLE, TEST_BODY)
+        accepted = await self._pusher.send_to(args.name, TEST_TITLE, TEST_BODY)
         detail = "the service accepted it" if accepted else "the service did not accept it (the log says why)"
         return {"name": args.name, "accepted": accepted, "detail": detail, "pressed": None}
 
     async def _test_answer(self, name: str) -> PushTestReply:
         started = time.monotonic()
         try:
-            accepted, pressed = await self._daemon.pusher.test_answer(
-                name, (ANSWER_TITLE, ANSWER_BODY), ANSWER_TEST_WAIT
-            )
+            accepted, pressed = await self._pusher.test_answer(name, (ANSWER_TITLE, ANSWER_BODY), ANSWER_TEST_WAIT)
         except ValueError as exc:
             raise OpError(str(exc), ErrorCode.BAD_REQUEST) from None
         if not accepted:
@@ -99,8 +100,8 @@ class PushOps:
             raise OpError(str(exc)) from None
         if not removed:
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
-        await asyncio.to_thread(self._daemon.pusher.forget_answers, args.name)
-        self._daemon.pusher.refresh()
+        await asyncio.to_thread(self._pusher.forget_answers, args.name)
+        self._pusher.refresh()
         return {"name": args.name}
 
 

@@ -15,7 +15,7 @@ from acp_tray.protocol.elicitation import FormField, openable, url_host
 from acp_tray.protocol.form_answer import typed_hint
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.actions import NotificationActions
 
 
 def field_row(f: FormField) -> FieldRow:
@@ -42,14 +42,15 @@ def question_rows(questions: Questions) -> list[QuestionRow]:
 
 
 class QuestionOps:
-    def __init__(self, daemon: Daemon) -> None:
-        self._daemon = daemon
+    def __init__(self, questions: Questions, notifications: NotificationActions) -> None:
+        self._questions = questions
+        self._notifications = notifications  # a page question opened as its notification's Open does
 
     async def questions(self) -> list[QuestionDetail]:
-        return [{**question_row(p), "url": p.question.url} for p in self._daemon.questions.pending()]
+        return [{**question_row(p), "url": p.question.url} for p in self._questions.pending()]
 
     async def answer(self, args: AnswerArgs) -> AnsweredReply:
-        questions = self._daemon.questions
+        questions = self._questions
         try:
             pending = questions.get(args.id)
             if args.action == "decline":
@@ -75,4 +76,4 @@ class QuestionOps:
         why_not = openable(question.url)
         if why_not is not None:
             raise OpError(f"acp-tray will not open that page: {why_not}", ErrorCode.BAD_REQUEST)
-        self._daemon.core.notifications.answer(QuestionAnswer(pending.question_id, "open"))
+        self._notifications.answer(QuestionAnswer(pending.question_id, "open"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from acp_tray import __version__
@@ -30,10 +31,16 @@ from acp_tray.logs.text import DESCRIPTION_LIMIT, bounded
 from acp_tray.presentation.approval_details import approval_details
 
 if TYPE_CHECKING:
+    from acp_tray.agents.approvals import Approvals
+    from acp_tray.agents.questions import Questions
     from acp_tray.agents.signin import SignIn
     from acp_tray.agents.turns import HostedSession
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.fleet import Fleet
+    from acp_tray.app.lifetime import Lifetime
+    from acp_tray.app.publisher import TrayPublisher
     from acp_tray.app.troubles import Trouble
+    from acp_tray.app.usage import UsageKeeper
+    from acp_tray.presentation.router import Router
     from acp_tray.protocol.auth import AuthMethod
 
 # an approval in a reply: more than a one-line surface shows (an option id must survive whole to be answered)
@@ -42,40 +49,58 @@ MAX_OPTIONS = 20  # of one approval request, in replies
 
 
 class StatusOps:
-    def __init__(self, daemon: Daemon, waiting: WaitingPrompts) -> None:
-        self._daemon = daemon
+    def __init__(
+        self,
+        *,
+        router: Router,
+        fleet: Fleet,
+        publisher: TrayPublisher,
+        approvals: Approvals,
+        questions: Questions,
+        usage: UsageKeeper,
+        waiting: WaitingPrompts,
+        life: Lifetime,
+        prefs_path: Path | None,
+    ) -> None:
+        self._router = router  # the preferences in force, and the clock
+        self._fleet = fleet
+        self._publisher = publisher  # its snapshot: DND, unread
+        self._approvals = approvals
+        self._questions = questions
+        self._usage = usage
         self._waiting = waiting
+        self._life = life  # `quit` ends it
+        self._prefs_path = prefs_path
         self._started = time.time()
 
     async def status(self) -> StatusReply:
-        daemon = self._daemon
-        snapshot = daemon.snapshot()
+        snapshot = self._publisher.snapshot()
         return {
             "version": __version__,
             "pid": os.getpid(),
             "uptime": round(time.time() - self._started, 1),
-            "preferences": str(daemon.prefs_path) if daemon.prefs_path else None,
+            "preferences": str(self._prefs_path) if self._prefs_path else None,
             "dnd": snapshot.dnd.describe(),
-            "morning": f"{daemon.router.prefs.dnd.morning:%H:%M}",
+            "morning": f"{self._router.prefs.dnd.morning:%H:%M}",
             "unread": snapshot.unread,
             "agents": self._agents(),
-            "approvals": self._approvals(),
-            "questions": question_rows(self._daemon.questions),
-            "today": cost_rows(daemon.usage.book.all_today(daemon.usage.day())),
+            "approvals": self._approval_rows(),
+            "questions": question_rows(self._questions),
+            "today": cost_rows(self._usage.book.all_today(self._usage.day())),
         }
 
     async def agents(self) -> list[AgentRow]:
         return self._agents()
 
     async def approvals(self) -> list[ApprovalRow]:
-        return self._approvals()
+        return self._approval_rows()
 
     async def sessions(self) -> list[SessionRow]:
-        daemon = self._daemon
-        store = daemon.session_store
+        fleet = self._fleet
+        store = fleet.store
         rows: dict[tuple[str, str, str], SessionRow] = {}
         for key in store.known():
-            if key.agent not in daemon.prefs.agents:
+            if key.agent not in self._router.prefs.agents:
                 continue  # an agent no longer configured (its table deleted from the file): not offered
             rows[(key.agent, key.cwd, key.name)] = {
                 "agent": key.agent,
@@ -86,11 +111,11 @@ class StatusOps:
                 "queued": 0,
                 "turns": 0,
                 **_NOTHING_DOING,
-                **self._facts(key.agent, daemon.session_store.get(key)),
+                **self._facts(key.agent, store.get(key)),
                 "updated": store.updated(key),
             }
         found = self._waiting_now()
-        for host in daemon.hosts.values():
+        for host in fleet.hosts.values():
             for key, session in host.sessions.items():
                 rows[(key.agent, key.cwd, key.name)] = {
                     "agent": key.agent,
@@ -108,13 +133,12 @@ class StatusOps:
         return [rows[k] for k in sorted(rows)]
 
     def _waiting_now(self) -> Waiting:
-        daemon = self._daemon
-        return waiting(daemon.hosts, daemon.approvals, daemon.questions)
+        return waiting(self._fleet.hosts, self._approvals, self._questions)
 
     def _add_waiting(self, rows: dict[tuple[str, str, str], SessionRow]) -> None:
         """The prompts waiting for their session to open (a sign-in, a start), counted in its row."""
         for prompt in self._waiting.all():
-            running = self._daemon.hosts.get(prompt.agent)
+            running = self._fleet.hosts.get(prompt.agent)
             cwd = prompt.cwd or (str(running.spec.cwd) if running is not None else "")
             row = rows.setdefault(
                 (prompt.agent, cwd, prompt.session),
@@ -128,7 +152,7 @@ class StatusOps:
 
     def _facts(self, agent: str, session_id: str | None) -> SessionFacts:
         """A session's title, compaction and usage as its agent last reported them."""
-        figures = self._daemon.usage.book.figures(agent, session_id)
+        figures = self._usage.book.figures(agent, session_id)
         return {
             "title": title_of(figures),
             "compacting": figures is not None and figures.compacting,
@@ -136,17 +160,17 @@ class StatusOps:
         }
 
     async def quit(self) -> QuitReply:
-        asyncio.get_running_loop().call_soon(self._daemon.request_stop)
+        asyncio.get_running_loop().call_soon(self._life.request_stop)
         return {"stopping": True, "pid": os.getpid()}
 
     def _agents(self) -> list[AgentRow]:
-        daemon = self._daemon
+        fleet = self._fleet
         rows: list[AgentRow] = []
-        usage, now = daemon.usage, daemon.router.clock.now()
+        usage, now = self._usage, self._router.clock.now()
         found = self._waiting_now()
-        for name, config in daemon.prefs.agents.items():
-            status = daemon.agent_states.get(name)
-            host = daemon.hosts.get(name)
+        for name, config in self._router.prefs.agents.items():
+            status = fleet.states.get(name)
+            host = fleet.hosts.get(name)
             sessions = list(host.sessions.values()) if host is not None else []
             said = host.signin_lines if host is not None else None
             rows.append(
@@ -169,12 +193,12 @@ class StatusOps:
                     "reads_code": bool(said and said.reads_code),
                     "today": cost_rows(usage.book.agent_today(name, now.date())),
                     "limits": limit_rows(usage.book, name, now),
-                    "problem": problem_row(daemon.troubles.of(name)),
+                    "problem": problem_row(fleet.troubles.of(name)),
                 }
             )
         return rows
 
-    def _approvals(self) -> list[ApprovalRow]:
+    def _approval_rows(self) -> list[ApprovalRow]:
         """Bounded whatever the agents send: capped requests, titles, options and their names."""
         return [
             {
@@ -193,7 +217,7 @@ class StatusOps:
                 "subagent": p.subagent,
                 "details": approval_details(p.scope, p.description),
             }
-            for p in self._daemon.approvals.pending()
+            for p in self._approvals.pending()
         ]
 
 

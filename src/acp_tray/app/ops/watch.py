@@ -20,7 +20,8 @@ from acp_tray.control.replies import WatchState
 from acp_tray.control.server import Stream
 
 if TYPE_CHECKING:
-    from acp_tray.app.daemon import Daemon
+    from acp_tray.app.publisher import TrayPublisher
+    from acp_tray.app.reloader import PrefsReloader
 
 MAX_RECORDS = 100  # history records held for a client that is not reading; past that: a snapshot
 
@@ -44,8 +45,10 @@ class _Follower:
 
 
 class WatchOps:
-    def __init__(self, daemon: Daemon, status: StatusOps) -> None:
-        self._daemon, self._status = daemon, status
+    def __init__(self, status: StatusOps, publisher: TrayPublisher, reloader: PrefsReloader) -> None:
+        self._status = status
+        self._publisher = publisher  # its change feed wakes each watcher
+        self._reloader = reloader  # the preferences file's version as last seen
 
     async def _state(self) -> WatchState:
         status = await self._status.status()
@@ -58,12 +61,12 @@ class WatchOps:
             "questions": status["questions"],
             "sessions": await self._status.sessions(),
             "today": status["today"],
-            "preferences": self._daemon.prefs_version,
+            "preferences": self._reloader.version,
         }
 
     async def watch(self, stream: Stream) -> None:
         follower = _Follower()
-        unsubscribe = self._daemon.subscribe(follower)
+        unsubscribe = self._publisher.subscribe(follower)
         gone = asyncio.ensure_future(stream.gone())
         try:
             last = await self._state()

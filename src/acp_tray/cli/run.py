@@ -11,11 +11,11 @@ from pathlib import Path
 from acp_tray.cli.config import config_path
 from acp_tray.cli.output import EXIT_FAILED, fail, say
 from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
+from acp_tray.desktop.display import environment_has_display
 from acp_tray.files import paths
 from acp_tray.files.private import make_dir
 from acp_tray.files.rotating import RotatingFile
 from acp_tray.logs.setup import install
-from acp_tray.window.where import environment_has_display
 
 log = logging.getLogger("acp_tray")
 LOG_BYTES = 1024 * 1024

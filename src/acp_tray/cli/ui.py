@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
-from acp_tray.window.where import Running, environment_has_display, running
+from acp_tray.desktop.display import environment_has_display
+from acp_tray.window.where import Running, running
 
 
 def cmd_ui(args: argparse.Namespace) -> int:

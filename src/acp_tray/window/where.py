@@ -113,7 +113,3 @@ def running() -> Running | None:
         return window
     _drop(text)
     return None
-
-
-def environment_has_display() -> bool:
-    return sys.platform in ("win32", "darwin") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

@@ -64,7 +64,7 @@ def dispatch_table(daemon: Daemon) -> Dispatch:
         reading(api.DIAGNOSTICS, DiagnosticsOps(daemon, status).diagnostics),
         following(api.WATCH, WatchOps(daemon, status).watch),
         reading(api.PUSH_LIST, push.list),
-        answering(api.PUSH_ADD, push.add),
+        streaming(api.PUSH_ADD, push.add),
         answering(api.PUSH_TEST, push.test),
-        answering(api.PUSH_REMOVE, push.remove),
+        streaming(api.PUSH_REMOVE, push.remove),
     )

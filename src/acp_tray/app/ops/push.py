@@ -1,5 +1,5 @@
 """The push ops: `push.list` (with whether each target can be answered from the phone),
-`push.add` (the URL into the OS keyring), `push.test` (one message, accepted or not; with `answer`,
+`push.add` (the URL into the OS keyring, said while a keyring's dialog is awaited), `push.test` (one message, accepted or not; with `answer`,
 a test approval whose press is awaited) and `push.remove`. The keyring and Apprise are used in worker threads; a URL is
 never part of a reply or a log line."""
 
@@ -18,7 +18,9 @@ from acp_tray.control.api import (
     PushNameArgs,
     PushTestArgs,
 )
+from acp_tray.app.ops.keyring_wait import keyring_call
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
+from acp_tray.control.server import Emit
 from acp_tray.logs.redact import remember_secrets
 from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem
 from acp_tray.state.secrets import SecretError
@@ -54,7 +56,7 @@ class PushOps:
     async def list(self) -> list[PushTargetRow]:
         return await asyncio.to_thread(self._rows)
 
-    async def add(self, args: PushAddArgs) -> PushTargetRow:
+    async def add(self, args: PushAddArgs, emit: Emit) -> PushTargetRow:
         problem = target_name_problem(args.name)
         if problem is not None:
             raise ArgumentError(problem)
@@ -68,7 +70,7 @@ class PushOps:
         if problem is not None:
             raise ArgumentError(f"{problem}; nothing stored for {args.name}")
         try:
-            await asyncio.to_thread(self._targets.store, args.name, args.url)
+            await keyring_call(lambda: self._targets.store(args.name, args.url), emit)
         except SecretError as exc:
             raise OpError(str(exc)) from None
         self._daemon.pusher.refresh()
@@ -99,9 +101,9 @@ class PushOps:
             detail = f"your press of \u201c{pressed}\u201d arrived {time.monotonic() - started:.0f} s after the push"
         return {"name": name, "accepted": accepted, "detail": detail, "pressed": pressed}
 
-    async def remove(self, args: PushNameArgs) -> NameReply:
+    async def remove(self, args: PushNameArgs, emit: Emit) -> NameReply:
         try:
-            removed = await asyncio.to_thread(self._targets.delete, args.name)
+            removed = await keyring_call(lambda: self._targets.delete(args.name), emit)
         except SecretError as exc:
             raise OpError(str(exc)) from None
         if not removed:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 _CONNECTED = re.compile(r"^session (?P<id>\S+) · ACP (?P<version>\d+)$")
 _CODE = re.compile(r"\s*\(code (?P<code>-?\d+)\)")
 _BACKTICKED = re.compile(r"`([^`]+)`")
-_CLAUSE = re.compile(r"(?:;\s+|:\s+|\s+\()")  # where a clause that names a command may start
+_CLAUSE = re.compile(r"(?:;\s+|:\s+|,\s+|\s+\()")  # where a clause that names a command may start
 
 
 @dataclass(frozen=True)
@@ -34,18 +34,23 @@ def said(text: str) -> Said:
 
 
 def _without_commands(text: str) -> tuple[str, list[str]]:
-    """`text` up to its first clause that names an acp-tray command, and those commands."""
+    """`text` up to the clause that names its first acp-tray command, and those commands."""
     commands = [command for command in _BACKTICKED.findall(text) if command.startswith("acp-tray ")]
     if not commands:
         return text, []
     first = text.index(f"`{commands[0]}`")
-    starts = [match.start() for match in _CLAUSE.finditer(text, 0, first)]
+    starts = [match.start() for match in _CLAUSE.finditer(text, 0, first) if not _closed(text, match.start(), first)]
     cut = starts[-1] if starts else first
     line = text[:cut].rstrip(" ;:,(")
     if not line:  # nothing but the command: the sentence is kept, its command said plainly
         return text, []
     ending = "." if text.rstrip().endswith(".") and not line.endswith(".") else ""
     return line + ending, [f"In a terminal: {command}" for command in commands]
+
+
+def _closed(text: str, start: int, end: int) -> bool:
+    """The clause at `start` is a parenthesis closed before `end` ("(e.g. TERMINAL=xterm)")."""
+    return text[start:end].lstrip().startswith("(") and ")" in text[start:end]
 
 
 def agent_detail(detail: str) -> Said:

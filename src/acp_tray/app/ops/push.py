@@ -1,7 +1,8 @@
 """The push ops: `push.list` (with whether each target can be answered from the phone),
-`push.add` (the URL into the OS keyring, said while a keyring's dialog is awaited), `push.test` (one message, accepted or not; with `answer`,
+`push.add` (the URL into the OS keyring), `push.test` (one message, accepted or not; with `answer`,
 a test approval whose press is awaited) and `push.remove`. The keyring and Apprise are used in worker threads; a URL is
-never part of a reply or a log line."""
+never part of a reply or a log line. A keyring that holds an add or a removal (its dialog open) is
+said to the caller (app/ops/keyring_wait.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Literal
 
+from acp_tray.app.ops.keyring_wait import keyring_call
 from acp_tray.control.api import (
     ANSWER_TEST_WAIT,
     ArgumentError,
@@ -18,7 +20,6 @@ from acp_tray.control.api import (
     PushNameArgs,
     PushTestArgs,
 )
-from acp_tray.app.ops.keyring_wait import keyring_call
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
 from acp_tray.control.server import Emit
 from acp_tray.logs.redact import remember_secrets

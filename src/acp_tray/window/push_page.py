@@ -93,6 +93,7 @@ class PushPage:
         heard.cancel()
         if adding.done():
             return await self._added(request, name, adding)
+        adding.add_done_callback(_heard)  # its outcome is read even should no page ask for it
         key = secrets.token_urlsafe(16)
         self._adding[key] = (name, adding)
         return await self._part(request, waiting=said[0], adding=key)
@@ -132,3 +133,8 @@ class PushPage:
         except CallFailedError as exc:
             return await self._part(request, problem=str(exc))
         return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")
+
+
+def _heard(done: asyncio.Future[replies.PushTargetRow]) -> None:
+    if not done.cancelled():
+        done.exception()

@@ -14,6 +14,12 @@ def test_a_connected_agent_s_session_and_protocol_are_all_details() -> None:
     assert agent_detail("session 4f1c-77aa · ACP 2") == Said("", ["Session id: 4f1c-77aa", "Protocol: ACP 2"])
 
 
+def test_an_agent_started_again_on_another_protocol_version_says_what_it_means() -> None:
+    assert agent_detail("again, offering ACP 1: it speaks ACP 1 only") == Said(
+        "starting again, in the older way it understands", ["Protocol: ACP 1", "it speaks ACP 1 only"]
+    )
+
+
 def test_an_agent_s_error_code_goes_to_the_details() -> None:
     found = said("it refused to start a session: no model is configured (code -32603)")
     assert found == Said("it refused to start a session: no model is configured", ["Error code: -32603"])

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 _CONNECTED = re.compile(r"^session (?P<id>\S+) · ACP (?P<version>\d+)$")
+_AGAIN = re.compile(r"^again, offering ACP (?P<version>\d+): (?P<why>.+)$")
 _CODE = re.compile(r"\s*\(code (?P<code>-?\d+)\)")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 _CLAUSE = re.compile(r"(?:;\s+|:\s+|,\s+|\s+\()")  # where a clause that names a command may start
@@ -54,8 +55,13 @@ def _closed(text: str, start: int, end: int) -> bool:
 
 
 def agent_detail(detail: str) -> Said:
-    """An agent's detail line: "session ID · ACP 2" (what a connected agent says) is all technical."""
+    """An agent's detail line: "session ID · ACP 2" (what a connected agent says) is all technical;
+    the protocol version it starts again with is said as what it means."""
     connected = _CONNECTED.match(detail)
     if connected is not None:
         return Said("", [f"Session id: {connected['id']}", f"Protocol: ACP {connected['version']}"])
+    again = _AGAIN.match(detail)
+    if again is not None:  # "again, offering ACP 1: it speaks ACP 1 only", after "Starting…"
+        technical = [f"Protocol: ACP {again['version']}", again["why"]]
+        return Said("starting again, in the older way it understands", technical)
     return said(detail)

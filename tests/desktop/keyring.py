@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -45,6 +46,27 @@ def _owned(name: str, env: dict[str, str]) -> bool:
         env={**os.environ, **env}, capture_output=True, text=True, timeout=10,
     )  # fmt: skip
     return "boolean true" in reply.stdout
+
+
+def _owner_pid(name: str, env: dict[str, str]) -> int:
+    reply = subprocess.run(
+        ["dbus-send", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+         "org.freedesktop.DBus.GetConnectionUnixProcessID", f"string:{name}"],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=10, check=True,
+    )  # fmt: skip
+    return int(reply.stdout.split()[-1])
+
+
+@contextmanager
+def keyring_held(env: dict[str, str]) -> Iterator[None]:
+    """The Secret Service of `env` stopped (SIGSTOP, by the PID the bus names for it) until the block
+    ends: every call to it waits, as it does while the keyring's password dialog is open."""
+    pid = _owner_pid("org.freedesktop.secrets", env)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 @contextmanager

@@ -119,7 +119,9 @@ def test_agents_added_from_the_registry_with_progress_then_removed_with_their_fi
         assert size is not None and "1.2.0/demo/bin/demo-acp" in tree(home)
         page.get_by_role("button", name="Remove demo-acp…").click()
         confirm = page.get_by_role("group", name="Confirm removing demo-acp")
-        assert f"frees {megabytes(size)}" in confirm.inner_text() and str(home) in confirm.inner_text()
+        assert f"frees {megabytes(size)}" in confirm.inner_text() and str(home) not in confirm.inner_text()
+        confirm.get_by_text("Details").click()  # where its files are
+        assert f"Its files: {home}" in confirm.inner_text()
         screenshot(watched, "agents-remove-light")
         confirm.get_by_role("button", name="Remove demo-acp").click()
         page.get_by_text(f"demo-acp removed; its installed files were deleted ({megabytes(size)} freed)").wait_for()

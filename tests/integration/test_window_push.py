@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,12 +25,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from acp_tray.files import paths
+from tests.desktop.keyring import keyring_held
 from tests.support.browser import PageFor, Screenshot
 from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.web_server import serve
 from tests.support.window import PHONE, sideways, window_process
 
 SHOWS = 10_000  # ms
+WAITING = "Waiting for your keyring: a dialog may have opened"
+PAST_TIMEOUT = 32.0  # s: longer than a control request's own time limit (30 s)
 PUSHED = 30_000  # ms: Apprise's post to the local service, and its answer
 TOKEN = "tok9Qm27xPushSecret"  # the part of the URL a service would treat as the password
 
@@ -216,3 +220,57 @@ def test_the_push_choices_saved_from_the_page_change_the_file(
             page.get_by_role("button", name="Save").click()
         assert tomllib.loads(paths.config_file().read_text(encoding="utf-8"))["push"].get("targets", []) == []
         assert not watched.problems, watched.problems
+
+
+def test_an_add_the_keyring_holds_is_said_while_it_waits_and_the_target_shows_once_it_is_kept(
+    daemon: DaemonProcess, keyring_env: dict[str, str], service: tuple[Service, str], page_for: PageFor
+) -> None:
+    """GNOME Keyring held (as while its "choose a password for the new keyring" dialog is open): the
+    page says it waits for the keyring, with no error; once the keyring answers, the target is in
+    the list without a reload."""
+    _, url = service
+    with window_process("preferences") as window:
+        watched = page_for("light")
+        page = watched.page
+        page.goto(window.url)
+        section = page.locator("section.push")
+        section.get_by_text("None yet: add one below.").wait_for(timeout=SHOWS)
+        with keyring_held(keyring_env):
+            section.get_by_label("Name", exact=True).fill("phone")
+            section.get_by_label("Apprise URL").fill(url)
+            section.get_by_role("button", name="Add the target").click()
+            section.get_by_role("status").filter(has_text=WAITING).wait_for(timeout=SHOWS)
+            assert section.locator(".problem, .field-error").count() == 0
+            assert section.locator('[data-push="phone"]').count() == 0
+        section.get_by_text("phone added (JSON webhook)").wait_for(timeout=SHOWS)
+        assert section.locator('[data-push="phone"]').get_by_text("JSON webhook").is_visible()
+        assert section.get_by_text(WAITING).count() == 0
+        assert section.locator(".problem, .field-error").count() == 0
+        assert keyring_value("push/phone", keyring_env) == url
+        assert not watched.problems, watched.problems
+
+
+def test_the_cli_says_it_waits_for_the_keyring_and_waits_past_its_time_limit(
+    daemon: DaemonProcess, keyring_env: dict[str, str], service: tuple[Service, str]
+) -> None:
+    """`acp-tray push add` while the keyring is held longer than a request's time limit: it says it
+    waits for the keyring (not "did not answer within 30 s"), and adds the target once it answers."""
+    _, url = service
+    with keyring_held(keyring_env):
+        adding = subprocess.Popen(
+            [sys.executable, "-m", "acp_tray", "push", "add", "desk"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
+        )  # fmt: skip
+        assert adding.stdin is not None and adding.stdout is not None and adding.stderr is not None
+        adding.stdin.write(url + "\n")
+        adding.stdin.close()
+        said = adding.stderr.readline()
+        assert WAITING in said, said
+        time.sleep(PAST_TIMEOUT)  # the person still typing their new keyring's password
+        assert adding.poll() is None
+    adding.wait(timeout=60)
+    out, err = adding.stdout.read(), adding.stderr.read()
+    assert adding.returncode == 0, err
+    assert "did not answer" not in err
+    assert "desk: json target kept in the OS keyring" in out
+    assert keyring_value("push/desk", keyring_env) == url

@@ -56,7 +56,9 @@ def test_a_prompt_streams_its_reply_and_the_approval_it_waits_on_is_answered_inl
         assert "You allowed it" not in turn.locator(".reply").inner_text()
         row = page.locator('[data-session="demo/build"]')
         row.wait_for(timeout=SHOWS)  # the new session is in the list, live
-        assert str(project) in row.inner_text() and row.get_attribute("data-state") == "running"
+        assert str(project) not in row.inner_text() and row.get_attribute("data-state") == "running"
+        row.locator("summary").click()  # its folder: behind its Details
+        assert f"Folder: {project}" in row.inner_text()
         screenshot(watched, "sessions-light")
 
         allow.click()

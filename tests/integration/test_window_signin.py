@@ -100,7 +100,9 @@ def test_agent_and_terminal_methods_from_the_page_open_the_session(
         assert key.get_attribute("type") == "password" and key.get_attribute("autocomplete") == "off"
         assert "Company SSO (ask IT): acp-tray cannot do this kind of sign-in (_acme.sso)" in row.inner_text()
         runs = shell_line([sys.executable, str(AUTH_AGENT), "--login", HOSTILE_ID])  # the exact command, inert
-        assert f"Sign in in a terminal runs {runs}" in row.inner_text()
+        assert "--login" not in row.inner_text()  # the command is behind the sign-in's Details
+        row.locator(".signin summary").click()
+        assert f"Sign in in a terminal runs: {runs}" in row.inner_text()
         screenshot(watched, "agents-needs-sign-in-narrow")
 
         # an agent method the agent refuses: its own words, and it still needs the sign-in
@@ -213,10 +215,9 @@ def test_what_cannot_be_done_is_said_in_plain_words(
             "locked", method="sso"
         )
         assert "nothing entered for AUTH_AGENT_KEY; nothing stored" in said("locked", method="key")
-        assert "no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one, " in said(
-            "locked", method="tui"
-        )
-        assert "or run `acp-tray login locked tui` in a terminal yourself" in said("locked", method="tui")
+        no_terminal = said("locked", method="tui")
+        assert ">no terminal emulator found: set $TERMINAL (e.g. TERMINAL=xterm) or install one</p>" in no_terminal
+        assert "<summary>Details</summary><ul><li>In a terminal: acp-tray login locked tui</li>" in no_terminal
     assert not paths.secret_names_file().exists()
     assert agent_state("locked", cli_env()) == "needs sign-in"
 

@@ -33,10 +33,15 @@ def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(
         page.goto(window.url)
         switch = page.get_by_role("switch", name="Start acp-tray when I log in")
         assert switch.get_attribute("aria-checked") == "false" and not entry.exists()
+        part = page.locator("#start-on-login")
+        part.get_by_text("Details").click()  # what is installed: behind the part's Details
         page.get_by_text(f"{entry}: not installed").wait_for()
 
         switch.click()
-        page.locator("#start-on-login").get_by_text(f"XDG autostart entry written: {entry}").wait_for(timeout=LIVE)
+        part.get_by_text("Done: acp-tray starts when you log in.").wait_for(timeout=LIVE)
+        for summary in part.locator("summary").all():
+            summary.click()
+        part.get_by_text(f"XDG autostart entry written: {entry}").wait_for()
         assert page.get_by_role("switch", name="Start acp-tray when I log in").get_attribute("aria-checked") == "true"
         page.get_by_text(f"{entry}: installed — starts this installation").wait_for()
         assert entry.read_text(encoding="utf-8") == DESKTOP_STAMP.on(desktop_entry(this_installation()))
@@ -47,7 +52,9 @@ def test_the_start_on_login_switch_writes_and_removes_the_xdg_entry(
         assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout
 
         page.get_by_role("switch", name="Start acp-tray when I log in").click()
-        page.locator("#start-on-login").get_by_text(f"removed {entry}").wait_for(timeout=LIVE)
+        part.get_by_text("Done: acp-tray no longer starts when you log in.").wait_for(timeout=LIVE)
+        part.locator("summary").last.click()
+        part.get_by_text(f"removed {entry}").wait_for()
         assert page.get_by_role("switch", name="Start acp-tray when I log in").get_attribute("aria-checked") == "false"
         assert not entry.exists()
         assert not watched.problems, watched.problems
@@ -65,6 +72,7 @@ def test_an_entry_acp_tray_did_not_write_is_left_alone_and_said_so(
         page = page_for("dark", viewport=PHONE).page
         page.goto(window.url)
         assert not sideways(page), sideways(page)  # the whole preferences page, at a phone's width
+        page.locator("#start-on-login").get_by_text("Details").click()
         page.get_by_text(f"{entry}: edited since acp-tray wrote it, or not written by acp-tray (left alone)").wait_for()
         page.get_by_role("switch", name="Start acp-tray when I log in").click()
         page.get_by_role("alert").get_by_text("(left alone); remove it, or edit it yourself").wait_for(timeout=LIVE)

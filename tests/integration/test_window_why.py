@@ -127,7 +127,7 @@ def test_an_agent_that_does_not_connect_is_kept_stopped_with_its_reason_then_cha
             assert configured()[name]["state"] in ("failed", "stopped")  # kept, not running, not removed
             row = page.locator(f'#agents [data-agent="{name}"]')
             row.locator("details.problem[open]").wait_for(timeout=LIVE)
-            assert "does not speak ACP" in row.locator("details.problem summary").inner_text()
+            assert "does not speak ACP" in row.locator("details.problem > summary").inner_text()
             assert violations(page) == []
             screenshot(watched, f"agents-kept-{scheme}")
 

@@ -4,7 +4,7 @@ went wrong said in one line with the exit code to end with."""
 from __future__ import annotations
 
 import argparse
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, print_json, say
 from acp_tray.control.api import Args, Op
@@ -22,11 +22,19 @@ def failure(exc: NoDaemonError | ReplyError) -> int:
 
 def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
     """(0, the reply), or (the exit code, None) once the reason is said; `timeout`: a wait of its
-    own (a press on a phone), else the client's."""
+    own (a press on a phone), else the client's. What the daemon says it waits for (the OS keyring's
+    dialog) is said as it comes; the reply is then waited for as long as the person takes."""
     try:
-        return 0, request(op, args) if timeout is None else request(op, args, timeout=timeout)
+        if timeout is None:
+            return 0, request(op, args, on_event=_waiting)
+        return 0, request(op, args, on_event=_waiting, timeout=timeout)
     except (NoDaemonError, ReplyError) as exc:
         return failure(exc), None
+
+
+def _waiting(event: dict[str, Any]) -> None:
+    if event.get("event") == "waiting":
+        say(f"{event.get('text')}…")
 
 
 def fetch(args: argparse.Namespace, op: Op[Args, R]) -> tuple[int, R | None]:

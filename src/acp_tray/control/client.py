@@ -70,11 +70,15 @@ def open_pipe(name: str, *, busy_wait: float = PIPE_BUSY_WAIT) -> io.BufferedRWP
         return io.BufferedRWPair(raw, raw)
 
 
+TimeoutSetter = Callable[[float | None], None]
+
+
 @contextlib.contextmanager
-def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
+def _connect(timeout: float | None) -> Iterator[tuple[io.BufferedIOBase, TimeoutSetter]]:
+    """The stream to the daemon, and what sets its time limit again (a pipe has none)."""
     if sys.platform == "win32":  # pragma: no cover - Windows only
         with open_pipe(pipe_name()) as pipe:
-            yield pipe
+            yield pipe, lambda _: None
         return
     path = socket_path()
     if path.parent.exists() or path.parent.is_symlink():
@@ -97,7 +101,7 @@ def _connect(timeout: float | None) -> Iterator[io.BufferedIOBase]:
         sock.close()
         raise UntrustedError(f"not talking to {path}: {why}")
     with sock, sock.makefile("rwb") as stream:
-        yield stream
+        yield stream, sock.settimeout
 
 
 def _no_answer(op: str, timeout: float | None) -> ReplyError:
@@ -109,10 +113,12 @@ def _no_answer(op: str, timeout: float | None) -> ReplyError:
 
 
 class Call:
-    """One request on its own connection; read its events and final reply with `next()`."""
+    """One request on its own connection; read its events and final reply with `next()`. Once the
+    daemon says it waits for the person (a "waiting" event: a keyring's dialog, a browser), the
+    reply is waited for without a time limit."""
 
-    def __init__(self, stream: io.BufferedIOBase, op: str, timeout: float | None) -> None:
-        self._stream, self._op, self._timeout = stream, op, timeout
+    def __init__(self, stream: io.BufferedIOBase, op: str, timeout: float | None, limit: TimeoutSetter) -> None:
+        self._stream, self._op, self._timeout, self._limit = stream, op, timeout, limit
 
     def next(self) -> dict[str, Any]:
         """The next message: an event ({"event": ...}) or the final reply ({"ok": ...})."""
@@ -123,9 +129,13 @@ class Call:
         if not line:
             raise ReplyError("the daemon closed the connection without an answer (did it stop?)", ErrorCode.CLOSED)
         try:
-            return decode(line)
+            message = decode(line)
         except ProtocolError as exc:
             raise ReplyError(f"unexpected answer from the daemon: {exc}", ErrorCode.PROTOCOL) from None
+        if message.get("event") == "waiting" and self._timeout is not None:
+            self._timeout = None
+            self._limit(None)
+        return message
 
 
 def result_of(message: dict[str, Any]) -> Any:
@@ -151,7 +161,7 @@ def call(
         size = f"{len(data) / 1024 / 1024:.1f} MiB"
         limit = f"{MAX_LINE // 1024 // 1024} MiB"
         raise ReplyError(f"the request is {size}; the daemon takes at most {limit}", ErrorCode.TOO_LONG)
-    with _connect(timeout) as stream:
+    with _connect(timeout) as (stream, set_limit):
         try:
             stream.write(data)
             stream.flush()
@@ -159,7 +169,7 @@ def call(
             raise ReplyError("the daemon closed the connection before the request was sent", ErrorCode.CLOSED) from None
         except TimeoutError:
             raise _no_answer(name, timeout) from None
-        yield Call(stream, name, timeout)
+        yield Call(stream, name, timeout, set_limit)
 
 
 EventSink = Callable[[dict[str, Any]], None]

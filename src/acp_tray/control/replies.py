@@ -339,7 +339,11 @@ class QueuedEvent(TypedDict):  # a prompt's, when it is queued
     session_id: str | None
 
 
-class SignInWaiting(TypedDict):  # `login`: an agent's own sign-in takes long (it may wait for a browser)
+class Waiting(TypedDict):
+    """acp-tray waits for the person: `login`, an agent's own sign-in (a browser); `push.add` and
+    `push.remove`, the OS keyring (its dialog). From this event on, a client waits for the reply
+    without a time limit (the person may be typing a password)."""
+
     event: Literal["waiting"]
     text: str
 

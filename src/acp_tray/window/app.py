@@ -21,6 +21,7 @@ from acp_tray.window.agent_routes import agent_routes
 from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
 from acp_tray.window.pages import Pages
+from acp_tray.window.plain import said
 from acp_tray.window.prefs_page import PrefsPage
 from acp_tray.window.push_page import PushPage
 from acp_tray.window.questions import question_routes
@@ -39,6 +40,7 @@ def templates() -> Jinja2Templates:
         undefined=jinja2.StrictUndefined,
     )
     env.globals["asker"] = asker  # "claude › Child check": the one way a request's asker is named
+    env.globals["plain"] = said  # a daemon's line as a person reads it, and its technical part (`_details.html`)
     return Jinja2Templates(env=env)
 
 

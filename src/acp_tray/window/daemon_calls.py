@@ -4,6 +4,7 @@ is blocking) so that a slow answer never holds the pages' event loop."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from acp_tray.control.api import Args, Op
@@ -23,10 +24,18 @@ class CallFailedError(Exception):
         self.code = code
 
 
-async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
-    """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person)."""
+async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT, on_wait: Callable[[str], None] | None = None) -> R:
+    """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person), or for
+    as long as the person takes once the daemon says it waits for them (the OS keyring's dialog):
+    `on_wait` is then given its words, on this event loop."""
+    loop = asyncio.get_running_loop()
+
+    def event(message: dict[str, Any]) -> None:
+        if message.get("event") == "waiting" and on_wait is not None:
+            loop.call_soon_threadsafe(on_wait, str(message.get("text") or ""))
+
     try:
-        return await asyncio.to_thread(request, op, args, timeout=within)
+        return await asyncio.to_thread(request, op, args, on_event=event, timeout=within)
     except (NoDaemonError, ReplyError) as exc:
         raise failed(exc) from None
 

@@ -1,9 +1,13 @@
 """The Preferences page's push targets: add one (its Apprise URL, typed in a password field, goes to
 the daemon's `push.add` and never comes back to the page), send one a test, remove one (asked
-first). Each answer is the targets' part again, or a line beside the target."""
+first). Each answer is the targets' part again, or a line beside the target. An add the OS keyring
+holds (its dialog is open) is answered at once with the daemon's words for the wait; the part asks
+again (`/push/adding/KEY`) and gets the targets once the keyring has answered."""
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 from typing import Any
 
 from starlette.requests import Request
@@ -11,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api
+from acp_tray.control import api, replies
 from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.push.targets import push_url_secrets, target_name_problem
 from acp_tray.window import push_view
@@ -39,11 +43,13 @@ async def _chosen() -> list[str]:
 class PushPage:
     def __init__(self, templates: Jinja2Templates) -> None:
         self._templates = templates
+        self._adding: dict[str, tuple[str, asyncio.Future[replies.PushTargetRow]]] = {}  # held by the keyring
 
     def routes(self) -> list[Route]:
         return [
             Route("/push", self.targets),
             Route("/push/targets", self.add, methods=["POST"]),
+            Route("/push/adding/{key}", self.adding),
             Route("/push/{name}/test", self.test, methods=["POST"]),
             Route("/push/{name}/remove", self.confirm_remove),
             Route("/push/{name}/remove", self.remove, methods=["POST"]),
@@ -69,15 +75,45 @@ class PushPage:
             problem, invalid = NO_URL, "url"
         else:
             remember_secrets(push_url_secrets(url.strip()))  # masked wherever this process shows or logs it
-            try:
-                row = await ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url))
-            except CallFailedError as exc:
-                problem, invalid = redact(str(exc)), "url"  # should the daemon's error quote it
-            else:
-                service = push_view.SERVICES.get(row["service"], row["service"])
-                notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."
-                return await self._part(request, notice=notice)
+            return await self._add(request, name, url)
         return await self._part(request, problem=problem, invalid=invalid, name=name)
+
+    async def _add(self, request: Request, name: str, url: str) -> Response:
+        """`push.add`'s answer; or, while the keyring holds it, the daemon's words for that wait."""
+        said: list[str] = []
+        spoke = asyncio.Event()
+
+        def waiting(text: str) -> None:
+            said.append(text)
+            spoke.set()
+
+        adding = asyncio.ensure_future(ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url), on_wait=waiting))
+        heard = asyncio.ensure_future(spoke.wait())
+        await asyncio.wait({adding, heard}, return_when=asyncio.FIRST_COMPLETED)
+        heard.cancel()
+        if adding.done():
+            return await self._added(request, name, adding)
+        adding.add_done_callback(_heard)  # its outcome is read even should no page ask for it
+        key = secrets.token_urlsafe(16)
+        self._adding[key] = (name, adding)
+        return await self._part(request, waiting=said[0], adding=key)
+
+    async def adding(self, request: Request) -> Response:
+        """The targets once the add the keyring held is done (at once for one unknown here)."""
+        name, adding = self._adding.pop(request.path_params["key"], ("", None))
+        if adding is None:
+            return await self._part(request)
+        await asyncio.wait({adding})  # a page that went away meanwhile does not cancel the add
+        return await self._added(request, name, adding)
+
+    async def _added(self, request: Request, name: str, adding: asyncio.Future[replies.PushTargetRow]) -> Response:
+        try:
+            row = adding.result()
+        except CallFailedError as exc:  # should the daemon's error quote the URL
+            return await self._part(request, problem=redact(str(exc)), invalid="url", name=name)
+        service = push_view.SERVICES.get(row["service"], row["service"])
+        notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."
+        return await self._part(request, notice=notice)
 
     async def test(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -97,3 +133,8 @@ class PushPage:
         except CallFailedError as exc:
             return await self._part(request, problem=str(exc))
         return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")
+
+
+def _heard(done: asyncio.Future[replies.PushTargetRow]) -> None:
+    if not done.cancelled():
+        done.exception()

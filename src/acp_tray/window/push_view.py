@@ -84,12 +84,23 @@ def targets(listing: Listing, chosen: list[str]) -> list[Target]:
 
 
 def part(
-    listing: Listing, chosen: list[str], *, notice: str = "", problem: str = "", invalid: str = "", name: str = ""
+    listing: Listing,
+    chosen: list[str],
+    *,
+    notice: str = "",
+    problem: str = "",
+    invalid: str = "",
+    name: str = "",
+    waiting: str = "",
+    adding: str = "",
 ) -> dict[str, Any]:
     """The context of the targets' part (`_push_targets.html`): `chosen` is `[push] targets` as the
     page shows it; `problem` why adding failed, `invalid` the field it is about ("name", "url"), `name`
-    the name typed in "Add a target" (the URL typed never comes back)."""
+    the name typed in "Add a target" (the URL typed never comes back); `waiting` what an add waits
+    for (the OS keyring's dialog), `adding` the key its outcome is asked for by."""
     return {
+        "push_waiting": waiting,
+        "push_adding": adding,
         "push_targets": targets(listing, chosen),
         "push_chosen": chosen,
         "push_unavailable": listing.problem,

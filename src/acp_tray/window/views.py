@@ -15,6 +15,7 @@ from acp_tray.events import RUNNING_STATES, now
 from acp_tray.presentation.doing import session_doing
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.when import dated_label
+from acp_tray.window.plain import agent_detail, said
 from acp_tray.window.signin_view import SignInChoice, sign_in_choices
 
 OPTION_LIMIT = 80
@@ -51,10 +52,11 @@ DND_CHOICES = (
 
 @dataclass(frozen=True)
 class ProblemView:
-    what: str
+    what: str  # in plain words
     stderr: list[str]
     when: str  # "16:42", "Yesterday 16:42", "3 Dec 16:42"
     time: str  # ISO 8601, for <time datetime>
+    technical: list[str] = field(default_factory=list)  # its error code: behind "Details"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class AgentView:
     state: str
     words: str
     tone: str
-    detail: str
+    detail: str  # in plain words ("" when all of it is technical)
     target: str
     sessions: int
     busy: int
@@ -75,6 +77,7 @@ class AgentView:
     troubled: bool  # its last problem is why it is not running now: shown opened
     sign_in_links: list[replies.SignInLinkRow] = field(default_factory=list)  # to open while its sign-in waits
     reads_code: bool = False  # that sign-in reads a code on its input: the page offers a field for it
+    technical: list[str] = field(default_factory=list)  # its session id and protocol version: behind "Details"
 
 
 @dataclass(frozen=True)
@@ -101,17 +104,20 @@ def problem_view(row: replies.ProblemRow | None, seen: datetime) -> ProblemView 
         when = dated_label(datetime.fromisoformat(row["time"]), seen)
     except ValueError:
         when = row["time"]
-    return ProblemView(row["what"], row["stderr"], when, row["time"])
+    what = said(row["what"])
+    return ProblemView(what.line, row["stderr"], when, row["time"], what.details)
 
 
 def agent_view(row: replies.AgentRow, seen: datetime) -> AgentView:
     state = row["state"]
+    detail = agent_detail(row["detail"])
     return AgentView(
         name=row["name"],
         state=state,
         words="Waits for you" if row["needs_you"] else STATE_WORDS.get(state, state.capitalize()),
         tone=STATE_TONE.get(state, "bad"),
-        detail=row["detail"],
+        detail=detail.line,
+        technical=detail.details,
         target=row["target"],
         sessions=row["sessions"],
         busy=row["busy"],

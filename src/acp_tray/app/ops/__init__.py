@@ -74,7 +74,7 @@ def dispatch_table(ops: Ops) -> Dispatch:
         reading(api.DIAGNOSTICS, ops.diagnostics.diagnostics),
         following(api.WATCH, ops.watch.watch),
         reading(api.PUSH_LIST, push.list),
-        answering(api.PUSH_ADD, push.add),
+        streaming(api.PUSH_ADD, push.add),
         answering(api.PUSH_TEST, push.test),
-        answering(api.PUSH_REMOVE, push.remove),
+        streaming(api.PUSH_REMOVE, push.remove),
     )

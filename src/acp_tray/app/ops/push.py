@@ -1,7 +1,8 @@
 """The push ops: `push.list` (with whether each target can be answered from the phone),
 `push.add` (the URL into the OS keyring), `push.test` (one message, accepted or not; with `answer`,
 a test approval whose press is awaited) and `push.remove`. The keyring and Apprise are used in worker threads; a URL is
-never part of a reply or a log line."""
+never part of a reply or a log line. A keyring that holds an add or a removal (its dialog open) is
+said to the caller (app/ops/keyring_wait.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from acp_tray.app.ops.keyring_wait import keyring_call
 from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
 from acp_tray.control.errors import ArgumentError, ErrorCode, OpError
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
+from acp_tray.control.server import Emit
 from acp_tray.logs.redact import remember_secrets
 from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem
 from acp_tray.state.secrets import SecretError
@@ -50,7 +53,7 @@ class PushOps:
     async def list(self) -> list[PushTargetRow]:
         return await asyncio.to_thread(self._rows)
 
-    async def add(self, args: PushAddArgs) -> PushTargetRow:
+    async def add(self, args: PushAddArgs, emit: Emit) -> PushTargetRow:
         problem = target_name_problem(args.name)
         if problem is not None:
             raise ArgumentError(problem)
@@ -64,7 +67,7 @@ class PushOps:
         if problem is not None:
             raise ArgumentError(f"{problem}; nothing stored for {args.name}")
         try:
-            await asyncio.to_thread(self._targets.store, args.name, args.url)
+            await keyring_call(lambda: self._targets.store(args.name, args.url), emit)
         except SecretError as exc:
             raise OpError(str(exc)) from None
         self._pusher.refresh()
@@ -93,9 +96,9 @@ class PushOps:
             detail = f"your press of \u201c{pressed}\u201d arrived {time.monotonic() - started:.0f} s after the push"
         return {"name": name, "accepted": accepted, "detail": detail, "pressed": pressed}
 
-    async def remove(self, args: PushNameArgs) -> NameReply:
+    async def remove(self, args: PushNameArgs, emit: Emit) -> NameReply:
         try:
-            removed = await asyncio.to_thread(self._targets.delete, args.name)
+            removed = await keyring_call(lambda: self._targets.delete(args.name), emit)
         except SecretError as exc:
             raise OpError(str(exc)) from None
         if not removed:

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import argparse
 
-from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out
 from acp_tray.window.keys import opening_key
 from acp_tray.window.where import Running, environment_has_display, running
 
+NO_BROWSER = "no web browser opened the window"
+BROWSER_FIX = (
+    "Open the address `acp-tray ui --no-browser` prints in a browser within a minute (it works once), "
+    "or set BROWSER to a command that starts your browser"
+)
+
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    window = running()  # it ends with the daemon: while it runs, so does the daemon
+    window = running()  # it ends with the daemon, unless a page of it is open (it says the daemon is down)
     if window is None or args.port not in (None, window.port):
         started = _start(args.port)
         if isinstance(started, int):
@@ -31,12 +37,12 @@ def cmd_ui(args: argparse.Namespace) -> int:
     from acp_tray.window.redirect import open_in_browser
 
     try:
-        opened = open_in_browser(url, key)
+        why = open_in_browser(url, key)
     except (OSError, EndpointError) as exc:
         return fail(f"cannot open the window: {exc}", EXIT_FAILED)
-    if not opened:
-        say(f"no web browser to open; open this address yourself within a minute (it works once):\n{url}")
-        return 0
+    if why is not None:  # the address on stdout (a terminal's), the reason last on stderr (a notification's)
+        out(url)
+        return fail(f"{NO_BROWSER}: {why}. {BROWSER_FIX}", EXIT_FAILED)
     out(f"opened the acp-tray window in your browser (http://127.0.0.1:{window.port}/)")
     return 0
 

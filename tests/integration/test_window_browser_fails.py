@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import stat
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
-from tests.integration.test_tray_sni_activate import item_path, registered_items
+from tests.integration.test_tray_sni_activate import activate
 from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.waiting import until
 from tests.support.window import end, headless_daemon
@@ -49,15 +48,7 @@ def test_a_browser_that_fails_to_start_from_the_tray_is_said_in_a_notification(
     assert "appindicator backend" in daemon.wait_for_line("tray:")
     assert "(dunst" in daemon.wait_for_line("notifications:")
     mark = desktop.mark()
-    (item,) = until(lambda: registered_items(env), what="the item registered")
-    name, _, path = item.partition("/")
-    path = path or until(lambda: item_path(name, env), what="the item's object")
-    activated = subprocess.run(
-        ["dbus-send", "--print-reply", f"--dest={name}", path, "org.kde.StatusNotifierItem.Activate",
-         "int32:10", "int32:10"],
-        env=env, capture_output=True, text=True, timeout=10, check=False,
-    )  # fmt: skip
-    assert activated.returncode == 0, activated.stderr
+    activate(env)  # the tray's left click: Open acp-tray…
     try:
         (shown,) = until(
             lambda: [n for n in desktop.since(mark) if n["summary"].endswith("The acp-tray window did not open")],
@@ -65,6 +56,7 @@ def test_a_browser_that_fails_to_start_from_the_tray_is_said_in_a_notification(
             what="the notification that the window did not open",
         )
         body = shown["body"]
+        assert body.startswith("no web browser opened the window: "), body
         assert "failing-browser ended with exit code 1" in body and REFUSAL in body, body
         assert "acp-tray ui --no-browser" in body and "BROWSER" in body, body
         assert "key=" not in body  # the one-shot address is never in a notification

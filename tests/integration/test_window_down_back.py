@@ -54,6 +54,7 @@ def test_the_page_says_acp_tray_is_not_running_and_is_live_again_when_it_runs(
         stop.click()  # the page is live again: its session held
         page.wait_for_selector('[data-agent="sa"][data-state="stopped"]', timeout=SOON)
         assert agent_state("sa") == "stopped"
+        assert open_window().pid == window.pid  # `acp-tray ui` opens the same window again
         assert not watched.problems, watched.problems
 
 

@@ -26,6 +26,6 @@ async def open_window(page: str, highlight: str = "") -> str | None:
     if process.returncode == 0:
         return None
     words = errors.decode("utf-8", "replace").strip().splitlines()
-    why = words[-1] if words else f"`acp-tray ui` ended with exit code {process.returncode}"
+    why = words[-1].removeprefix("acp-tray: ") if words else f"`acp-tray ui` ended with exit code {process.returncode}"
     log.warning("could not open the acp-tray window: %s", why)
     return why

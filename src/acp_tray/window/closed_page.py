@@ -14,8 +14,7 @@ from pathlib import Path
 STYLE = (Path(__file__).resolve().parent / "static" / "app.css").read_text(encoding="utf-8")
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CSP = (
-    f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; "
-    "form-action 'none'"
+    f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
 MARK = (b"x-acp-tray-window", b"closed")  # what the page's script knows the answer by
 OLD_PAGE = "This page is from an acp-tray window that has closed, or it was opened without acp-tray's own link."

@@ -95,7 +95,7 @@ def _browser_commands(uri: str) -> list[list[str]]:
     if not commands and sys.platform != "win32":
         opener = "open" if sys.platform == "darwin" else shutil.which("xdg-open")
         commands = [[opener]] if opener else []
-    return [[arg.replace("%s", uri) for arg in argv] if any("%s" in a for a in argv) else [*argv, uri] for argv in commands]
+    return [[a.replace("%s", uri) for a in argv] if any("%s" in a for a in argv) else [*argv, uri] for argv in commands]
 
 
 def _failed(argv: list[str]) -> str | None:

@@ -88,14 +88,28 @@ def open_in_browser(url: str, key: str) -> str | None:
 
 
 def _browser_commands(uri: str) -> list[list[str]]:
-    """The commands to try, `uri` in each: $BROWSER's ("%s" stands for the address, else it is
-    added at the end; a final "&" is dropped, every one is watched the same way), else the desktop's opener."""
-    chosen = [shlex.split(line) for line in os.environ.get("BROWSER", "").split(os.pathsep) if line.strip()]
+    """The commands to try, `uri` in each: $BROWSER's, read as Python's webbrowser reads them (a
+    line with "%s" is a command line, "%s" the address, a final "&" dropped: every command is
+    watched the same way; any other line is a program's path, the address added), else the
+    desktop's opener."""
+    lines = [line.strip() for line in os.environ.get("BROWSER", "").split(os.pathsep) if line.strip()]
+    chosen = [_argv(line) for line in lines]
     commands = [argv[:-1] if argv[-1] == "&" else argv for argv in chosen if argv and argv != ["&"]]
     if not commands and sys.platform != "win32":
         opener = "open" if sys.platform == "darwin" else shutil.which("xdg-open")
         commands = [[opener]] if opener else []
     return [[a.replace("%s", uri) for a in argv] if any("%s" in a for a in argv) else [*argv, uri] for argv in commands]
+
+
+def _argv(line: str) -> list[str]:
+    """One line of $BROWSER as a command (one that cannot be split, an unclosed quote, is a path: it
+    then fails to run, and says so)."""
+    if "%s" not in line:
+        return [line]
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return [line.replace("%s", "").strip()]
 
 
 def _failed(argv: list[str]) -> str | None:

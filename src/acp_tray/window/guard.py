@@ -214,7 +214,8 @@ async def _plain(send: Send, status: int, text: str) -> None:
 
 async def _closed(send: Send, lead: str) -> None:
     """No session of this window: the page that says how to open it again (closed_page.py)."""
-    headers = [(b"content-security-policy", CLOSED_CSP.encode()), *HEADERS[1:]]
+    headers = [(b"content-security-policy", CLOSED_CSP.encode())]
+    headers += [(name, value) for name, value in HEADERS if name != b"content-security-policy"]
     await send(
         {
             "type": "http.response.start",

@@ -44,6 +44,21 @@ def item_path(name: str, env: dict[str, str]) -> str | None:
     return f"{ITEMS}/{nodes[0]}" if nodes else None
 
 
+def activate(env: dict[str, str]) -> None:
+    """`Activate` on the daemon's item, as a host calls it for a left click; answered, not refused."""
+    (item,) = until(
+        lambda: registered_items(env), what="the item registered"
+    )  # a bus name (this watcher drops the path)
+    name, _, path = item.partition("/")
+    path = path or until(lambda: item_path(name, env), what="the item's object")
+    activated = subprocess.run(
+        ["dbus-send", "--print-reply", f"--dest={name}", path, "org.kde.StatusNotifierItem.Activate",
+         "int32:10", "int32:10"],
+        env=env, capture_output=True, text=True, timeout=10, check=False,
+    )  # fmt: skip
+    assert activated.returncode == 0, activated.stderr
+
+
 @pytest.mark.parametrize("tray_host", ["sni"], indirect=True)
 def test_activate_on_the_sni_item_opens_the_window(tray_host: dict[str, str], daemons: list[DaemonProcess]) -> None:
     """On main AppIndicator answered `Activate` with UnknownMethod and nothing opened."""
@@ -55,17 +70,7 @@ def test_activate_on_the_sni_item_opens_the_window(tray_host: dict[str, str], da
     daemon = DaemonProcess("run", env=env)
     daemons.append(daemon)
     assert "appindicator backend" in daemon.wait_for_line("tray:")
-    (item,) = until(
-        lambda: registered_items(env), what="the item registered"
-    )  # a bus name (this watcher drops the path)
-    name, _, path = item.partition("/")
-    path = path or until(lambda: item_path(name, env), what="the item's object")
-    activated = subprocess.run(
-        ["dbus-send", "--print-reply", f"--dest={name}", path, "org.kde.StatusNotifierItem.Activate",
-         "int32:10", "int32:10"],
-        env=env, capture_output=True, text=True, timeout=10, check=False,
-    )  # fmt: skip
-    assert activated.returncode == 0, activated.stderr  # answered, not refused
+    activate(env)
     (url,) = until(lambda: opened.exists() and opened.read_text(encoding="utf-8").splitlines(), what="the window")
     assert parse_qs(urlsplit(url).query).get("page", ["overview"]) == ["overview"]
     end(int(json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))["pid"]))  # started by the daemon

@@ -45,7 +45,7 @@ def test_a_one_shot_key_is_exchanged_for_a_session_and_nothing_is_served_without
         for path in ("/overview", "/history", "/agents", "/events?page=overview", "/static/app.css"):
             refused = window.request("GET", path, cookie=False)
             assert refused.status == 403, path
-            assert "sa" not in refused.body and "acp-tray ui" in refused.body
+            assert "data-agent" not in refused.body and "acp-tray ui" in refused.body
 
         again = window.request("GET", f"/open?key={key}&page=history", cookie=False)
         assert again.status == 403 and "Set-Cookie" not in again.headers

@@ -16,9 +16,15 @@ from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, fail, out, say
 from acp_tray.desktop.display import environment_has_display
 from acp_tray.window.where import Running, running
 
+NO_BROWSER = "no web browser opened the window"
+BROWSER_FIX = (
+    "Open the address `acp-tray ui --no-browser` prints in a browser within a minute (it works once), "
+    "or set BROWSER to a command that starts your browser"
+)
+
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    window = running()  # it ends with the daemon: while it runs, so does the daemon
+    window = running()  # it ends with the daemon, unless a page of it is open (it says the daemon is down)
     if window is None or args.port not in (None, window.port):
         started = _start(args.port)
         if isinstance(started, int):
@@ -54,15 +60,14 @@ def _in_browser(window: Running, page: str, highlight: str, why: str | None) -> 
     url = window.address(key, page, highlight=highlight)
     no_app = f"no app window ({why}); " if why else ""
     try:
-        opened = open_in_browser(url, key)
+        failed = open_in_browser(url, key)
     except (OSError, EndpointError) as exc:
         note(f"{no_app}the browser could not be opened either: {exc}")
         return fail(f"cannot open the window: {no_app}{exc}", EXIT_FAILED)
-    if not opened:
-        note(f"{no_app}no web browser to open it in")
-        say(f"{no_app}no web browser to open it in; `acp-tray ui --no-browser` prints an address that opens it once")
-        out(url)  # the address on standard output only: the daemon shows what is said on standard error
-        return 0
+    if failed is not None:  # the address on stdout (a terminal's), the reason last on stderr (a notification's)
+        note(f"{no_app}{NO_BROWSER}: {failed}")
+        out(url)
+        return fail(f"{no_app}{NO_BROWSER}: {failed}. {BROWSER_FIX}", EXIT_FAILED)
     if why:
         note(f"no app window ({why}); opened in the browser instead")
         say(f"no app window: {why}. Opened in your browser instead")

@@ -1,9 +1,10 @@
 """The daemon's state for the window: its `watch` stream, read on a thread of its own (the control
 client is blocking), merged into the latest state and fanned out to each open page's event stream.
 
-One connection to the daemon for all pages. When the stream ends the daemon has stopped, and the
-window ends with it (`on_end`). A page that does not keep up gets a fresh full render rather than
-an ever-growing queue.
+One connection to the daemon for all pages. When the stream ends the daemon has stopped: each open
+page is told (a `down` message, `on_down` called), and the stream is asked for again every RETRY
+seconds until the daemon answers; its first snapshot then tells the pages it is back. A page that
+does not keep up gets a fresh full render rather than an ever-growing queue.
 """
 
 from __future__ import annotations
@@ -22,19 +23,27 @@ log = logging.getLogger(__name__)
 
 QUEUE = 64  # events held for one page; past that it is sent everything again
 RESYNC: dict[str, Any] = {"event": "snapshot"}  # what a page that fell behind gets: all of it
+DOWN: dict[str, Any] = {"event": "down"}  # what every page gets when the daemon stops
+RETRY = 1.0  # seconds between attempts to reach a stopped daemon (only while it is down)
 
 
 class Feed:
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_end: Callable[[str], None]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_down: Callable[[str], None]) -> None:
         self._loop = loop
-        self._on_end = on_end
+        self._on_down = on_down
         self.state: replies.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
+        self.down = False  # the daemon stopped and has not answered again yet
         self._pages: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._read, name="acp-tray-window-feed", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def stop(self) -> None:
+        """No more attempts to reach the daemon (the window is ending)."""
+        self._stopped.set()
 
     @property
     def pages(self) -> int:
@@ -52,27 +61,40 @@ class Feed:
             self._pages.discard(queue)
 
     def _read(self) -> None:
-        reason = "acp-tray stopped"
-        try:
-            with call(api.WATCH, api.Args(), timeout=None) as pending:
-                while "event" in (message := pending.next()):
-                    self._loop.call_soon_threadsafe(self._deliver, message)
-        except (NoDaemonError, ReplyError, OSError) as exc:
-            reason = f"acp-tray stopped ({exc})"
-        except Exception:  # never a silent thread death: the window must end with the daemon
-            log.exception("reading the daemon's changes failed")
-        self._loop.call_soon_threadsafe(self._on_end, reason)
+        while not self._stopped.is_set():
+            reason = "acp-tray stopped"
+            try:
+                with call(api.WATCH, api.Args(), timeout=None) as pending:
+                    while "event" in (message := pending.next()):
+                        self._loop.call_soon_threadsafe(self._deliver, message)
+            except (NoDaemonError, ReplyError, OSError) as exc:
+                reason = f"acp-tray stopped ({exc})"
+            except Exception:  # never a silent thread death: the pages must hear that the daemon is gone
+                log.exception("reading the daemon's changes failed")
+            self._loop.call_soon_threadsafe(self._went_down, reason)
+            self._stopped.wait(RETRY)
+
+    def _went_down(self, reason: str) -> None:
+        if self.down:
+            return
+        self.down = True
+        self._fan_out(DOWN)
+        self._on_down(reason)
 
     def _deliver(self, message: dict[str, Any]) -> None:
         if message.get("event") == "snapshot":
             self.state = cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"})
+            self.down = False
             self.ready.set()
         elif message.get("event") == "change":
             self.state.update(cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"}))
+        self._fan_out(message)
+
+    def _fan_out(self, message: dict[str, Any]) -> None:
         for queue in tuple(self._pages):
             try:
                 queue.put_nowait(message)
             except asyncio.QueueFull:
                 while not queue.empty():
                     queue.get_nowait()
-                queue.put_nowait(RESYNC)
+                queue.put_nowait(RESYNC if not self.down else DOWN)

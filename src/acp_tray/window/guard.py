@@ -3,15 +3,17 @@
 - `Host` must be `127.0.0.1:PORT` or `localhost:PORT` (a DNS-rebinding page gets 403);
 - a one-shot opening key (window/keys.py), in `/open?key=...`, is exchanged for a session: an HttpOnly,
   SameSite=Strict cookie named for the port, whose value is a new random one (never the key), and a
-  redirect that takes the key out of the address bar; anything without the cookie gets 403. A key
-  used once, or expired, opens nothing;
+  redirect that takes the key out of the address bar; anything without the cookie gets 403, a page
+  that says how to open the window again (closed_page.py). A key used once, or expired, opens nothing;
+- `/alive` answers 204 to a page of a session: how its script tells a window that still knows it;
 - a state change is a POST from this origin (`Origin`, and `Sec-Fetch-Site` where sent): CSRF; it
   also carries the session's token in a header (the page's htmx sends it): a cookie, which the
   browser sends to every port of 127.0.0.1, is not enough to change anything;
 - `/challenge?nonce=...` is answered with a MAC under the window's secret: how `acp-tray ui` tells
   this window from whatever else may listen on its recorded port (window/where.py);
 - request bodies are bounded; every answer carries a strict Content-Security-Policy (no inline
-  script or style), `frame-ancestors 'none'`, `nosniff` and `no-referrer`; no CORS headers.
+  script or style; closed_page.py's one style is allowed by its hash), `frame-ancestors 'none'`,
+  `nosniff` and `no-referrer`; no CORS headers.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from urllib.parse import parse_qs, urlencode
 
 from acp_tray.presentation.actions import WindowPage
 from acp_tray.window import redirect
+from acp_tray.window.closed_page import CSP as CLOSED_CSP
+from acp_tray.window.closed_page import MARK, OLD_PAGE, USED_LINK, closed_page
 from acp_tray.window.keys import OpeningKeys, Visits, challenge_answer
 
 Scope = MutableMapping[str, Any]
@@ -84,7 +88,11 @@ class Guard:
             await self._open(scope, send, known=token is not None)
             return
         if token is None:
-            await _plain(send, 403, "This page needs the link acp-tray opened: run `acp-tray ui` again.")
+            await _closed(send, OLD_PAGE)
+            return
+        if scope["path"] == "/alive":  # the page's script asks whether this window still knows it
+            await send({"type": "http.response.start", "status": 204, "headers": HEADERS})
+            await send({"type": "http.response.body", "body": b""})
             return
         if scope["method"] == "POST" and not hmac.compare_digest(headers.get(TOKEN_HEADER, b""), token.encode()):
             await _plain(send, 403, "Refused: a change must come from acp-tray's own page; reload it.")
@@ -136,7 +144,7 @@ class Guard:
         if taken:
             redirect.forget(given)
         elif not known:
-            await _plain(send, 403, "This link was used already or has expired: run `acp-tray ui` again.")
+            await _closed(send, USED_LINK)
             return
         page = (query.get("page") or ["overview"])[0]
         target = "/" + (page if page in PAGES else "overview")
@@ -202,3 +210,17 @@ async def _plain(send: Send, status: int, text: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": text.encode()})
+
+
+async def _closed(send: Send, lead: str) -> None:
+    """No session of this window: the page that says how to open it again (closed_page.py)."""
+    headers = [(b"content-security-policy", CLOSED_CSP.encode())]
+    headers += [(name, value) for name, value in HEADERS if name != b"content-security-policy"]
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [(b"content-type", b"text/html; charset=utf-8"), MARK, *headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": closed_page(lead)})

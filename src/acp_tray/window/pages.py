@@ -1,6 +1,6 @@
 """The window's pages (GET) and their live event stream: overview, agents, sessions, history, diagnostics.
 Each page is rendered from the daemon's latest state; `/events` then sends each part again as it
-changes, as HTML fragments that htmx swaps in (its SSE extension)."""
+changes, as HTML fragments that htmx swaps in (its SSE extension), and whether acp-tray is running."""
 
 from __future__ import annotations
 
@@ -110,11 +110,16 @@ class Pages:
         filters = _filters(request)
         with self._feed.follow() as queue:
             await self._feed.ready.wait()
+            yield self._daemon(request)
             for event in self._parts(request, PARTS):
                 yield event
             while True:
                 message = await queue.get()
                 kind = message.get("event")
+                if kind in ("down", "snapshot"):  # stopped, or running (again)
+                    yield self._daemon(request)
+                    if kind == "down":
+                        continue
                 if kind == "history":
                     record = message.get("record") or {}
                     if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
@@ -126,6 +131,11 @@ class Pages:
                 )
                 for event in self._parts(request, changed):
                     yield event
+
+    def _daemon(self, request: Request) -> ServerSentEvent:
+        """Whether the daemon runs: the banner the page shows while it does not (its script then
+        disables the page's buttons), or nothing shown."""
+        return self._fragment(request, "daemon", "_daemon.html", down=self._feed.down)
 
     def _parts(self, request: Request, names: tuple[str, ...]) -> list[ServerSentEvent]:
         context = views.overview(self._feed.state)

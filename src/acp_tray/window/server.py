@@ -1,8 +1,11 @@
 """The window's process (`python -m acp_tray.window.server`, started by `acp-tray ui`): serves the
 pages on 127.0.0.1 at a random port (or the one `acp-tray ui --port` asks for), writes where it
 is (its pid, port and secret: window/keys.py) to a 0600 file in the private runtime directory,
-and ends when the daemon stops or when no page has been open for IDLE seconds. It keeps no state
-of its own: everything comes from the daemon's control API."""
+and ends when no page has been open for IDLE seconds. When the daemon stops it ends too, unless a
+page is open: that page says acp-tray is not running and comes back by itself when it runs again
+(its session stays valid), so the window ends only once no page has been open for DOWN_IDLE
+seconds while the daemon is down. It keeps no state of its own: everything comes from the
+daemon's control API."""
 
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from acp_tray.window.keys import new_secret
 from acp_tray.window.where import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
+DOWN_IDLE = 30.0  # the same while the daemon is down (a page being reloaded is not left without a server)
 EXIT_NO_DAEMON = 3
 EXIT_PORT = 4
 
@@ -44,7 +48,7 @@ def idle_limit() -> float:
 
 
 class Window:
-    """The server, its connection to the daemon, and the two reasons it ends."""
+    """The server, its connection to the daemon, and the reasons it ends."""
 
     def __init__(self, sock: socket.socket, secret: str) -> None:
         self._sock = sock
@@ -52,10 +56,12 @@ class Window:
         self.secret = secret
         self._server: uvicorn.Server | None = None
         self._shutdown = anyio.Event()
+        self._feed: Feed | None = None
         self.ended = ""
 
     async def run(self) -> None:
-        feed = Feed(asyncio.get_running_loop(), self._end)
+        feed = Feed(asyncio.get_running_loop(), self._down)
+        self._feed = feed
         app = build_app(port=self.port, secret=self.secret, feed=feed, shutdown=self._shutdown)
         config = uvicorn.Config(
             app,
@@ -73,7 +79,13 @@ class Window:
             await self._server.serve(sockets=[self._sock])
         finally:
             watchdog.cancel()
+            feed.stop()
             self._shutdown.set()
+
+    def _down(self, reason: str) -> None:
+        """The daemon stopped: the window ends with it when no page is open to say so."""
+        if self._feed is None or not self._feed.pages:
+            self._end(reason)
 
     def _end(self, reason: str) -> None:
         self.ended = reason
@@ -82,14 +94,14 @@ class Window:
             self._server.should_exit = True
 
     async def _idle(self, feed: Feed) -> None:
-        limit = idle_limit()
         last_seen = time.monotonic()
         while True:
+            limit = min(idle_limit(), DOWN_IDLE) if feed.down else idle_limit()
             await asyncio.sleep(min(limit, 30.0) / 2)
             if feed.pages:
                 last_seen = time.monotonic()
             elif time.monotonic() - last_seen >= limit:
-                self._end(f"no page open for {limit:g} s")
+                self._end(f"no page open for {limit:g} s" + (" while acp-tray is not running" if feed.down else ""))
                 return
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from acp_tray.control.endpoint import check_private_dir, runtime_dir
 from acp_tray.files.atomic import write_atomically
 from acp_tray.files.private import make_dir
-from acp_tray.presentation.text import plain_line
+from acp_tray.logs.text import plain_line
 from acp_tray.window.keys import OPEN_FOR, redirect_name
 
 BROWSER_WAIT = 5.0  # seconds a browser's command has to fail in; still running then, it has the page

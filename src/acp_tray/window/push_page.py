@@ -4,18 +4,17 @@ first). Each answer is the targets' part again, or a line beside the target."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
-from starlette.templating import Jinja2Templates
+from starlette.responses import Response
 
 from acp_tray.control import api
 from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.push.targets import push_url_secrets, target_name_problem
 from acp_tray.window import push_view
 from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.render import Renderer
 
 NO_URL = "Paste the target's Apprise URL (like ntfy://ntfy.sh/TOPIC or json://host/path): nothing was added."
 
@@ -37,24 +36,12 @@ async def _chosen() -> list[str]:
 
 
 class PushPage:
-    def __init__(self, templates: Jinja2Templates) -> None:
-        self._templates = templates
-
-    def routes(self) -> list[Route]:
-        return [
-            Route("/push", self.targets),
-            Route("/push/targets", self.add, methods=["POST"]),
-            Route("/push/{name}/test", self.test, methods=["POST"]),
-            Route("/push/{name}/remove", self.confirm_remove),
-            Route("/push/{name}/remove", self.remove, methods=["POST"]),
-        ]
-
-    def _render(self, request: Request, template: str, **context: Any) -> Response:
-        return HTMLResponse(self._templates.get_template(template).render(request=request, **context))
+    def __init__(self, render: Renderer) -> None:
+        self._render = render
 
     async def _part(self, request: Request, **said: str) -> Response:
         context = push_view.part(await listed(), await _chosen(), **said)
-        return self._render(request, "_push_targets.html", **context)
+        return self._render.part(request, "_push_targets.html", **context)
 
     async def targets(self, request: Request) -> Response:
         return await self._part(request)
@@ -69,31 +56,32 @@ class PushPage:
             problem, invalid = NO_URL, "url"
         else:
             remember_secrets(push_url_secrets(url.strip()))  # masked wherever this process shows or logs it
-            try:
-                row = await ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url))
-            except CallFailedError as exc:
-                problem, invalid = redact(str(exc)), "url"  # should the daemon's error quote it
-            else:
-                service = push_view.SERVICES.get(row["service"], row["service"])
-                notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."
-                return await self._part(request, notice=notice)
+
+            def refused(message: str) -> Awaitable[Response]:  # redacted: should the daemon's error quote it
+                return self._part(request, problem=redact(message), invalid="url", name=name)
+
+            row = await ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url), answer=refused)
+            service = push_view.SERVICES.get(row["service"], row["service"])
+            notice = f"{name} added ({service}); its URL is kept in the OS keyring. Send a test to see it arrive."
+            return await self._part(request, notice=notice)
         return await self._part(request, problem=problem, invalid=invalid, name=name)
 
     async def test(self, request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            reply = await ask(api.PUSH_TEST, api.PushTestArgs(name=name))
-        except CallFailedError as exc:
-            return self._render(request, "_push_said.html", text=str(exc), accepted=False)
-        return self._render(request, "_push_said.html", text=f"Sent: {reply['detail']}.", accepted=reply["accepted"])
+
+        def unsent(message: str) -> Response:
+            return self._render.part(request, "_push_said.html", text=message, accepted=False)
+
+        reply = await ask(api.PUSH_TEST, api.PushTestArgs(name=name), answer=unsent)
+        text = f"Sent: {reply['detail']}."
+        return self._render.part(request, "_push_said.html", text=text, accepted=reply["accepted"])
 
     async def confirm_remove(self, request: Request) -> Response:
-        return self._render(request, "_push_remove_confirm.html", name=request.path_params["name"])
+        return self._render.part(request, "_push_remove_confirm.html", name=request.path_params["name"])
 
     async def remove(self, request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            await ask(api.PUSH_REMOVE, api.PushNameArgs(name=name))
-        except CallFailedError as exc:
-            return await self._part(request, problem=str(exc))
+        await ask(
+            api.PUSH_REMOVE, api.PushNameArgs(name=name), answer=lambda message: self._part(request, problem=message)
+        )
         return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")

@@ -12,11 +12,12 @@ from typing import Any
 
 from PIL import Image, ImageStat
 
+from acp_tray.window.pages import PAGES as WINDOW_PAGES
 from tests.support.daemons import cli_env
 from tests.support.repo import ROOT
 from tests.support.trays import missing_badges
 
-PAGES = ("overview", "agents", "sessions", "history", "diagnostics", "preferences")
+PAGES = tuple(page.name for page in WINDOW_PAGES)
 
 
 def test_the_readme_shows_the_pictures_the_tool_takes(tmp_path: Path, desktop: Any) -> None:

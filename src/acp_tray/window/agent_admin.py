@@ -10,12 +10,11 @@ import asyncio
 import contextlib
 import hashlib
 import shlex
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.templating import Jinja2Templates
+from starlette.responses import Response
 
 from acp_tray.control import api
 from acp_tray.demo import DEMO_AGENT_NAME
@@ -33,6 +32,7 @@ from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 from acp_tray.window.icon_images import IconImages
 from acp_tray.window.registry_pages import RegistryReader
+from acp_tray.window.render import Renderer
 
 CHANGED = {"HX-Trigger": "agents-changed"}  # the page's parts that list agents fetch themselves again
 LISTED = {"HX-Trigger": "agents-listed"}  # the answer is the new list: the registry's part catches up
@@ -74,17 +74,11 @@ def _secret_names() -> SecretNames:
 
 
 class AgentAdmin:
-    def __init__(self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, icons: IconImages) -> None:
+    def __init__(self, feed: Feed, render: Renderer, reader: RegistryReader, icons: IconImages) -> None:
         self._feed = feed
-        self._templates = templates
+        self._render = render
         self._reader = reader
         self._icons = icons
-
-    def _render(
-        self, request: Request, template: str, headers: dict[str, str] | None = None, **context: Any
-    ) -> Response:
-        html = self._templates.get_template(template).render(request=request, **context)
-        return HTMLResponse(html, headers=headers)
 
     def _names(self) -> list[str]:
         return [row["name"] for row in self._feed.state.get("agents", [])]
@@ -101,7 +95,7 @@ class AgentAdmin:
         headers = LISTED if (notice and not problem) or changed_elsewhere else None
         context: dict[str, object] = {"rows": rows, "signature": signature, "notice": notice, "problem": problem}
         context |= {"demo": DEMO_AGENT_NAME, "demo_alongside": demo_alongside([row.name for row in rows])}
-        return self._render(request, "_agent_manage_list.html", headers, **context)
+        return self._render.part(request, "_agent_manage_list.html", headers=headers, **context)
 
     async def _rows(self) -> list[ManagedAgent]:
         try:
@@ -176,7 +170,7 @@ class AgentAdmin:
         headers: dict[str, str] | None = None,
     ) -> Response:
         context = custom_agent.form(values, errors, done, problem)
-        return self._render(request, "_custom_agent_fields.html", headers, **context)
+        return self._render.part(request, "_custom_agent_fields.html", headers=headers, **context)
 
     async def edit(self, request: Request) -> Response:
         """An agent's new command, working directory and environment: it starts again with them."""
@@ -189,11 +183,12 @@ class AgentAdmin:
         if edited.request is None:
             problem = " ".join(edited.errors.values())
             return await self.manage(request, problem=f"Nothing was changed for {name}: {problem}")
-        try:
-            await ask(api.AGENTS_REPLACE, edited.request)
-            await ask(api.AGENTS_START, api.NameArgs(name))  # kept stopped after it did not connect: again now
-        except CallFailedError as exc:
-            return await self.manage(request, problem=f"Nothing was changed for {name}: {exc}")
+
+        def unchanged(message: str) -> Awaitable[Response]:
+            return self.manage(request, problem=f"Nothing was changed for {name}: {message}")
+
+        await ask(api.AGENTS_REPLACE, edited.request, answer=unchanged)
+        await ask(api.AGENTS_START, api.NameArgs(name), answer=unchanged)  # kept stopped after it did not connect
         return await self.manage(request, notice=f"{name} changed; it starts again with its new settings.")
 
     # removal ---------------------------------------------------------------------------------
@@ -210,14 +205,13 @@ class AgentAdmin:
             size=megabytes(size) if size is not None else "",
             secrets=_secret_names().of(name),
         )
-        return self._render(request, "_remove_confirm.html", removal=removal)
+        return self._render.part(request, "_remove_confirm.html", removal=removal)
 
     async def remove(self, request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            result = await ask(api.AGENTS_REMOVE, api.NameArgs(name))
-        except CallFailedError as exc:
-            return await self.manage(request, problem=str(exc))
+        result = await ask(
+            api.AGENTS_REMOVE, api.NameArgs(name), answer=lambda message: self.manage(request, problem=message)
+        )
         if result["problem"]:
             notice = f"{name} removed; its files are left in {result['files']} ({result['problem']})."
         elif result["deleted"] is not None:

@@ -1,5 +1,6 @@
-"""The window's web application: its routes behind the guard, the templates (autoescaped: every
-string an agent or a registry sends is text) and the package's static files."""
+"""The window's web application: each page's routes (window/pages/, in the order of its list) and the
+live stream behind the guard, one answer to a failed call to the daemon, the templates (autoescaped:
+every string an agent or a registry sends is text) and the package's static files."""
 
 from __future__ import annotations
 
@@ -16,19 +17,14 @@ from starlette.templating import Jinja2Templates
 
 from acp_tray.assets import icon_path
 from acp_tray.logs.text import asker
-from acp_tray.window.actions import Actions
-from acp_tray.window.agent_routes import agent_routes
+from acp_tray.window.daemon_calls import CallFailedError
+from acp_tray.window.failed_calls import FailedCalls
 from acp_tray.window.feed import Feed
 from acp_tray.window.guard import App, Guard
-from acp_tray.window.pages import Pages
+from acp_tray.window.live import Live
+from acp_tray.window.pages import PAGES
 from acp_tray.window.plain import said
-from acp_tray.window.prefs_page import PrefsPage
-from acp_tray.window.push_page import PushPage
-from acp_tray.window.questions import question_routes
-from acp_tray.window.sessions_page import session_routes
-from acp_tray.window.signin import SignIns
-from acp_tray.window.start_on_login import StartOnLogin
-from acp_tray.window.welcome_page import WelcomePage
+from acp_tray.window.render import Parts, Renderer
 
 HERE = Path(__file__).resolve().parent
 
@@ -45,7 +41,7 @@ def templates() -> Jinja2Templates:
 
 
 async def _home(request: Request) -> Response:
-    return RedirectResponse("/overview", status_code=303)
+    return RedirectResponse(PAGES[0].path, status_code=303)
 
 
 async def _no_icon(request: Request) -> Response:
@@ -57,34 +53,17 @@ async def _icon(request: Request) -> Response:
 
 
 def build_app(*, port: int, secret: str, feed: Feed, shutdown: anyio.Event) -> App:
-    views = templates()
-    pages, actions, sign_ins = Pages(feed, views, shutdown), Actions(views), SignIns(feed, views)
+    render = Renderer(templates(), feed, PAGES)
+    parts = Parts(render, feed, shutdown)
     app = Starlette(
         routes=[
             Route("/", _home),
-            Route("/overview", pages.overview),
-            Route("/agents", pages.agents),
-            Route("/sessions", pages.sessions),
-            Route("/preferences", pages.preferences),
-            Route("/history", pages.history),
-            Route("/diagnostics", pages.diagnostics),
-            Route("/events", pages.events),
+            *(route for page in PAGES for route in page.routes(parts)),
+            Route("/events", Live(parts).events),
             Route("/favicon.ico", _no_icon),
             Route("/icon.png", _icon),
-            Route("/agents/{name}/{verb}", actions.agent, methods=["POST"]),
-            Route("/approvals/{id}", actions.approval, methods=["POST"]),
-            Route("/sign-in/{name}", sign_ins.sign_in, methods=["POST"]),
-            Route("/sign-in/{name}/code", sign_ins.code, methods=["POST"]),
-            Route("/dnd", actions.dnd, methods=["POST"]),
-            Route("/read", actions.read, methods=["POST"]),
-            Route("/start-on-login", StartOnLogin(views).switch, methods=["POST"]),
-            *agent_routes(feed, views),
-            *PrefsPage(feed, views).routes(),
-            *PushPage(views).routes(),
-            *session_routes(feed, views, shutdown),
-            *question_routes(feed, views),
-            *WelcomePage(feed, views).routes(),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
-        ]
+        ],
+        exception_handlers={CallFailedError: FailedCalls(render).answer},
     )
     return Guard(app, port=port, secret=secret)

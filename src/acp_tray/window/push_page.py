@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
-from starlette.templating import Jinja2Templates
+from starlette.responses import Response
 
 from acp_tray.control import api, replies
 from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.push.targets import push_url_secrets, target_name_problem
 from acp_tray.window import push_view
 from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.render import Renderer
 
 NO_URL = "Paste the target's Apprise URL (like ntfy://ntfy.sh/TOPIC or json://host/path): nothing was added."
 
@@ -41,26 +39,13 @@ async def _chosen() -> list[str]:
 
 
 class PushPage:
-    def __init__(self, templates: Jinja2Templates) -> None:
-        self._templates = templates
+    def __init__(self, render: Renderer) -> None:
+        self._render = render
         self._adding: dict[str, tuple[str, asyncio.Future[replies.PushTargetRow]]] = {}  # held by the keyring
-
-    def routes(self) -> list[Route]:
-        return [
-            Route("/push", self.targets),
-            Route("/push/targets", self.add, methods=["POST"]),
-            Route("/push/adding/{key}", self.adding),
-            Route("/push/{name}/test", self.test, methods=["POST"]),
-            Route("/push/{name}/remove", self.confirm_remove),
-            Route("/push/{name}/remove", self.remove, methods=["POST"]),
-        ]
-
-    def _render(self, request: Request, template: str, **context: Any) -> Response:
-        return HTMLResponse(self._templates.get_template(template).render(request=request, **context))
 
     async def _part(self, request: Request, **said: str) -> Response:
         context = push_view.part(await listed(), await _chosen(), **said)
-        return self._render(request, "_push_targets.html", **context)
+        return self._render.part(request, "_push_targets.html", **context)
 
     async def targets(self, request: Request) -> Response:
         return await self._part(request)
@@ -117,21 +102,22 @@ class PushPage:
 
     async def test(self, request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            reply = await ask(api.PUSH_TEST, api.PushTestArgs(name=name))
-        except CallFailedError as exc:
-            return self._render(request, "_push_said.html", text=str(exc), accepted=False)
-        return self._render(request, "_push_said.html", text=f"Sent: {reply['detail']}.", accepted=reply["accepted"])
+
+        def unsent(message: str) -> Response:
+            return self._render.part(request, "_push_said.html", text=message, accepted=False)
+
+        reply = await ask(api.PUSH_TEST, api.PushTestArgs(name=name), answer=unsent)
+        text = f"Sent: {reply['detail']}."
+        return self._render.part(request, "_push_said.html", text=text, accepted=reply["accepted"])
 
     async def confirm_remove(self, request: Request) -> Response:
-        return self._render(request, "_push_remove_confirm.html", name=request.path_params["name"])
+        return self._render.part(request, "_push_remove_confirm.html", name=request.path_params["name"])
 
     async def remove(self, request: Request) -> Response:
         name = request.path_params["name"]
-        try:
-            await ask(api.PUSH_REMOVE, api.PushNameArgs(name=name))
-        except CallFailedError as exc:
-            return await self._part(request, problem=str(exc))
+        await ask(
+            api.PUSH_REMOVE, api.PushNameArgs(name=name), answer=lambda message: self._part(request, problem=message)
+        )
         return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")
 
 

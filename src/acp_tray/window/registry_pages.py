@@ -9,11 +9,9 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api
 from acp_tray.events import now
@@ -29,6 +27,7 @@ from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 from acp_tray.window.icon_images import IconImages
 from acp_tray.window.installs import Installs, Job
+from acp_tray.window.render import Renderer
 
 FRESH_FOR = 60.0  # seconds a registry read is reused for
 SHOWN = 50  # search results on the page
@@ -66,7 +65,7 @@ class RegistryReader:
                     status = await ask(api.STATUS, api.Args())
                     preferences = Path(status["preferences"]) if status["preferences"] else None
                     self._latest = await asyncio.to_thread(_read, preferences)
-                except CallFailedError as exc:
+                except CallFailedError as exc:  # said where the registry's results go, and kept a minute
                     self._latest = AddError(str(exc))
                 except AddError as exc:
                     self._latest = exc
@@ -88,33 +87,29 @@ def icon_file(url: str) -> Path:
 
 class RegistryPages:
     def __init__(
-        self, feed: Feed, templates: Jinja2Templates, reader: RegistryReader, installs: Installs, icons: IconImages
+        self, feed: Feed, render: Renderer, reader: RegistryReader, installs: Installs, icons: IconImages
     ) -> None:
         self._feed = feed
-        self._templates = templates
+        self._render = render
         self._reader = reader
         self._installs = installs
         self._icons = icons
         self._no_icon: set[str] = set()  # icons that could not be had: not asked for again
-
-    def _fragment(self, request: Request, template: str, **context: Any) -> HTMLResponse:
-        html = self._templates.get_template(template).render(request=request, **context)
-        return HTMLResponse(html)
 
     async def search(self, request: Request) -> Response:
         words = request.query_params.get("q", "")[:200].split()
         try:
             registry = await self._reader.read()
         except AddError as exc:
-            return self._fragment(request, "_registry_results.html", problem=str(exc), note="", results=[], more=0)
+            return self._render.part(request, "_registry_results.html", problem=str(exc), note="", results=[], more=0)
         configured = {row["name"] for row in self._feed.state.get("agents", [])}
         found = registry.search(words)
         results = [_entry_view(entry, configured) for entry in found[:SHOWN]]
         note = _offline(registry)
         if not found:
             note = f"{note} Nothing in the registry matches “{' '.join(words)}”.".strip() if words else note
-        context = {"problem": "", "note": note, "results": results, "more": max(0, len(found) - SHOWN)}
-        return self._fragment(request, "_registry_results.html", **context)
+        more = max(0, len(found) - SHOWN)
+        return self._render.part(request, "_registry_results.html", problem="", note=note, results=results, more=more)
 
     async def icon(self, request: Request) -> Response:
         """The entry's icon as a PNG (the grey disc without one)."""
@@ -143,7 +138,7 @@ class RegistryPages:
         try:
             entry = (await self._reader.read()).find(agent_id)
         except (AddError, RegistryError) as exc:
-            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
+            return self._render.part(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
         job = self._installs.running_for(entry.id) or self._installs.add(entry)
         return self._job(request, job)
 
@@ -152,7 +147,7 @@ class RegistryPages:
         try:
             job = self._installs.running_for(name) or self._installs.upgrade(name, await self._reader.read())
         except (AddError, RegistryError) as exc:
-            return self._fragment(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
+            return self._render.part(request, "_install_job.html", job=None, problem=str(exc), signin=[], polled=False)
         return self._job(request, job)
 
     async def job(self, request: Request) -> Response:
@@ -181,7 +176,7 @@ class RegistryPages:
         behind = job.phase == "connected" and bool(job.state) and (agent is None or agent.state != job.state)
         polled = job.running or (behind and time.monotonic() - (job.ended or 0.0) < CATCH_UP)
         context = {"job": job, "problem": "", "signin": agent.sign_in if agent else [], "polled": polled}
-        return self._templates.get_template("_install_job.html").render(request=request, **context), polled
+        return self._render.html(request, "_install_job.html", **context), polled
 
 
 def _offline(registry: Registry) -> str:

@@ -14,16 +14,15 @@ import contextlib
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api, replies
 from acp_tray.desktop.terminal_window import NoTerminalError, open_sign_in
 from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
 from acp_tray.state.secrets import SecretError, SecretNames
-from acp_tray.window.actions import toast
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
+from acp_tray.window.render import Renderer
 from acp_tray.window.signin_view import field_name, how_offered, note
 from acp_tray.window.views import STATE_WORDS
 
@@ -40,9 +39,9 @@ def _outcome(reply: replies.StateReply | replies.AgentSignIn | replies.WaitReply
 
 
 class SignIns:
-    def __init__(self, feed: Feed, templates: Jinja2Templates) -> None:
+    def __init__(self, feed: Feed, render: Renderer) -> None:
         self._feed = feed
-        self._templates = templates
+        self._render = render
 
     async def sign_in(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -56,19 +55,16 @@ class SignIns:
                 text = await self._with_secrets(name, method, form)
             else:
                 text = f"{name}: {await self._login(name, method['id'], request)}"
-        except (CallFailedError, SecretError, NoTerminalError) as exc:
-            return toast(self._templates, request, str(exc), problem=True)
-        return toast(self._templates, request, text)
+        except (SecretError, NoTerminalError) as exc:  # a failed call: the window's one answer says it
+            return self._render.toast(request, str(exc), problem=True)
+        return self._render.toast(request, text)
 
     async def code(self, request: Request) -> Response:
         """The code the agent's sign-in page gave the person, for the agent that asked for it on its input."""
         name = request.path_params["name"]
         form = await request.form()
-        try:
-            await ask(api.LOGIN_CODE, api.LoginCodeArgs(name=name, code=str(form.get("code") or "")))
-        except CallFailedError as exc:
-            return toast(self._templates, request, str(exc), problem=True)
-        return toast(self._templates, request, f"{name}: sent the code; waiting for it to finish signing in.")
+        await ask(api.LOGIN_CODE, api.LoginCodeArgs(name=name, code=str(form.get("code") or "")))
+        return self._render.toast(request, f"{name}: sent the code; waiting for it to finish signing in.")
 
     def _offered(self, name: str, method_id: str) -> tuple[replies.SignInMethodRow, bool]:
         """The method as the agent offers it now, and whether the agent is a remote one."""

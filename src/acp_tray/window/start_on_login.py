@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.templating import Jinja2Templates
+from starlette.responses import Response
 
 from acp_tray.autostart.select import autostart_for
 from acp_tray.desktop.entry_file import EntryError
+from acp_tray.window.render import Renderer
 
 
 def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str, Any]:
@@ -26,8 +26,8 @@ def start_on_login(said: list[str] | None = None, problem: str = "") -> dict[str
 
 
 class StartOnLogin:
-    def __init__(self, templates: Jinja2Templates) -> None:
-        self._templates = templates
+    def __init__(self, render: Renderer) -> None:
+        self._render = render
 
     async def switch(self, request: Request) -> Response:
         """`on=1`: enable (also: point an entry that starts another installation here); `on=0`: disable."""
@@ -36,8 +36,5 @@ class StartOnLogin:
         try:
             said = autostart.enable() if form.get("on") == "1" else autostart.disable()
         except (EntryError, OSError) as exc:
-            return self._part(request, start_on_login(problem=str(exc)))
-        return self._part(request, start_on_login(said))
-
-    def _part(self, request: Request, context: dict[str, Any]) -> Response:
-        return HTMLResponse(self._templates.get_template("_start_on_login.html").render(request=request, login=context))
+            return self._render.part(request, "_start_on_login.html", login=start_on_login(problem=str(exc)))
+        return self._render.part(request, "_start_on_login.html", login=start_on_login(said))

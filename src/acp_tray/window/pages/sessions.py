@@ -1,6 +1,6 @@
-"""The sessions page's prompt box: a prompt sent to an agent's session (one it has, or a new one with
-its working directory), the reply streamed into the page as it comes with the approvals the turn
-waits on, then how the turn ended; Cancel. The page itself is window/pages.py's, with `form` here."""
+"""The Sessions page: each agent's sessions, and its prompt box: a prompt sent to an agent's session
+(one it has, or a new one with its working directory), the reply streamed into the page as it comes
+with the approvals the turn waits on, then how the turn ended; Cancel."""
 
 from __future__ import annotations
 
@@ -12,17 +12,15 @@ from typing import Any
 import anyio
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
-from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api, errors, replies
 from acp_tray.window import views
-from acp_tray.window.actions import toast
 from acp_tray.window.custom_agent import folder
-from acp_tray.window.daemon_calls import CallFailedError, ask
-from acp_tray.window.feed import Feed
+from acp_tray.window.daemon_calls import ask
 from acp_tray.window.prompt_runs import PromptRun, PromptRuns
+from acp_tray.window.render import Parts
 
 NEW = ""  # the session choice for a new session
 OPENING = 20.0  # s: the prompt's answer waits this long for the session to open (then it says "Opening…")
@@ -98,20 +96,19 @@ def waiting_on(state: replies.WatchState, agent: str, session_id: str | None) ->
 
 
 class SessionsPage:
-    def __init__(self, feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event) -> None:
-        self._feed = feed
-        self._templates = templates
-        self._shutdown = shutdown
+    def __init__(self, parts: Parts) -> None:
+        self._parts = parts
+        self._render = parts.render
         self._runs = PromptRuns()
 
-    def _html(self, request: Request, template: str, **context: Any) -> str:
-        return self._templates.get_template(template).render(request=request, **context)
+    async def page(self, request: Request) -> Response:
+        context = form(await self._parts.state(), request.query_params)
+        return await self._render.page(request, "sessions", **context)
 
     async def choices(self, request: Request) -> Response:
         """The session choices again, when another agent is chosen."""
-        await self._feed.ready.wait()
-        context = choices(self._feed.state, request.query_params.get("agent", ""), NEW)
-        return HTMLResponse(self._html(request, "_session_choice.html", **context))
+        context = choices(await self._parts.state(), request.query_params.get("agent", ""), NEW)
+        return self._render.part(request, "_session_choice.html", **context)
 
     async def prompt(self, request: Request) -> Response:
         form_data = await request.form()
@@ -119,58 +116,56 @@ class SessionsPage:
         try:
             args = check(values)
         except errors.ArgumentError as exc:
-            return toast(self._templates, request, str(exc), problem=True)
+            return self._render.toast(request, str(exc), problem=True)
         run = self._runs.start(args)
         with anyio.move_on_after(OPENING):  # its first answer: queued, or why not (no such agent, ...)
             while run.job is None and run.ended is None:
                 await run.changed.wait()
-        return HTMLResponse(self._html(request, "_turn.html", run=run, **self._waiting(run)))
+        return self._render.part(request, "_turn.html", run=run, **self._waiting(run))
 
     async def cancel(self, request: Request) -> Response:
         run = self._runs.get(request.path_params["run"])
         if run is None or run.ended is not None:
-            return toast(self._templates, request, "That prompt has ended already.")
+            return self._render.toast(request, "That prompt has ended already.")
         sent = run.args  # before the session opened there is no job yet: its session's running turn
         args = api.CancelArgs(run.job) if run.job else api.CancelArgs(None, sent.agent, sent.session, sent.cwd)
-        try:
-            reply = await ask(api.CANCEL, args)
-        except CallFailedError as exc:
-            return toast(self._templates, request, str(exc), problem=True)
-        return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
+        reply = await ask(api.CANCEL, args)
+        return self._render.toast(request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
 
     async def cancel_session(self, request: Request) -> Response:
         """A session's running turn cancelled from the list of sessions (one gone quiet, say)."""
         data = await request.form()
         agent, session, cwd = (str(data.get(name, "")) or None for name in ("agent", "session", "cwd"))
         try:
-            reply = await ask(api.CANCEL, api.CancelArgs(None, agent, session, cwd))
-        except (errors.ArgumentError, CallFailedError) as exc:
-            return toast(self._templates, request, str(exc), problem=True)
-        return toast(self._templates, request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
+            args = api.CancelArgs(None, agent, session, cwd)
+        except errors.ArgumentError as exc:
+            return self._render.toast(request, str(exc), problem=True)
+        reply = await ask(api.CANCEL, args)
+        return self._render.toast(request, "Cancelling…" if reply["cancelled"] else "Nothing was running.")
 
     async def events(self, request: Request) -> Response:
         run = self._runs.get(request.path_params["run"])
         if run is None:
             return Response(status_code=204)  # a page from before the window restarted: nothing to follow
-        return EventSourceResponse(self._stream(request, run), ping=15, shutdown_event=self._shutdown)
+        return EventSourceResponse(self._stream(request, run), ping=15, shutdown_event=self._parts.shutdown)
 
     def _waiting(self, run: PromptRun) -> dict[str, Any]:
-        return waiting_on(self._feed.state, run.args.agent, run.session_id)
+        return waiting_on(self._parts.feed.state, run.args.agent, run.session_id)
 
     async def _stream(self, request: Request, run: PromptRun) -> AsyncIterator[ServerSentEvent]:
         """The reply so far, then each new piece, the approvals the turn waits on and its state; the
         end last (the page then closes the stream)."""
         sent, shown = len(run.chunks), {"approvals": "", "status": ""}
-        yield ServerSentEvent(data=self._html(request, "_reply.html", text=run.text), event="reply")
-        with self._feed.follow() as feed_changes:
+        yield ServerSentEvent(data=self._render.html(request, "_reply.html", text=run.text), event="reply")
+        with self._parts.feed.follow() as feed_changes:
             while True:
                 changed = run.changed
                 for chunk in run.chunks[sent:]:
-                    yield ServerSentEvent(data=self._html(request, "_reply.html", text=chunk), event="chunk")
+                    yield ServerSentEvent(data=self._render.html(request, "_reply.html", text=chunk), event="chunk")
                 sent = len(run.chunks)
                 parts = {
-                    "approvals": self._html(request, "_turn_approvals.html", **self._waiting(run)),
-                    "status": self._html(request, "_turn_state.html", run=run),
+                    "approvals": self._render.html(request, "_turn_approvals.html", **self._waiting(run)),
+                    "status": self._render.html(request, "_turn_state.html", run=run),
                 }
                 for part, html in parts.items():
                     if html != shown[part] and run.ended is None:
@@ -193,9 +188,10 @@ async def _either(*waits: Any) -> None:
             task.cancel()
 
 
-def session_routes(feed: Feed, templates: Jinja2Templates, shutdown: anyio.Event) -> list[Route]:
-    page = SessionsPage(feed, templates, shutdown)
+def routes(parts: Parts) -> list[Route]:
+    page = SessionsPage(parts)
     return [
+        Route("/sessions", page.page),
         Route("/sessions/choices", page.choices),
         Route("/sessions/prompt", page.prompt, methods=["POST"]),
         Route("/sessions/turns/{run}/events", page.events),

@@ -9,12 +9,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.templating import Jinja2Templates
 
 from acp_tray.desktop.entry import APP, this_installation
 from acp_tray.desktop.menu_entry import Launcher, has_launcher
-from acp_tray.window import views
-from acp_tray.window.feed import Feed
+from acp_tray.window.render import Parts
 from acp_tray.window.start_on_login import start_on_login
 
 
@@ -24,22 +22,8 @@ def app_menu() -> dict[str, Any]:
     return {"has": menus, "name": APP, "installed": menus and Launcher(this_installation()).entry_file.exists()}
 
 
-class WelcomePage:
-    def __init__(self, feed: Feed, templates: Jinja2Templates) -> None:
-        self._feed = feed
-        self._templates = templates
+def routes(parts: Parts) -> list[Route]:
+    async def page(request: Request) -> Response:
+        return await parts.render.page(request, "welcome", login=start_on_login(), menu=app_menu())
 
-    def routes(self) -> list[Route]:
-        return [Route("/welcome", self.page)]
-
-    async def page(self, request: Request) -> Response:
-        await self._feed.ready.wait()
-        context = {
-            **views.overview(self._feed.state),
-            "page": "welcome",
-            "events_url": "/events?page=welcome",
-            "highlight": "",
-            "login": start_on_login(),
-            "menu": app_menu(),
-        }
-        return self._templates.TemplateResponse(request, "welcome.html", context)
+    return [Route("/welcome", page)]

@@ -20,7 +20,7 @@ def failure(exc: NoDaemonError | ReplyError) -> int:
     return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
 
 
-def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
+def ask(op: Op[A, R, object], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
     """(0, the reply), or (the exit code, None) once the reason is said; `timeout`: a wait of its
     own (a press on a phone), else the client's."""
     try:
@@ -29,7 +29,7 @@ def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R 
         return failure(exc), None
 
 
-def fetch(args: argparse.Namespace, op: Op[Args, R]) -> tuple[int, R | None]:
+def fetch(args: argparse.Namespace, op: Op[Args, R, object]) -> tuple[int, R | None]:
     """A data request: with --json the data is printed here and None returned (so is it on error)."""
     code, value = ask(op, Args())
     if code == 0 and getattr(args, "json", False):

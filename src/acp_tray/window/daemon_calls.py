@@ -23,7 +23,7 @@ class CallFailedError(Exception):
         self.code = code
 
 
-async def ask(op: Op[A, R], args: A, *, within: float = TIMEOUT) -> R:
+async def ask(op: Op[A, R, object], args: A, *, within: float = TIMEOUT) -> R:
     """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person)."""
     try:
         return await asyncio.to_thread(request, op, args, timeout=within)

@@ -13,7 +13,6 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, cast
 
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
@@ -21,7 +20,7 @@ from acp_tray.control.client import NoDaemonError, ReplyError, call
 log = logging.getLogger(__name__)
 
 QUEUE = 64  # events held for one page; past that it is sent everything again
-RESYNC: dict[str, Any] = {"event": "snapshot"}  # what a page that fell behind gets: all of it
+RESYNC = replies.Snapshot({})  # what a page that fell behind gets: all of it (from `state`)
 
 
 class Feed:
@@ -30,7 +29,7 @@ class Feed:
         self._on_end = on_end
         self.state: replies.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
-        self._pages: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._pages: set[asyncio.Queue[replies.WatchEvent]] = set()
         self._thread = threading.Thread(target=self._read, name="acp-tray-window-feed", daemon=True)
 
     def start(self) -> None:
@@ -42,9 +41,9 @@ class Feed:
         return len(self._pages)
 
     @contextlib.contextmanager
-    def follow(self) -> Iterator[asyncio.Queue[dict[str, Any]]]:
+    def follow(self) -> Iterator[asyncio.Queue[replies.WatchEvent]]:
         """The events for one open page, while it is open."""
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE)
+        queue: asyncio.Queue[replies.WatchEvent] = asyncio.Queue(QUEUE)
         self._pages.add(queue)
         try:
             yield queue
@@ -55,23 +54,24 @@ class Feed:
         reason = "acp-tray stopped"
         try:
             with call(api.WATCH, api.Args(), timeout=None) as pending:
-                while "event" in (message := pending.next()):
-                    self._loop.call_soon_threadsafe(self._deliver, message)
+                for event in pending.events():
+                    self._loop.call_soon_threadsafe(self._deliver, event)
         except (NoDaemonError, ReplyError, OSError) as exc:
             reason = f"acp-tray stopped ({exc})"
         except Exception:  # never a silent thread death: the window must end with the daemon
             log.exception("reading the daemon's changes failed")
         self._loop.call_soon_threadsafe(self._on_end, reason)
 
-    def _deliver(self, message: dict[str, Any]) -> None:
-        if message.get("event") == "snapshot":
-            self.state = cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"})
-            self.ready.set()
-        elif message.get("event") == "change":
-            self.state.update(cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"}))
+    def _deliver(self, event: replies.WatchEvent) -> None:
+        match event:
+            case replies.Snapshot(state):
+                self.state = state.copy()
+                self.ready.set()
+            case replies.Changes(state):
+                self.state.update(state)
         for queue in tuple(self._pages):
             try:
-                queue.put_nowait(message)
+                queue.put_nowait(event)
             except asyncio.QueueFull:
                 while not queue.empty():
                     queue.get_nowait()

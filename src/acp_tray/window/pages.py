@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api, errors
+from acp_tray.control import api, errors, replies
 from acp_tray.events import now
 from acp_tray.window import custom_agent, prefs_view, push_page, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
@@ -113,17 +113,16 @@ class Pages:
             for event in self._parts(request, PARTS):
                 yield event
             while True:
-                message = await queue.get()
-                kind = message.get("event")
-                if kind == "history":
-                    record = message.get("record") or {}
-                    if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
-                        row = views.history_row(record, now())
-                        yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
-                    continue
-                changed = (
-                    PARTS if kind == "snapshot" else tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(message))
-                )
+                match await queue.get():
+                    case replies.HistoryAdded(record):
+                        if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
+                            row = views.history_row(record, now())
+                            yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
+                        continue
+                    case replies.Snapshot():
+                        changed: tuple[str, ...] = PARTS
+                    case replies.Changes(state):
+                        changed = tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(state))
                 for event in self._parts(request, changed):
                     yield event
 

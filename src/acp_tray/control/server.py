@@ -97,7 +97,7 @@ class Route(Generic[A, R, E]):
 
 def streaming(op: Op[A, R, E], handler: Callable[[A, Emit[E]], Awaitable[R]]) -> Route[A, R, E]:
     """An op that streams events (a prompt's reply) before its result."""
-    return Route(op, handler)
+    return Route(_declaring(op), handler)
 
 
 def following(op: Op[Args, R, E], handler: Callable[[Emit[E]], Awaitable[R]]) -> Route[Args, R, E]:
@@ -106,7 +106,14 @@ def following(op: Op[Args, R, E], handler: Callable[[Emit[E]], Awaitable[R]]) ->
     async def run(_: Args, stream: Emit[E]) -> R:
         return await handler(stream)
 
-    return Route(op, run)
+    return Route(_declaring(op), run)
+
+
+def _declaring(op: Op[A, R, E]) -> Op[A, R, E]:
+    """A streaming op, checked to declare its events (what a client reads them as)."""
+    if not op.events:
+        raise ValueError(f"`{op.name}` streams events: its declaration in control/api.py must name them")
+    return op
 
 
 def answering(op: Op[A, R, Never], handler: Callable[[A], Awaitable[R]]) -> Route[A, R, Never]:

@@ -63,7 +63,7 @@ def test_every_streaming_op_declares_the_union_of_its_events() -> None:
 
 def test_each_op_tells_its_events_apart_by_kind() -> None:
     for op in api.OPS:
-        kinds = [event.kind for event in op.events]  # type: ignore[attr-defined]
+        kinds = [event.kind for event in op.events]
         assert len(kinds) == len(set(kinds)), op.name
         assert all(dataclasses.is_dataclass(event) for event in op.events)
 

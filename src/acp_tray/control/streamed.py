@@ -6,6 +6,7 @@ with it. Standard library only, as the API itself."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -38,21 +39,37 @@ def read_event(op: str, declared: tuple[type[E], ...], message: Mapping[str, Any
     if cls is None:
         streams = ", ".join(repr(getattr(each, "kind", "")) for each in declared) or "none"
         raise EventError(f"`{op}` streams no {ascii(kind)[:40]} event (its events: {streams})")
-    hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
-    for spec in dataclasses.fields(cls):  # type: ignore[arg-type]  # the declared events are dataclasses
-        hint = hints[spec.name]
-        if spec.metadata.get("spread"):
-            value = {key: message[key] for key in typing.get_type_hints(hint) if key in message}
-        elif spec.name in message:
-            value = message[spec.name]
+    for name, hint, spread in _fields(cls):
+        if spread:
+            value = {key: message[key] for key in _keys(hint) if key in message}
+        elif name in message:
+            value = message[name]
         else:
-            raise EventError(f"a {kind!r} event of `{op}` without its {spec.name!r}")
+            raise EventError(f"a {kind!r} event of `{op}` without its {name!r}")
         wrong = _wrong(hint, value)
         if wrong is not None:
-            raise EventError(f"a {kind!r} event of `{op}` with a wrong {wrong or spec.name!r}")
-        values[spec.name] = value
+            raise EventError(f"a {kind!r} event of `{op}` with a wrong {wrong or name!r}")
+        values[name] = value
     return cls(**values)
+
+
+_FIELDS: dict[type[Any], tuple[tuple[str, Any, bool], ...]] = {}
+
+
+def _fields(cls: type[Any]) -> tuple[tuple[str, Any, bool], ...]:
+    """An event type's fields: (name, type, spread), worked out once (a prompt streams many chunks)."""
+    if cls not in _FIELDS:
+        hints = typing.get_type_hints(cls)
+        specs = dataclasses.fields(cls)
+        _FIELDS[cls] = tuple((spec.name, hints[spec.name], bool(spec.metadata.get("spread"))) for spec in specs)
+    return _FIELDS[cls]
+
+
+@functools.cache
+def _keys(table: Any) -> dict[str, Any]:
+    """A TypedDict's keys and their types."""
+    return typing.get_type_hints(table)
 
 
 def _wrong(hint: Any, value: object) -> str | None:
@@ -61,7 +78,7 @@ def _wrong(hint: Any, value: object) -> str | None:
     if typing.is_typeddict(hint):
         if not isinstance(value, dict):
             return ""
-        hints = typing.get_type_hints(hint)
+        hints = _keys(hint)
         return next((key for key, item in value.items() if key in hints and not _fits(hints[key], item)), None)
     return None if _fits(hint, value) else ""
 

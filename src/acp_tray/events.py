@@ -96,6 +96,24 @@ class TurnEnded:
     limit: RateLimit | None = None  # the error says the agent hit a rate or usage limit (refused)
 
 
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A prompt's turn started (told to whoever waits on that prompt, not to presentation)."""
+
+    session: str  # the session's name in acp-tray
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyText:
+    """More of the running turn's reply (told to whoever waits on that prompt, not to presentation)."""
+
+    text: str
+
+
+TurnProgress = TurnStarted | ReplyText  # what a prompt's waiter hears while its turn runs
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class QueueChanged:
     """A session's prompt queue changed: a prompt queued or taken out, a turn started or ended."""

@@ -19,7 +19,7 @@ from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.turns import PromptJob
-from acp_tray.events import AgentCrashed, AgentState, SignInNeeded
+from acp_tray.events import AgentCrashed, AgentState, ReplyText, SignInNeeded, TurnProgress
 from tests.support.event_log import EventLog
 from tests.support.signin import assert_all_valid, auth_spec, received, status_states, wait_state
 
@@ -123,7 +123,7 @@ async def test_sign_in_needed_at_the_prompt_holds_the_queue_and_sends_it_after(
     cleanup.append(asyncio.create_task(host.run()))
     await wait_state(log, AgentState.CONNECTED)
     session = host.sessions[host.default_key]
-    waited: list[dict[str, Any]] = []
+    waited: list[TurnProgress] = []
     first = PromptJob(session.key, "hello once")  # nobody waits (--no-wait): kept for after the sign-in
     session.submit(first)
     await wait_state(log, AgentState.NEEDS_SIGNIN)
@@ -141,7 +141,7 @@ async def test_sign_in_needed_at_the_prompt_holds_the_queue_and_sends_it_after(
     outcomes = await asyncio.wait_for(asyncio.gather(first.result, watched.result, later.result), 30)
     assert [o.stop_reason for o in outcomes] == ["end_turn"] * 3
     assert status_states(log)[-2:] == [AgentState.NEEDS_SIGNIN, AgentState.CONNECTED]
-    assert "".join(e.get("text", "") for e in waited) == "unset"
+    assert "".join(e.text for e in waited if isinstance(e, ReplyText)) == "unset"
     assert [m["params"]["prompt"][0]["text"] for m in received(tmp_path) if m.get("method") == "session/prompt"] == [
         "hello once", "hello once", "env AUTH_AGENT_MODE", "hello twice"
     ]  # fmt: skip

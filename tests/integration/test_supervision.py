@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
-from acp_tray.events import AgentState
+from acp_tray.events import AgentState, ReplyText, TurnProgress
 from acp_tray.state.history import read_history
 from acp_tray.tray.menu import menu_of
 from tests.support.in_process import Running, session_agent_config
@@ -52,7 +51,7 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
     try:
         await until_async(lambda: run.daemon.core.fleet.hosts["bot"].connected.is_set())
         session = await run.daemon.core.fleet.hosts["bot"].open_session()
-        chunks: list[dict[str, Any]] = []
+        chunks: list[TurnProgress] = []
         job = PromptJob(session.key, "ask", stream=chunks.append)
         session.submit(job)
         await until_async(lambda: run.snapshots and run.snapshots[-1].approvals)
@@ -69,7 +68,7 @@ async def test_an_approval_from_the_tray_reaches_the_agent_and_a_dismissal_does_
         run.daemon.tray.on_choice(f"approval:{row.approval_id}:reject")
         outcome = await asyncio.wait_for(job.result, 10)
         assert outcome.stop_reason == "end_turn"
-        assert {"event": "chunk", "text": "outcome=reject"} in chunks
+        assert ReplyText("outcome=reject") in chunks
         await until_async(lambda: not run.snapshots[-1].approvals)
     finally:
         await run.close()

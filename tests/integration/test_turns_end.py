@@ -17,7 +17,7 @@ from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.supervisor import BackoffPolicy, supervise
 from acp_tray.agents.turns import PromptJob
 from acp_tray.agents.versions import VersionMemory
-from acp_tray.events import AgentStatus, TurnEnded
+from acp_tray.events import AgentStatus, ReplyText, TurnEnded, TurnProgress
 from tests.real_agents import sdk_example
 from tests.support.agents import SESSION_AGENT
 from tests.support.event_log import EventLog
@@ -70,12 +70,12 @@ async def test_the_sdk_echo_agent_offered_2_is_caught_echoing_and_runs_as_v1(tmp
         assert int(host.version) == 1  # a fresh connection offering 1, before any turn
         assert any("in ACP 1's shape" in e.detail for e in log.of(AgentStatus))
         assert VersionMemory(tmp_path / "versions.json").version("echo", spec.describe()) == 1
-        chunks: list[dict[str, Any]] = []
+        chunks: list[TurnProgress] = []
         session = host.sessions[host.default_key]
         job = PromptJob(session.key, "hello again", stream=chunks.append)
         session.submit(job)
         assert (await asyncio.wait_for(job.result, 20)).stop_reason == "end_turn"
-        assert "".join(c.get("text", "") for c in chunks) == "hello again"
+        assert "".join(c.text for c in chunks if isinstance(c, ReplyText)) == "hello again"
     finally:
         await stop(runner)
 

@@ -10,7 +10,7 @@ import time
 import tomllib
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Never
 
 import pytest
 
@@ -30,7 +30,7 @@ def state_of(name: str) -> str:
     return next(a["state"] for a in request(api.STATUS, api.Args())["agents"] if a["name"] == name)
 
 
-def refused(op: api.Op[Any, Any], args: api.Args) -> ReplyError:
+def refused(op: api.Op[Any, Any, Any], args: api.Args) -> ReplyError:
     with pytest.raises(ReplyError) as error:
         request(op, args)
     return error.value
@@ -65,7 +65,7 @@ def test_stop_and_start_an_agent_as_the_tray_does(daemons: list[DaemonProcess], 
 
 @pytest.mark.parametrize("op", [api.AGENTS_STOP, api.AGENTS_START])
 def test_stopping_or_starting_an_unknown_agent_is_refused_as_restart_is(
-    daemons: list[DaemonProcess], tmp_path: Path, op: api.Op[api.NameArgs, replies.NameReply]
+    daemons: list[DaemonProcess], tmp_path: Path, op: api.Op[api.NameArgs, replies.NameReply, Never]
 ) -> None:
     write_config(session_agent_table("sa", tmp_path / "sa.log"))
     start(daemons, "sa")

@@ -27,7 +27,7 @@ GOOD: dict[Any, Any] = {str: "x", bool: True, float: 1.0, int: 1, list: ["x"], d
 WRONG: dict[Any, Any] = {str: 5, bool: "yes", float: "soon", int: 1.5, list: "x", dict: ["x"], typing.Literal: "x"}
 
 
-def declared(op: api.Op[Any, Any], name: str) -> Any:
+def declared(op: api.Op[Any, Any, Any], name: str) -> Any:
     """An argument's type without its `| None` (`typing.Union` for a `Literal`, else `types.UnionType`)."""
     hint = typing.get_type_hints(op.args)[name]
     if typing.get_origin(hint) in (types.UnionType, typing.Union):
@@ -35,20 +35,20 @@ def declared(op: api.Op[Any, Any], name: str) -> Any:
     return hint
 
 
-def kind(op: api.Op[Any, Any], name: str) -> Any:
+def kind(op: api.Op[Any, Any, Any], name: str) -> Any:
     """The type an argument is checked as (`list` for `list[str] | None`, `Literal` for `Literal["a"] | None`)."""
     hint = declared(op, name)
     return typing.get_origin(hint) or hint
 
 
-def good(op: api.Op[Any, Any], name: str) -> Any:
+def good(op: api.Op[Any, Any, Any], name: str) -> Any:
     """A value the argument accepts (a `Literal`'s first choice)."""
     if kind(op, name) is typing.Literal:
         return typing.get_args(declared(op, name))[0]
     return GOOD[kind(op, name)]
 
 
-def required(op: api.Op[Any, Any]) -> list[str]:
+def required(op: api.Op[Any, Any, Any]) -> list[str]:
     """The arguments that must be given: no default, and not `X | None`."""
     return [
         spec.name
@@ -59,7 +59,7 @@ def required(op: api.Op[Any, Any]) -> list[str]:
     ]
 
 
-def sample(op: api.Op[Any, Any]) -> dict[str, Any]:
+def sample(op: api.Op[Any, Any, Any]) -> dict[str, Any]:
     """Arguments the op accepts: the required ones; where the op's own rules want more, the first
     optional one that makes them fit."""
     args = {name: good(op, name) for name in required(op)}
@@ -82,7 +82,7 @@ def case_id(case: object) -> str:
 
 
 @pytest.mark.parametrize(("op", "name"), MISSING, ids=case_id)
-def test_a_missing_argument_is_refused_by_name(op: api.Op[Any, Any], name: str) -> None:
+def test_a_missing_argument_is_refused_by_name(op: api.Op[Any, Any, Any], name: str) -> None:
     args = {key: value for key, value in sample(op).items() if key != name}
     for absent in (args, {**args, name: None}):  # left out, or null
         with pytest.raises(errors.ArgumentError, match=f"^'{name}' must be ") as refused:
@@ -91,13 +91,13 @@ def test_a_missing_argument_is_refused_by_name(op: api.Op[Any, Any], name: str) 
 
 
 @pytest.mark.parametrize(("op", "name"), ALL_ARGS, ids=case_id)
-def test_a_wrong_typed_argument_is_refused_by_name(op: api.Op[Any, Any], name: str) -> None:
+def test_a_wrong_typed_argument_is_refused_by_name(op: api.Op[Any, Any, Any], name: str) -> None:
     with pytest.raises(errors.ArgumentError, match=f"^'{name}' must be "):
         op.parse({**sample(op), name: WRONG[kind(op, name)]})
 
 
 @pytest.mark.parametrize("op", api.OPS, ids=case_id)
-def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any]) -> None:
+def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any, Any]) -> None:
     assert op.parse({**sample(op), "not-an-argument": [1, 2]}) == op.parse(sample(op))
 
 
@@ -126,7 +126,7 @@ def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any]
     ],
 )
 def test_arguments_that_do_not_fit_together_or_in_range_are_refused(
-    op: api.Op[Any, Any], args: dict[str, Any], said: str
+    op: api.Op[Any, Any, Any], args: dict[str, Any], said: str
 ) -> None:
     with pytest.raises(errors.ArgumentError, match=re.escape(said)):
         op.parse(args)
@@ -156,8 +156,8 @@ def test_the_dispatch_table_must_answer_every_declared_op_once() -> None:
 # through the server --------------------------------------------------------------------------
 
 
-def answer_with_name(op: api.Op[Any, Any]) -> Any:
-    async def run(args: api.Args, emit: Emit) -> Mapping[str, Any]:
+def answer_with_name(op: api.Op[Any, Any, Any]) -> Any:
+    async def run(args: api.Args, emit: Emit[Any]) -> Mapping[str, Any]:
         return {"op": op.name, "args": op.wire(args)}
 
     return run

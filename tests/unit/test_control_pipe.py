@@ -40,7 +40,7 @@ class Served:
         from acp_tray.control import api
         from acp_tray.control import server as control_server
 
-        def answer_with_name(op: api.Op[Any, Any]) -> Any:
+        def answer_with_name(op: api.Op[Any, Any, Any]) -> Any:
             async def run(args: Any, emit: Any) -> Any:
                 return {"op": op.name}
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from acp_tray.agents.sessions import SessionKey
 from acp_tray.agents.turns import HostedSession, PromptJob
+from acp_tray.events import ReplyText, TurnProgress
 from acp_tray.protocol.session import whole_message_text
 from acp_tray.protocol.version import ProtocolVersion
 from tests.support.waiting import until_async
@@ -26,14 +27,14 @@ class Waiting:
 async def streamed(updates: list[tuple[str, str | None, bool]]) -> str:
     key = SessionKey("a", "/", "default")
     session = HostedSession(key, "s1", Waiting(), lambda e: None, lambda s: None, ProtocolVersion.V2)
-    chunks: list[dict[str, Any]] = []
+    chunks: list[TurnProgress] = []
     job = PromptJob(key, "hi", stream=chunks.append)
     session.submit(job)
     await until_async(lambda: session.current is not None, 5, "the job to start")
     for text, message, whole in updates:
         session.on_message_text(text, message, whole)
     session.close("done")
-    return "".join(c["text"] for c in chunks if c["event"] == "chunk")
+    return "".join(c.text for c in chunks if isinstance(c, ReplyText))
 
 
 async def test_a_whole_message_after_its_chunks_adds_only_what_is_new() -> None:

@@ -34,7 +34,16 @@ from acp.exceptions import RequestError
 
 from acp_tray.agents.activity import Activity
 from acp_tray.agents.sessions import SessionKey
-from acp_tray.events import ActivityChanged, EventSink, QueueChanged, RateLimit, TurnEnded
+from acp_tray.events import (
+    ActivityChanged,
+    EventSink,
+    QueueChanged,
+    RateLimit,
+    ReplyText,
+    TurnEnded,
+    TurnProgress,
+    TurnStarted,
+)
 from acp_tray.prefs.names import pasteable
 from acp_tray.protocol.auth import AUTH_REQUIRED
 from acp_tray.protocol.errors import DETAIL_LIMIT, data_words, error_words, limit_refusal
@@ -48,7 +57,7 @@ CANCEL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0  # after session/cancel, the agent's last chance to end the turn itself
 AGENT_GONE = "the agent closed the connection"  # why a connection ended that acp-tray did not end
 
-StreamSink = Callable[[dict[str, Any]], None]
+StreamSink = Callable[[TurnProgress], None]
 
 
 class Gate(Protocol):
@@ -97,7 +106,7 @@ class TurnOutcome:
 
 @dataclass(eq=False)
 class PromptJob:
-    """One prompt from the person. `stream` gets {"event": "started"|"chunk", ...} while it runs."""
+    """One prompt from the person. `stream` hears its turn start and its reply text as it comes."""
 
     key: SessionKey
     text: str
@@ -106,7 +115,7 @@ class PromptJob:
     cancelled: bool = False  # by the person
     result: asyncio.Future[TurnOutcome] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
-    def emit(self, event: dict[str, Any]) -> None:
+    def emit(self, event: TurnProgress) -> None:
         if self.stream is not None:
             try:
                 self.stream(event)
@@ -262,7 +271,7 @@ class HostedSession:
         if message is not None:
             self._said[message] = said
         if new:
-            self.current.emit({"event": "chunk", "text": new})
+            self.current.emit(ReplyText(new))
 
     def close(self, reason: str) -> None:
         """The connection is gone: every job still here fails with `reason`, and says so."""
@@ -315,7 +324,7 @@ class HostedSession:
         job.finish(TurnOutcome(None, f"{self.key.agent} needs you to sign in: `{pasteable('login', self.key.agent)}`"))
 
     async def _turn(self, job: PromptJob) -> TurnOutcome:
-        job.emit({"event": "started", "session": self.key.name, "session_id": self.session_id})
+        job.emit(TurnStarted(self.key.name, self.session_id))
         self._said.clear()
         loop = asyncio.get_running_loop()
         self._gave_up = loop.create_future()

@@ -4,11 +4,12 @@ went wrong said in one line with the exit code to end with."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, print_json, say
 from acp_tray.control.api import Args, Op
 from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.control.replies import Waiting
 
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
@@ -20,7 +21,7 @@ def failure(exc: NoDaemonError | ReplyError) -> int:
     return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
 
 
-def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
+def ask(op: Op[A, R, object], args: A, *, timeout: float | None = None) -> tuple[int, R | None]:
     """(0, the reply), or (the exit code, None) once the reason is said; `timeout`: a wait of its
     own (a press on a phone), else the client's. What the daemon says it waits for (the OS keyring's
     dialog) is said as it comes; the reply is then waited for as long as the person takes."""
@@ -32,12 +33,12 @@ def ask(op: Op[A, R], args: A, *, timeout: float | None = None) -> tuple[int, R 
         return failure(exc), None
 
 
-def _waiting(event: dict[str, Any]) -> None:
-    if event.get("event") == "waiting":
-        say(f"{event.get('text')}…")
+def _waiting(event: object) -> None:
+    if isinstance(event, Waiting):
+        say(f"{event.text}…")
 
 
-def fetch(args: argparse.Namespace, op: Op[Args, R]) -> tuple[int, R | None]:
+def fetch(args: argparse.Namespace, op: Op[Args, R, object]) -> tuple[int, R | None]:
     """A data request: with --json the data is printed here and None returned (so is it on error)."""
     code, value = ask(op, Args())
     if code == 0 and getattr(args, "json", False):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sys
 
+from acp_tray.control.streamed import wire_event
+from acp_tray.control.wire import VERSION
 from acp_tray.logs.text import NAME_LIMIT, plain_line, terminal_text
 
 EXIT_OK = 0
@@ -34,6 +36,11 @@ def out(text: str, *, flush: bool = False) -> None:
 
 def print_json(value: object) -> None:
     print(json.dumps(value, ensure_ascii=True, indent=None))  # escapes: control and bidi characters too
+
+
+def print_event(event: object) -> None:
+    """A streamed event as `--json` prints it: one line, as the daemon sent it."""
+    print_json({"v": VERSION, **wire_event(event)})
 
 
 def field(value: object, limit: int = NAME_LIMIT) -> str:

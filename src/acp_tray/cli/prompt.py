@@ -8,12 +8,11 @@ import os
 import signal
 import sys
 from datetime import UTC, datetime
-from typing import Any
 
 from acp_tray.cli.calls import ask, fetch
-from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_json, say
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, STOP_EXIT, field, out, print_event, print_json, say
 from acp_tray.control import api, replies
-from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
+from acp_tray.control.client import NoDaemonError, ReplyError, call, request
 from acp_tray.logs.text import DESCRIPTION_LIMIT, terminal_text
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.doing import session_doing
@@ -88,8 +87,10 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         with call(api.PROMPT, prompt, timeout=PROMPT_TIMEOUT) as pending:
-            while "event" in (message := pending.next()):
-                job = _prompt_event(args, message) or job
+            for event in pending.events():
+                job = event.job if isinstance(event, replies.Queued) else job
+                _prompt_event(args, event)
+            result = pending.reply()
     except NoDaemonError as exc:
         say(str(exc))
         return EXIT_NO_DAEMON
@@ -100,27 +101,22 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         return STOP_EXIT["cancelled"]
     finally:
         signal.signal(signal.SIGINT, previous)
-    try:
-        result = reply_of(api.PROMPT, message)
-    except ReplyError as exc:
-        say(str(exc))
-        return EXIT_FAILED
     return _prompt_result(args, result)
 
 
-def _prompt_event(args: argparse.Namespace, message: dict[str, Any]) -> str | None:
+def _prompt_event(args: argparse.Namespace, event: replies.PromptEvent) -> None:
     if args.json:
-        print_json(message)
-    elif message["event"] == "chunk":
-        sys.stdout.write(terminal_text(message["text"]))
-        sys.stdout.flush()
-        args.line_open = not message["text"].endswith("\n")
-    elif message["event"] == "dropped":
-        say(f"{message.get('text', 'the rest of the reply was not streamed')}")
-    elif message["event"] == "queued" and message["ahead"] and not args.no_wait:
-        say(f"queued behind {message['ahead']} prompt(s) in session {message['session']}")
-    job = message.get("job")
-    return job if isinstance(job, str) else None
+        print_event(event)
+        return
+    match event:
+        case replies.Chunk(text):
+            sys.stdout.write(terminal_text(text))
+            sys.stdout.flush()
+            args.line_open = not text.endswith("\n")
+        case replies.Dropped(text):
+            say(text)
+        case replies.Queued(ahead=ahead, session=session) if ahead:
+            say(f"queued behind {ahead} prompt(s) in session {session}")
 
 
 def _prompt_result(args: argparse.Namespace, result: replies.PromptDone | replies.PromptQueued) -> int:

@@ -11,12 +11,11 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any
 
 from acp_tray.cli.calls import ask, failure
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED, field, out, say
 from acp_tray.control import api, replies
-from acp_tray.control.client import NoDaemonError, ReplyError, call, reply_of, request
+from acp_tray.control.client import NoDaemonError, ReplyError, call, request
 from acp_tray.logs.text import DESCRIPTION_LIMIT
 from acp_tray.prefs.command_rules import find_program
 from acp_tray.prefs.names import pasteable, shown_command
@@ -81,30 +80,31 @@ def _login(name: str, method: str | None) -> tuple[int, replies.TerminalSignIn |
     try:
         with call(api.LOGIN, api.LoginArgs(name, method), timeout=None) as pending:
             try:
-                while "event" in (message := pending.next()):
-                    _waiting(name, message)
+                for event in pending.events():
+                    _waiting(name, event)
             except KeyboardInterrupt:
                 _stop(name)
                 return EXIT_INTERRUPTED, None
-            return 0, reply_of(api.LOGIN, message)
+            return 0, pending.reply()
     except (NoDaemonError, ReplyError) as exc:
         return failure(exc), None
 
 
-def _waiting(name: str, event: dict[str, Any]) -> None:
-    if event.get("event") == "waiting":
-        out(f"{field(event.get('text'), DESCRIPTION_LIMIT)}… (Ctrl+C stops waiting and cancels it)", flush=True)
-    elif event.get("event") == "sign-in-link":
-        _sign_in_page(name, event)
+def _waiting(name: str, event: replies.LoginEvent) -> None:
+    match event:
+        case replies.Waiting(text):
+            out(f"{field(text, DESCRIPTION_LIMIT)}… (Ctrl+C stops waiting and cancels it)", flush=True)
+        case replies.SignInSaid():
+            _sign_in_page(name, event)
 
 
-def _sign_in_page(name: str, event: dict[str, Any]) -> None:
+def _sign_in_page(name: str, event: replies.SignInSaid) -> None:
     """The address the agent wrote to sign in (the daemon cleaned and bounded it), whole on a line
     of its own (a terminal makes it a link); the code it then reads on its input asked for here."""
-    said = f" ({field(event.get('text'), DESCRIPTION_LIMIT)})" if event.get("text") else ""
-    url = field(event.get("url"), replies.SIGN_IN_URL_LIMIT)
+    said = f" ({field(event.text, DESCRIPTION_LIMIT)})" if event.text else ""
+    url = field(event.url, replies.SIGN_IN_URL_LIMIT)
     out(f"{field(name)} asks you to open this page to sign in{said}:\n{url}", flush=True)
-    if not event.get("reads_code"):
+    if not event.reads_code:
         return
     try:
         code = input("Paste the code the page gives you, then Enter: ")

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, cast
 
 from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
-from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_json, say
+from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_event, say
 from acp_tray.cli.questions import question_lines
 from acp_tray.control import api, errors, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
@@ -91,18 +90,18 @@ def watch_line(state: replies.WatchState) -> str:
 def cmd_watch(args: argparse.Namespace) -> int:
     """`status --watch`: a line now, then one each time what it says changes (with --json: the
     snapshot, then each change and history event as it comes), until the daemon stops."""
-    state: dict[str, Any] = {}
+    state: replies.WatchState = {}
     shown = None
     try:
         with call(api.WATCH, api.Args(), timeout=None) as pending:
-            while "event" in (message := pending.next()):
+            for event in pending.events():
                 if args.json:
-                    print_json(message)
+                    print_event(event)
                     sys.stdout.flush()
                     continue
-                if message["event"] in ("snapshot", "change"):
-                    state.update({key: value for key, value in message.items() if key != "event"})
-                line = watch_line(cast(replies.WatchState, state))
+                if isinstance(event, replies.Snapshot | replies.Changes):
+                    state.update(event.state)
+                line = watch_line(state)
                 if line != shown:
                     out(line, flush=True)
                     shown = line

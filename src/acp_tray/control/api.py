@@ -5,15 +5,17 @@ it, and the CLI must start fast.
 
 On the wire (control/wire.py) a request is `{"v": 1, "op": NAME, "args": {...}}`; the args are
 an op's `*Args` dataclass as a JSON object (unknown keys are ignored, `null` is the same as
-absent), and its final reply's `result` is the op's reply type.
+absent), the events it streams before its reply are its declared events (control/streamed.py
+writes and reads them), and its final reply's `result` is the op's reply type.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Never, TypeVar
 
 from acp_tray.control.checking import parse_args
 from acp_tray.control.errors import ArgumentError
@@ -29,11 +31,13 @@ from acp_tray.control.replies import (
     DeniedReply,
     DndReply,
     HistoryReply,
+    LoginEvent,
     NameReply,
     PrefsFormReply,
     PrefsReply,
     PrefsSavedReply,
     PromptDone,
+    PromptEvent,
     PromptQueued,
     PushTargetRow,
     PushTestReply,
@@ -46,8 +50,11 @@ from acp_tray.control.replies import (
     StatusReply,
     TerminalSignIn,
     UnreadReply,
+    Waiting,
     WaitReply,
+    WatchEvent,
 )
+from acp_tray.control.streamed import read_event
 from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
@@ -237,15 +244,18 @@ class HistoryArgs(Args):  # filters (all given must hold), and where the page st
 
 A = TypeVar("A", bound=Args)
 R = TypeVar("R", covariant=True)  # an op with a narrower reply is one with a wider
+E = TypeVar("E", covariant=True)  # its events, likewise (Never: it streams none)
 
 
 @dataclass(frozen=True)
-class Op(Generic[A, R]):
-    """One request: its name on the wire, its arguments' type and (for type checkers) its reply's."""
+class Op(Generic[A, R, E]):
+    """One request: its name on the wire, its arguments' type, the types of the events it streams
+    before its reply (none for most), and (for type checkers) its reply's and its events' union."""
 
     name: str
     args: type[A]
     summary: str
+    events: tuple[type[E], ...] = ()
 
     def wire(self, args: A) -> dict[str, Any]:
         """The arguments as the request carries them."""
@@ -256,70 +266,99 @@ class Op(Generic[A, R]):
         that is missing or wrong (or says which do not fit together)."""
         return parse_args(self.args, raw)
 
+    def event(self, message: Mapping[str, Any]) -> E:
+        """A streamed event as the op declares it; streamed.EventError says what is wrong with one
+        that is not."""
+        return read_event(self.name, self.events, message)
 
-STATUS: Op[Args, StatusReply] = Op("status", Args, "the daemon, its agents, DND and approvals waiting")
-AGENTS_LIST: Op[Args, list[AgentRow]] = Op("agents.list", Args, "the configured agents and their state")
-APPROVALS: Op[Args, list[ApprovalRow]] = Op("approvals", Args, "permission requests waiting for the person")
-SESSIONS: Op[Args, list[SessionRow]] = Op("sessions", Args, "named sessions: live and remembered")
-AGENTS_ADD: Op[AddArgs, AddedReply] = Op("agents.add", AddArgs, "add an agent to the preferences; it starts")
-AGENTS_REPLACE: Op[ReplaceArgs, NameReply] = Op(
+
+def streams(union: Any) -> tuple[type[Any], ...]:
+    """The event types of a union declared in control/replies.py, for an op's `events`."""
+    return typing.get_args(union) or (union,)
+
+
+STATUS: Op[Args, StatusReply, Never] = Op("status", Args, "the daemon, its agents, DND and approvals waiting")
+AGENTS_LIST: Op[Args, list[AgentRow], Never] = Op("agents.list", Args, "the configured agents and their state")
+APPROVALS: Op[Args, list[ApprovalRow], Never] = Op("approvals", Args, "permission requests waiting for the person")
+SESSIONS: Op[Args, list[SessionRow], Never] = Op("sessions", Args, "named sessions: live and remembered")
+AGENTS_ADD: Op[AddArgs, AddedReply, Never] = Op("agents.add", AddArgs, "add an agent to the preferences; it starts")
+AGENTS_REPLACE: Op[ReplaceArgs, NameReply, Never] = Op(
     "agents.replace", ReplaceArgs, "a new command (working directory, environment) for an agent"
 )
-AGENTS_WAIT: Op[WaitArgs, WaitReply] = Op("agents.wait", WaitArgs, "wait until an agent has connected")
-AGENTS_REMOVE: Op[NameArgs, RemovedReply] = Op("agents.remove", NameArgs, "stop and remove an agent")
-AGENTS_RESTART: Op[NameArgs, NameReply] = Op("agents.restart", NameArgs, "restart an agent")
-AGENTS_STOP: Op[NameArgs, NameReply] = Op("agents.stop", NameArgs, "stop an agent (until started, as the tray's Stop)")
-AGENTS_START: Op[NameArgs, NameReply] = Op("agents.start", NameArgs, "start a stopped agent")
-LOGIN: Op[LoginArgs, TerminalSignIn | AgentSignIn] = Op("login", LoginArgs, "sign in to an agent")
-LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply] = Op(
+AGENTS_WAIT: Op[WaitArgs, WaitReply, Never] = Op("agents.wait", WaitArgs, "wait until an agent has connected")
+AGENTS_REMOVE: Op[NameArgs, RemovedReply, Never] = Op("agents.remove", NameArgs, "stop and remove an agent")
+AGENTS_RESTART: Op[NameArgs, NameReply, Never] = Op("agents.restart", NameArgs, "restart an agent")
+AGENTS_STOP: Op[NameArgs, NameReply, Never] = Op(
+    "agents.stop", NameArgs, "stop an agent (until started, as the tray's Stop)"
+)
+AGENTS_START: Op[NameArgs, NameReply, Never] = Op("agents.start", NameArgs, "start a stopped agent")
+LOGIN: Op[LoginArgs, TerminalSignIn | AgentSignIn, LoginEvent] = Op(
+    "login", LoginArgs, "sign in to an agent", streams(LoginEvent)
+)
+LOGIN_FINISHED: Op[LoginFinishedArgs, StateReply, Never] = Op(
     "login.finished", LoginFinishedArgs, "a terminal sign-in ran: how it went"
 )
-LOGIN_CANCEL: Op[NameArgs, SignInStopped] = Op(
+LOGIN_CANCEL: Op[NameArgs, SignInStopped, Never] = Op(
     "login.cancel", NameArgs, "stop waiting for an agent's own sign-in: cancelled in it (restarted if it stays in it)"
 )
-LOGIN_CODE: Op[LoginCodeArgs, NameReply] = Op(
+LOGIN_CODE: Op[LoginCodeArgs, NameReply, Never] = Op(
     "login.code", LoginCodeArgs, "the code an agent's sign-in asks for on its input, typed there as one line"
 )
-LOGOUT: Op[NameArgs, NameReply] = Op("logout", NameArgs, "sign out of an agent")
-PROMPT: Op[PromptArgs, PromptDone | PromptQueued] = Op("prompt", PromptArgs, "send a prompt; stream the reply")
-CANCEL: Op[CancelArgs, CancelReply] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
-APPROVE: Op[ApproveArgs, ApprovedReply] = Op("approve", ApproveArgs, "answer a permission request")
-DENY: Op[DenyArgs, DeniedReply] = Op("deny", DenyArgs, "reject a permission request")
-QUESTIONS: Op[Args, list[QuestionDetail]] = Op("questions", Args, "questions waiting for the person (a form or a page)")
-ANSWER: Op[AnswerArgs, AnsweredReply] = Op(
+LOGOUT: Op[NameArgs, NameReply, Never] = Op("logout", NameArgs, "sign out of an agent")
+PROMPT: Op[PromptArgs, PromptDone | PromptQueued, PromptEvent] = Op(
+    "prompt", PromptArgs, "send a prompt; stream the reply", streams(PromptEvent)
+)
+CANCEL: Op[CancelArgs, CancelReply, Never] = Op("cancel", CancelArgs, "cancel a prompt, or a session's running turn")
+APPROVE: Op[ApproveArgs, ApprovedReply, Never] = Op("approve", ApproveArgs, "answer a permission request")
+DENY: Op[DenyArgs, DeniedReply, Never] = Op("deny", DenyArgs, "reject a permission request")
+QUESTIONS: Op[Args, list[QuestionDetail], Never] = Op(
+    "questions", Args, "questions waiting for the person (a form or a page)"
+)
+ANSWER: Op[AnswerArgs, AnsweredReply, Never] = Op(
     "answer", AnswerArgs, "answer a question (values checked against its form), decline it or cancel it"
 )
-PREFS_APPLY: Op[Args, PrefsReply] = Op("prefs.apply", Args, "apply the preferences file now")
-PREFS_GET: Op[Args, PrefsFormReply] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
-PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply] = Op(
+PREFS_APPLY: Op[Args, PrefsReply, Never] = Op("prefs.apply", Args, "apply the preferences file now")
+PREFS_GET: Op[Args, PrefsFormReply, Never] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
+PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply, Never] = Op(
     "prefs.set", PrefsSetArgs, "change settings (checked as the file is; written with comments kept) and apply them"
 )
-DND_SET: Op[DndArgs, DndReply] = Op("dnd.set", DndArgs, "switch do not disturb (written to the preferences)")
-HISTORY: Op[HistoryArgs, HistoryReply] = Op("history", HistoryArgs, "the history, newest first, a page at a time")
-READ: Op[Args, UnreadReply] = Op("read", Args, "mark all read (the tray's unread count)")
-QUIT: Op[Args, QuitReply] = Op("quit", Args, "stop the daemon")
-DIAGNOSTICS: Op[Args, list[CheckRow]] = Op(
+DND_SET: Op[DndArgs, DndReply, Never] = Op("dnd.set", DndArgs, "switch do not disturb (written to the preferences)")
+HISTORY: Op[HistoryArgs, HistoryReply, Never] = Op(
+    "history", HistoryArgs, "the history, newest first, a page at a time"
+)
+READ: Op[Args, UnreadReply, Never] = Op("read", Args, "mark all read (the tray's unread count)")
+QUIT: Op[Args, QuitReply, Never] = Op("quit", Args, "stop the daemon")
+DIAGNOSTICS: Op[Args, list[CheckRow], Never] = Op(
     "diagnostics", Args, "`acp-tray doctor`'s checks as the daemon sees them (with its tray backend)"
 )
-PUSH_LIST: Op[Args, list[PushTargetRow]] = Op("push.list", Args, "the push targets (names and services, never URLs)")
-PUSH_ADD: Op[PushAddArgs, PushTargetRow] = Op(
-    "push.add", PushAddArgs, "keep a push target's Apprise URL in the OS keyring (replacing one of that name)"
+PUSH_LIST: Op[Args, list[PushTargetRow], Never] = Op(
+    "push.list", Args, "the push targets (names and services, never URLs)"
 )
-PUSH_TEST: Op[PushTestArgs, PushTestReply] = Op(
+PUSH_ADD: Op[PushAddArgs, PushTargetRow, Waiting] = Op(
+    "push.add",
+    PushAddArgs,
+    "keep a push target's Apprise URL in the OS keyring (replacing one of that name)",
+    streams(Waiting),
+)
+PUSH_TEST: Op[PushTestArgs, PushTestReply, Never] = Op(
     "push.test", PushTestArgs, "push one message to a target: whether its service accepted it (and a press arrived)"
 )
-PUSH_REMOVE: Op[PushNameArgs, NameReply] = Op("push.remove", PushNameArgs, "forget a push target (and its URL)")
-WATCH: Op[Args, None] = Op("watch", Args, "a snapshot of the state, then each change, until the client goes")
+PUSH_REMOVE: Op[PushNameArgs, NameReply, Waiting] = Op(
+    "push.remove", PushNameArgs, "forget a push target (and its URL)", streams(Waiting)
+)
+WATCH: Op[Args, None, WatchEvent] = Op(
+    "watch", Args, "a snapshot of the state, then each change, until the client goes", streams(WatchEvent)
+)
 
 # the ops that act on one agent by a verb (the CLI's `agents VERB NAME`, the window's buttons), and
 # what the person is told once the daemon has taken it
-AGENT_VERBS: dict[str, tuple[Op[NameArgs, NameReply], str]] = {
+AGENT_VERBS: dict[str, tuple[Op[NameArgs, NameReply, Never], str]] = {
     "restart": (AGENTS_RESTART, "restarting"),
     "stop": (AGENTS_STOP, "stopped"),
     "start": (AGENTS_START, "starting"),
 }
 
-OPS: tuple[Op[Any, Any], ...] = (
+OPS: tuple[Op[Any, Any, Any], ...] = (
     STATUS, AGENTS_LIST, APPROVALS, SESSIONS, AGENTS_ADD, AGENTS_REPLACE, AGENTS_WAIT, AGENTS_REMOVE,
     AGENTS_RESTART, AGENTS_STOP, AGENTS_START, LOGIN, LOGIN_FINISHED, LOGOUT, PROMPT, CANCEL, APPROVE, DENY,
     PREFS_APPLY, PREFS_GET, PREFS_SET, DND_SET, HISTORY, READ, QUIT, DIAGNOSTICS, WATCH,

@@ -1,5 +1,6 @@
 """The CLI's end of the control endpoint: send one request, read events and the final reply.
-Given a declared op (control/api.py), its arguments are that op's and its result is its reply type.
+Given a declared op (control/api.py), its arguments are that op's, its events are read as the
+types it declares (control/streamed.py) and its result is its reply type.
 
 Standard library (and platformdirs) only: `acp-tray status` must not pay for the ACP SDK,
 pydantic or the tray.
@@ -13,11 +14,12 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from acp_tray.control.api import Args, Op
 from acp_tray.control.endpoint import EndpointError, check_socket, pipe_name, socket_path, untrusted_peer
 from acp_tray.control.errors import ErrorCode
+from acp_tray.control.streamed import EventError
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 
@@ -31,6 +33,7 @@ class UntrustedError(NoDaemonError):
 
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
+E = TypeVar("E")  # an op's events
 
 
 class ReplyError(Exception):
@@ -112,20 +115,24 @@ def _no_answer(op: str, timeout: float | None) -> ReplyError:
     )
 
 
-class Call:
-    """One request on its own connection; read its events and final reply with `next()`. Once the
-    daemon says it waits for the person (a "waiting" event: a keyring's dialog, a browser), the
-    reply is waited for without a time limit."""
+class Call(Generic[R, E]):
+    """One request on its own connection: the events it streams (`events()`), then its final reply
+    (`reply()`); or each message as it came (`next()`). Once the daemon says it waits for the person
+    (a "waiting" event: a keyring's dialog, a browser), the reply is waited for without a time limit."""
 
-    def __init__(self, stream: io.BufferedIOBase, op: str, timeout: float | None, limit: TimeoutSetter) -> None:
+    def __init__(
+        self, stream: io.BufferedIOBase, op: Op[Any, R, E] | str, timeout: float | None, limit: TimeoutSetter
+    ) -> None:
         self._stream, self._op, self._timeout, self._limit = stream, op, timeout, limit
+        self._name = op.name if isinstance(op, Op) else op
+        self._final: dict[str, Any] | None = None
 
     def next(self) -> dict[str, Any]:
         """The next message: an event ({"event": ...}) or the final reply ({"ok": ...})."""
         try:
             line = self._stream.readline()
         except TimeoutError:
-            raise _no_answer(self._op, self._timeout) from None
+            raise _no_answer(self._name, self._timeout) from None
         if not line:
             raise ReplyError("the daemon closed the connection without an answer (did it stop?)", ErrorCode.CLOSED)
         try:
@@ -137,6 +144,31 @@ class Call:
             self._limit(None)
         return message
 
+    def events(self) -> Iterator[E]:
+        """Each event as the op declares it, until the final reply (then `reply()`). One the op does
+        not declare, or one missing a field: ReplyError (`protocol`), saying what was wrong with it."""
+        while self._final is None:
+            message = self.next()
+            if "event" not in message:
+                self._final = message
+                return
+            yield self._typed(message)
+
+    def _typed(self, message: dict[str, Any]) -> E:
+        if not isinstance(self._op, Op):  # an op named by a string: its events as they came
+            return cast(E, message)
+        try:
+            return self._op.event(message)
+        except EventError as exc:
+            raise ReplyError(f"unexpected answer from the daemon: {exc}", ErrorCode.PROTOCOL) from None
+
+    def reply(self) -> R:
+        """The final reply's result (the events not read yet are passed over), or ReplyError."""
+        for _ in self.events():
+            pass
+        assert self._final is not None
+        return cast(R, result_of(self._final))
+
 
 def result_of(message: dict[str, Any]) -> Any:
     """The result of a final reply, or ReplyError."""
@@ -145,16 +177,16 @@ def result_of(message: dict[str, Any]) -> Any:
     raise ReplyError(str(message.get("error", "failed")), str(message.get("code", ErrorCode.FAILED)))
 
 
-def _request_line(op: Op[Any, Any] | str, args: Args | dict[str, Any] | None) -> bytes:
+def _request_line(op: Op[Any, Any, Any] | str, args: Args | dict[str, Any] | None) -> bytes:
     if isinstance(op, Op) and isinstance(args, Args):  # a declared op (the overloads below) and its arguments
         return encode({"op": op.name, "args": op.wire(args)})
     return encode({"op": op.name if isinstance(op, Op) else op, "args": args if isinstance(args, dict) else {}})
 
 
 @contextlib.contextmanager
-def call(
-    op: Op[Any, Any] | str, args: Args | dict[str, Any] | None = None, *, timeout: float | None = 30.0
-) -> Iterator[Call]:
+def _calling(
+    op: Op[Any, R, E] | str, args: Args | dict[str, Any] | None, timeout: float | None
+) -> Iterator[Call[R, E]]:
     data = _request_line(op, args)
     name = op.name if isinstance(op, Op) else op
     if len(data) > MAX_LINE:
@@ -169,38 +201,41 @@ def call(
             raise ReplyError("the daemon closed the connection before the request was sent", ErrorCode.CLOSED) from None
         except TimeoutError:
             raise _no_answer(name, timeout) from None
-        yield Call(stream, name, timeout, set_limit)
+        yield Call(stream, op, timeout, set_limit)
 
 
-EventSink = Callable[[dict[str, Any]], None]
-
-
-@overload
-def request(op: Op[A, R], args: A, *, on_event: EventSink | None = None, timeout: float | None = 30.0) -> R: ...
+def call(op: Op[A, R, E], args: A, *, timeout: float | None = 30.0) -> contextlib.AbstractContextManager[Call[R, E]]:
+    """A request sent; read its events and its reply from the Call, on its connection."""
+    return _calling(op, args, timeout)
 
 
 @overload
 def request(
-    op: str, args: dict[str, Any] | None = None, *, on_event: EventSink | None = None, timeout: float | None = 30.0
+    op: Op[A, R, E], args: A, *, on_event: Callable[[E], None] | None = None, timeout: float | None = 30.0
+) -> R: ...
+
+
+@overload
+def request(
+    op: str,
+    args: dict[str, Any] | None = None,
+    *,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    timeout: float | None = 30.0,
 ) -> Any: ...
 
 
 def request(
-    op: Op[Any, Any] | str,
+    op: Op[Any, Any, Any] | str,
     args: Args | dict[str, Any] | None = None,
     *,
-    on_event: EventSink | None = None,
+    on_event: Callable[[Any], None] | None = None,
     timeout: float | None = 30.0,
 ) -> Any:
-    """Send one request; events go to `on_event`; returns the result (a declared op's: its reply
-    type) or raises ReplyError/NoDaemonError."""
-    with call(op, args, timeout=timeout) as pending:
-        while "event" in (message := pending.next()):
+    """Send one request; its events go to `on_event` (a declared op's: its declared events); returns
+    the result (a declared op's: its reply type) or raises ReplyError/NoDaemonError."""
+    with _calling(op, args, timeout) as pending:
+        for event in pending.events():
             if on_event is not None:
-                on_event(message)
-        return result_of(message)
-
-
-def reply_of(op: Op[Any, R], message: dict[str, Any]) -> R:
-    """The result of a final reply to `op`, as its declared type, or ReplyError."""
-    return cast(R, result_of(message))
+                on_event(event)
+        return pending.reply()

@@ -1,9 +1,10 @@
-"""The control API's replies, and the events streamed before one: what each op answers (its
-declaration in control/api.py names which). Standard library only, as the API itself."""
+"""The control API's replies, and the events streamed before one: what each op answers and
+streams (its declaration in control/api.py names which). Standard library only, as the API itself."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict, final
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, NotRequired, TypedDict, final
 
 
 class SignInMethodRow(TypedDict):
@@ -329,22 +330,51 @@ class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor/check.py
 
 
 # events streamed before a reply --------------------------------------------------------------------
+# Frozen dataclasses, matched on by type. `kind` is an event's "event" on the wire; its fields are
+# the object's other keys (a `SPREAD` field's keys are the object's own). control/streamed.py writes
+# and reads them; each streaming op's declaration in control/api.py carries its union.
+
+SPREAD: dict[str, Any] = {"spread": True}
 
 
-class QueuedEvent(TypedDict):  # a prompt's, when it is queued
-    event: Literal["queued"]
-    job: str
+@dataclass(frozen=True)
+class Queued:  # `prompt`: the prompt is queued in its session
+    kind: ClassVar[str] = "queued"
+    job: str  # what `cancel` names
     ahead: int  # prompts before it in its session
     session: str
     session_id: str | None
 
 
-class Waiting(TypedDict):
-    """acp-tray waits for the person: `login`, an agent's own sign-in (a browser); `push.add` and
-    `push.remove`, the OS keyring (its dialog). From this event on, a client waits for the reply
-    without a time limit (the person may be typing a password)."""
+@dataclass(frozen=True)
+class Started:  # `prompt`: its turn started
+    kind: ClassVar[str] = "started"
+    session: str
+    session_id: str
 
-    event: Literal["waiting"]
+
+@dataclass(frozen=True)
+class Chunk:  # `prompt`: reply text, as it comes
+    kind: ClassVar[str] = "chunk"
+    text: str
+
+
+@dataclass(frozen=True)
+class Dropped:  # `prompt`, to a client that reads too slowly: the rest of the reply is not sent (said once)
+    kind: ClassVar[str] = "dropped"
+    text: str
+
+
+PromptEvent = Queued | Started | Chunk | Dropped
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """acp-tray waits: `login`, for an agent still starting or for its own sign-in (a browser);
+    `push.add` and `push.remove`, for the OS keyring (its dialog). From this event on, a client waits
+    for the reply without a time limit (the person may be typing a password)."""
+
+    kind: ClassVar[str] = "waiting"
     text: str
 
 
@@ -356,11 +386,15 @@ class SignInLinkRow(TypedDict):
     url: str  # https, or http on loopback
 
 
-class SignInSaid(TypedDict):  # `login`: the agent wrote an address to open (its sign-in page) while it waits
-    event: Literal["sign-in-link"]
+@dataclass(frozen=True)
+class SignInSaid:  # `login`: the agent wrote an address to open (its sign-in page) while it waits
+    kind: ClassVar[str] = "sign-in-link"
     text: str
     url: str
     reads_code: bool  # written on its terminal: it reads a code on its input there (`login.code` types it)
+
+
+LoginEvent = Waiting | SignInSaid
 
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
@@ -375,6 +409,22 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
 
 
-class WatchEvent(WatchState, total=False):
-    event: Literal["snapshot", "change", "history"]  # snapshot: first, and after a client caught up
-    record: dict[str, Any]  # history: a new history record, as `acp-tray history --json` prints it
+@dataclass(frozen=True)
+class Snapshot:  # `watch`: the whole state; first, and again for a client that fell behind
+    kind: ClassVar[str] = "snapshot"
+    state: WatchState = field(metadata=SPREAD)
+
+
+@dataclass(frozen=True)
+class Changes:  # `watch`: what changed since the last event (never nothing)
+    kind: ClassVar[str] = "change"
+    state: WatchState = field(metadata=SPREAD)
+
+
+@dataclass(frozen=True)
+class HistoryAdded:  # `watch`: a new history record, as `acp-tray history --json` prints it
+    kind: ClassVar[str] = "history"
+    record: dict[str, Any]
+
+
+WatchEvent = Snapshot | Changes | HistoryAdded

@@ -19,11 +19,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Never, TypeVar
 
 from acp_tray.control.api import OPS, Args, Op
 from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, untrusted_peer
 from acp_tray.control.errors import ErrorCode, OpError
+from acp_tray.control.replies import Chunk, Dropped
+from acp_tray.control.streamed import wire_event
 from acp_tray.control.wire import MAX_LINE, ProtocolError, decode, encode
 
 log = logging.getLogger(__name__)
@@ -33,30 +35,39 @@ WRITE_TIMEOUT = 30.0  # seconds for a client to take the final reply
 MAX_CONNECTIONS = 128  # at once; more are answered "busy" and closed
 STREAM_BUFFER = 1024 * 1024  # bytes of a streamed reply held for a client that does not read
 SAY_EVERY = 60.0  # seconds between two warnings of the same kind
+E = TypeVar("E")  # an op's events
 
 
-class Stream:
-    """The events an op streams before its reply (a prompt's chunks, `watch`'s changes). A client
-    that stops reading loses the rest of a prompt's chunks (said once in the stream) rather than
-    have them buffered; an op that follows the daemon waits with `drained` instead."""
+class Stream(Generic[E]):
+    """The events an op streams before its reply (a prompt's chunks, `watch`'s changes), each one
+    of the op's declared events, written here (control/streamed.py). A client that stops reading
+    loses the rest of a prompt's chunks (said once in the stream) rather than have them buffered;
+    an op that follows the daemon waits with `drained` instead."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, slow: Callable[[], None]) -> None:
-        self._reader, self._writer, self._slow = reader, writer, slow
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        declared: tuple[type[E], ...],
+        slow: Callable[[], None],
+    ) -> None:
+        self._reader, self._writer, self._declared, self._slow = reader, writer, declared, slow
         self._dropped = 0  # chunks not sent to a client that stopped reading
 
-    def __call__(self, event: Mapping[str, Any]) -> None:
+    def __call__(self, event: E) -> None:
+        if not isinstance(event, self._declared):  # a bug: the op's declaration says what it streams
+            raise TypeError(f"{type(event).__name__} is not one of the events its op declares")
         writer = self._writer
         if writer.is_closing():
             raise ConnectionError("the client went away")
-        chunk = event.get("event") == "chunk"
-        if chunk and (self._dropped or writer.transport.get_write_buffer_size() > STREAM_BUFFER):
+        if isinstance(event, Chunk) and (self._dropped or writer.transport.get_write_buffer_size() > STREAM_BUFFER):
             if not self._dropped:  # said once, in the stream itself; the turn goes on
                 note = "this client read too slowly; the rest of the reply is not streamed to it"
-                writer.write(encode({"event": "dropped", "text": note}))
+                writer.write(encode(wire_event(Dropped(note))))
                 self._slow()
             self._dropped += 1
             return
-        writer.write(encode(event))
+        writer.write(encode(wire_event(event)))
 
     async def drained(self) -> None:
         """Once what was sent is (nearly all) read by the client; ConnectionError if it went away."""
@@ -71,55 +82,62 @@ class Stream:
                 pass
 
 
-Emit = Stream  # what a streaming op is handed
+Emit = Stream  # what a streaming op is handed: `Emit[PromptEvent]`
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class Route(Generic[A, R]):
-    """An op and what answers it: `run` gets the checked arguments and the stream for events."""
+class Route(Generic[A, R, E]):
+    """An op and what answers it: `run` gets the checked arguments and the stream for its events."""
 
-    op: Op[A, R]
-    run: Callable[[A, Emit], Awaitable[R]]
+    op: Op[A, R, E]
+    run: Callable[[A, Emit[E]], Awaitable[R]]
 
 
-def streaming(op: Op[A, R], handler: Callable[[A, Emit], Awaitable[R]]) -> Route[A, R]:
+def streaming(op: Op[A, R, E], handler: Callable[[A, Emit[E]], Awaitable[R]]) -> Route[A, R, E]:
     """An op that streams events (a prompt's reply) before its result."""
-    return Route(op, handler)
+    return Route(_declaring(op), handler)
 
 
-def following(op: Op[Args, R], handler: Callable[[Emit], Awaitable[R]]) -> Route[Args, R]:
+def following(op: Op[Args, R, E], handler: Callable[[Emit[E]], Awaitable[R]]) -> Route[Args, R, E]:
     """An op without arguments that streams what happens until the client goes (`watch`)."""
 
-    async def run(_: Args, stream: Emit) -> R:
+    async def run(_: Args, stream: Emit[E]) -> R:
         return await handler(stream)
 
-    return Route(op, run)
+    return Route(_declaring(op), run)
 
 
-def answering(op: Op[A, R], handler: Callable[[A], Awaitable[R]]) -> Route[A, R]:
+def _declaring(op: Op[A, R, E]) -> Op[A, R, E]:
+    """A streaming op, checked to declare its events (what a client reads them as)."""
+    if not op.events:
+        raise ValueError(f"`{op.name}` streams events: its declaration in control/api.py must name them")
+    return op
+
+
+def answering(op: Op[A, R, Never], handler: Callable[[A], Awaitable[R]]) -> Route[A, R, Never]:
     """An op answered from its arguments alone."""
 
-    async def run(args: A, _: Emit) -> R:
+    async def run(args: A, _: Emit[Never]) -> R:
         return await handler(args)
 
     return Route(op, run)
 
 
-def reading(op: Op[Args, R], handler: Callable[[], Awaitable[R]]) -> Route[Args, R]:
+def reading(op: Op[Args, R, Never], handler: Callable[[], Awaitable[R]]) -> Route[Args, R, Never]:
     """An op without arguments."""
 
-    async def run(_: Args, __: Emit) -> R:
+    async def run(_: Args, __: Emit[Never]) -> R:
         return await handler()
 
     return Route(op, run)
 
 
-Dispatch = Mapping[str, Route[Any, Any]]
+Dispatch = Mapping[str, Route[Any, Any, Any]]
 
 
-def dispatch(*routes: Route[Any, Any]) -> Dispatch:
+def dispatch(*routes: Route[Any, Any, Any]) -> Dispatch:
     """The table the server dispatches through: every declared op answered once, nothing else."""
     table = {route.op.name: route for route in routes}
     missing = [op.name for op in OPS if op.name not in table]
@@ -257,12 +275,11 @@ class ControlServer:
             return _refused("a request needs an op (string) and args (object)", ErrorCode.BAD_REQUEST)
         log.debug("control request %s", op)
 
-        emit = Stream(
-            reader, writer, lambda: self._say_once("slow", f"a control client stopped reading: {op} stream dropped")
-        )
         route = self._table.get(op)
         if route is None:
             return _refused(f"unknown request {op!r}", ErrorCode.UNKNOWN_OP)
+        said = f"a control client stopped reading: {op} stream dropped"
+        emit = Stream(reader, writer, route.op.events, lambda: self._say_once("slow", said))
         try:
             result = await route.run(route.op.parse(args), emit)
         except OpError as exc:

@@ -41,7 +41,7 @@ class Added:
     state: replies.WaitReply  # connected; `ready` False: it needs something more (most often a sign-in)
 
 
-def daemon(op: api.Op[A, R], args: A, timeout: float = 30.0) -> R:
+def daemon(op: api.Op[A, R, object], args: A, timeout: float = 30.0) -> R:
     """One control request; AddError when the daemon refuses it or is not running."""
     try:
         return request(op, args, timeout=timeout)

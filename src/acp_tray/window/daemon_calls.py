@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from acp_tray.control.api import Args, Op
 from acp_tray.control.client import NoDaemonError, ReplyError, request
+from acp_tray.control.replies import Waiting
 
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
@@ -32,7 +33,7 @@ class CallFailedError(Exception):
 
 
 async def ask(
-    op: Op[A, R],
+    op: Op[A, R, object],
     args: A,
     *,
     within: float = TIMEOUT,
@@ -45,9 +46,9 @@ async def ask(
     given."""
     loop = asyncio.get_running_loop()
 
-    def event(message: dict[str, Any]) -> None:
-        if message.get("event") == "waiting" and on_wait is not None:
-            loop.call_soon_threadsafe(on_wait, str(message.get("text") or ""))
+    def event(said: object) -> None:
+        if isinstance(said, Waiting) and on_wait is not None:
+            loop.call_soon_threadsafe(on_wait, said.text)
 
     try:
         return await asyncio.to_thread(request, op, args, on_event=event, timeout=within)

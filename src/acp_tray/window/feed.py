@@ -14,7 +14,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from dataclasses import dataclass
 
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, call
@@ -22,9 +22,17 @@ from acp_tray.control.client import NoDaemonError, ReplyError, call
 log = logging.getLogger(__name__)
 
 QUEUE = 64  # events held for one page; past that it is sent everything again
-RESYNC: dict[str, Any] = {"event": "snapshot"}  # what a page that fell behind gets: all of it
-DOWN: dict[str, Any] = {"event": "down"}  # what every page gets when the daemon stops
 RETRY = 1.0  # seconds between attempts to reach a stopped daemon (only while it is down)
+
+
+@dataclass(frozen=True)
+class Down:
+    """What every page gets when the daemon stops (its first snapshot then says it is back)."""
+
+
+PageEvent = replies.WatchEvent | Down  # what an open page is sent
+RESYNC = replies.Snapshot({})  # what a page that fell behind gets: all of it (from `state`)
+DOWN = Down()
 
 
 class Feed:
@@ -34,7 +42,7 @@ class Feed:
         self.state: replies.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
         self.down = False  # the daemon stopped and has not answered again yet
-        self._pages: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._pages: set[asyncio.Queue[PageEvent]] = set()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._read, name="acp-tray-window-feed", daemon=True)
 
@@ -51,9 +59,9 @@ class Feed:
         return len(self._pages)
 
     @contextlib.contextmanager
-    def follow(self) -> Iterator[asyncio.Queue[dict[str, Any]]]:
+    def follow(self) -> Iterator[asyncio.Queue[PageEvent]]:
         """The events for one open page, while it is open."""
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE)
+        queue: asyncio.Queue[PageEvent] = asyncio.Queue(QUEUE)
         self._pages.add(queue)
         try:
             yield queue
@@ -65,8 +73,8 @@ class Feed:
             reason = "acp-tray stopped"
             try:
                 with call(api.WATCH, api.Args(), timeout=None) as pending:
-                    while "event" in (message := pending.next()):
-                        self._loop.call_soon_threadsafe(self._deliver, message)
+                    for event in pending.events():
+                        self._loop.call_soon_threadsafe(self._deliver, event)
             except (NoDaemonError, ReplyError, OSError) as exc:
                 reason = f"acp-tray stopped ({exc})"
             except Exception:  # never a silent thread death: the pages must hear that the daemon is gone
@@ -81,16 +89,17 @@ class Feed:
         self._fan_out(DOWN)
         self._on_down(reason)
 
-    def _deliver(self, message: dict[str, Any]) -> None:
-        if message.get("event") == "snapshot":
-            self.state = cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"})
-            self.down = False
-            self.ready.set()
-        elif message.get("event") == "change":
-            self.state.update(cast(replies.WatchState, {k: v for k, v in message.items() if k != "event"}))
-        self._fan_out(message)
+    def _deliver(self, event: replies.WatchEvent) -> None:
+        match event:
+            case replies.Snapshot(state):
+                self.state = state.copy()
+                self.down = False
+                self.ready.set()
+            case replies.Changes(state):
+                self.state.update(state)
+        self._fan_out(event)
 
-    def _fan_out(self, message: dict[str, Any]) -> None:
+    def _fan_out(self, message: PageEvent) -> None:
         for queue in tuple(self._pages):
             try:
                 queue.put_nowait(message)

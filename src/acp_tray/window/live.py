@@ -11,8 +11,10 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
+from acp_tray.control import replies
 from acp_tray.events import now
 from acp_tray.window import views
+from acp_tray.window.feed import Down
 from acp_tray.window.render import Parts, history_filters
 
 PARTS = ("agents", "approvals", "dnd", "unread", "sessions", "preferences")  # preferences: the file's version
@@ -35,21 +37,20 @@ class Live:
             for event in self._changed(request, PARTS):
                 yield event
             while True:
-                message = await queue.get()
-                kind = message.get("event")
-                if kind in ("down", "snapshot"):  # stopped, or running (again)
-                    yield self._daemon(request)
-                    if kind == "down":
+                match await queue.get():
+                    case Down():  # stopped: the banner
+                        yield self._daemon(request)
                         continue
-                if kind == "history":
-                    record = message.get("record") or {}
-                    if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
-                        row = views.history_row(record, now())
-                        yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
-                    continue
-                changed = (
-                    PARTS if kind == "snapshot" else tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(message))
-                )
+                    case replies.HistoryAdded(record):
+                        if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
+                            row = views.history_row(record, now())
+                            yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
+                        continue
+                    case replies.Snapshot():  # running (again): the banner gone, every part drawn again
+                        yield self._daemon(request)
+                        changed: tuple[str, ...] = PARTS
+                    case replies.Changes(state):
+                        changed = tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(state))
                 for event in self._changed(request, changed):
                     yield event
 

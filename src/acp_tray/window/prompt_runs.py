@@ -8,7 +8,6 @@ import asyncio
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from acp_tray.control import api, replies
 from acp_tray.control.client import NoDaemonError, ReplyError, request
@@ -52,16 +51,16 @@ class PromptRun:
             return f"Waiting behind {self.ahead} prompt{'s' if self.ahead > 1 else ''} in this session…"
         return "Opening the session…" if self.job is None else "Sending…"
 
-    def take(self, message: dict[str, Any]) -> None:
-        kind = message.get("event")
-        if kind == "queued":
-            self.job, self.session_id, self.ahead = message.get("job"), message.get("session_id"), message["ahead"]
-        elif kind == "started":
-            self.started, self.session_id = True, message.get("session_id") or self.session_id
-        elif kind == "chunk":
-            self.chunks.append(str(message.get("text", "")))
-        elif kind == "dropped":
-            self.chunks.append(f"\n[{message.get('text', 'the rest of the reply was not streamed')}]\n")
+    def take(self, event: replies.PromptEvent) -> None:
+        match event:
+            case replies.Queued(job, ahead, _, session_id):
+                self.job, self.session_id, self.ahead = job, session_id, ahead
+            case replies.Started(_, session_id):
+                self.started, self.session_id = True, session_id or self.session_id
+            case replies.Chunk(text):
+                self.chunks.append(text)
+            case replies.Dropped(text):
+                self.chunks.append(f"\n[{text}]\n")
         self._changed()
 
     def end(self, reply: replies.PromptDone | None, error: str | None) -> None:
@@ -104,8 +103,8 @@ def _read(run: PromptRun, loop: asyncio.AbstractEventLoop) -> None:
     reply: replies.PromptDone | None = None
     error: str | None = None
 
-    def hand_over(message: dict[str, Any]) -> None:
-        loop.call_soon_threadsafe(run.take, message)
+    def hand_over(event: replies.PromptEvent) -> None:
+        loop.call_soon_threadsafe(run.take, event)
 
     try:
         result = request(api.PROMPT, run.args, on_event=hand_over, timeout=None)

@@ -21,7 +21,7 @@ SAY_AFTER = 1.0  # seconds: a keyring that answers sooner needed no one
 KEYRING_WAITING = "Waiting for your keyring: a dialog may have opened"
 
 
-async def keyring_call(call: Callable[[], T], emit: Emit) -> T:
+async def keyring_call(call: Callable[[], T], emit: Emit[Waiting]) -> T:
     """`call()` (blocking) in a worker thread; after SAY_AFTER seconds without its answer, the
     caller is told it waits for the keyring. A caller gone meanwhile changes nothing: the call ends
     as the person answers the dialog."""
@@ -30,5 +30,5 @@ async def keyring_call(call: Callable[[], T], emit: Emit) -> T:
     if not done:
         log.info("waiting for the OS keyring (it may have opened a dialog)")
         with contextlib.suppress(ConnectionError):
-            emit(Waiting(event="waiting", text=KEYRING_WAITING))
+            emit(Waiting(text=KEYRING_WAITING))
     return await asyncio.shield(pending)

@@ -16,14 +16,23 @@ from acp_tray.app.ops.hosts import Hosts, needs_signin
 from acp_tray.app.ops.waiting import WaitingPrompts
 from acp_tray.control.api import CancelArgs, PromptArgs
 from acp_tray.control.errors import ErrorCode, OpError
-from acp_tray.control.replies import CancelReply, PromptDone, PromptQueued, QueuedEvent
+from acp_tray.control.replies import CancelReply, Chunk, PromptDone, PromptEvent, PromptQueued, Queued, Started
 from acp_tray.control.server import Emit
-from acp_tray.events import TurnEnded
+from acp_tray.events import ReplyText, TurnEnded, TurnProgress, TurnStarted
 
 if TYPE_CHECKING:
     from acp_tray.app.fleet import Fleet
     from acp_tray.app.lifetime import Lifetime
     from acp_tray.events import EventSink
+
+
+def _told(progress: TurnProgress) -> PromptEvent:
+    """What the caller is told of its turn's progress."""
+    match progress:
+        case TurnStarted(session, session_id):
+            return Started(session, session_id)
+        case ReplyText(text):
+            return Chunk(text)
 
 
 class PromptOps:
@@ -34,7 +43,7 @@ class PromptOps:
         self._life = life  # runs a prompt sent with --no-wait
         self._report = report  # acp-tray's own notice when such a prompt cannot be sent
 
-    async def prompt(self, args: PromptArgs, emit: Emit) -> PromptDone | PromptQueued:
+    async def prompt(self, args: PromptArgs, emit: Emit[PromptEvent]) -> PromptDone | PromptQueued:
         agent, cwd = args.agent, args.cwd
         name = args.session or DEFAULT_SESSION
         if cwd is not None and not (Path(cwd).is_absolute() and await asyncio.to_thread(Path(cwd).is_dir)):
@@ -45,10 +54,8 @@ class PromptOps:
             self._life.in_background(self._submit_later(agent, name, cwd, job))
             return {"job": job.job_id, "ahead": None, "session": name, "session_id": None}
         session = await self._open(agent, name, cwd)
-        job = PromptJob(session.key, args.text, stream=emit)
-        queued: QueuedEvent = {"event": "queued", "job": job.job_id, "ahead": session.submit(job), "session": name,
-                               "session_id": session.session_id}  # fmt: skip
-        emit(queued)
+        job = PromptJob(session.key, args.text, stream=lambda progress: emit(_told(progress)))
+        emit(Queued(job.job_id, session.submit(job), name, session.session_id))
         outcome = await asyncio.shield(job.result)
         return {"job": job.job_id, "stop_reason": outcome.stop_reason, "error": outcome.error}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from acp_tray.app.ops.keyring_wait import keyring_call
 from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
 from acp_tray.control.errors import ArgumentError, ErrorCode, OpError
-from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
+from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply, Waiting
 from acp_tray.control.server import Emit
 from acp_tray.logs.redact import remember_secrets
 from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_problem
@@ -53,7 +53,7 @@ class PushOps:
     async def list(self) -> list[PushTargetRow]:
         return await asyncio.to_thread(self._rows)
 
-    async def add(self, args: PushAddArgs, emit: Emit) -> PushTargetRow:
+    async def add(self, args: PushAddArgs, emit: Emit[Waiting]) -> PushTargetRow:
         problem = target_name_problem(args.name)
         if problem is not None:
             raise ArgumentError(problem)
@@ -96,7 +96,7 @@ class PushOps:
             detail = f"your press of \u201c{pressed}\u201d arrived {time.monotonic() - started:.0f} s after the push"
         return {"name": name, "accepted": accepted, "detail": detail, "pressed": pressed}
 
-    async def remove(self, args: PushNameArgs, emit: Emit) -> NameReply:
+    async def remove(self, args: PushNameArgs, emit: Emit[Waiting]) -> NameReply:
         try:
             removed = await keyring_call(lambda: self._targets.delete(args.name), emit)
         except SecretError as exc:

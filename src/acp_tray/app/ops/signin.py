@@ -16,7 +16,16 @@ from acp_tray.app.ops.hosts import Hosts
 from acp_tray.app.signin_outcome import agent_outcome, settled
 from acp_tray.control.api import LoginArgs, LoginCodeArgs, LoginFinishedArgs, NameArgs
 from acp_tray.control.errors import ErrorCode, OpError
-from acp_tray.control.replies import AgentSignIn, NameReply, SignInSaid, SignInStopped, StateReply, TerminalSignIn
+from acp_tray.control.replies import (
+    AgentSignIn,
+    LoginEvent,
+    NameReply,
+    SignInSaid,
+    SignInStopped,
+    StateReply,
+    TerminalSignIn,
+    Waiting,
+)
 from acp_tray.control.server import Emit
 from acp_tray.events import AgentState
 from acp_tray.prefs.names import pasteable
@@ -34,7 +43,7 @@ class SignInOps:
         self._hosts = hosts
         self._stopping: dict[str, asyncio.Future[str]] = {}  # `login.cancel` waits here for what was done
 
-    async def login(self, args: LoginArgs, emit: Emit) -> TerminalSignIn | AgentSignIn:
+    async def login(self, args: LoginArgs, emit: Emit[LoginEvent]) -> TerminalSignIn | AgentSignIn:
         """An `agent` method is done here; a `terminal` one is handed to the caller to run (its
         plan: the command, cwd and env), who reports back with `login.finished`. An agent still
         starting is waited for until it has said how it signs in; a terminal method needs no
@@ -60,13 +69,13 @@ class SignInOps:
         return {"kind": "agent", "method": method.method_id, "method_name": method.name, **after,
                 "took": took, "outcome": outcome}  # fmt: skip
 
-    async def _offered(self, host: AgentHost, emit: Emit) -> None:
+    async def _offered(self, host: AgentHost, emit: Emit[LoginEvent]) -> None:
         """Until a starting agent's handshake is through (connected, or it needs a sign-in): its
         sign-in methods are known then, and whether it needs one. Said as a wait."""
         if host.connected.is_set() or host.signin.needed is not None:
             return
         with contextlib.suppress(ConnectionError):
-            emit({"event": "waiting", "text": f"{host.name} is starting; one moment"})
+            emit(Waiting(f"{host.name} is starting; one moment"))
         await settled(host)
         if not (host.speaks_acp or host.signin.methods):
             raise SignInError(
@@ -74,7 +83,7 @@ class SignInOps:
                 f"try again in a moment: `{pasteable('login', host.name)}`"
             )
 
-    async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit) -> None:
+    async def _agent_login(self, host: AgentHost, method: AuthMethod, emit: Emit[LoginEvent]) -> None:
         """The agent's own sign-in; said to be waited for once it takes long, with each address it
         writes meanwhile; given up when the caller goes."""
         signing = asyncio.ensure_future(host.sign_in(method))
@@ -89,7 +98,7 @@ class SignInOps:
                     "if it opened your browser, finish signing in there"
                 )
                 with contextlib.suppress(ConnectionError):
-                    emit({"event": "waiting", "text": text})
+                    emit(Waiting(text))
                 while not signing.done() and not gone.done():
                     await said.until_new(signing, gone)
                 if not signing.done():
@@ -156,7 +165,7 @@ class SignInOps:
 class _Said:
     """The addresses the agent writes while its sign-in waits, each streamed to the caller once."""
 
-    def __init__(self, host: AgentHost, emit: Emit) -> None:
+    def __init__(self, host: AgentHost, emit: Emit[LoginEvent]) -> None:
         self._lines = host.signin_lines
         self._emit = emit
         self._sent: set[str] = set()
@@ -167,10 +176,8 @@ class _Said:
         for line in self._lines.lines:
             if line.url not in self._sent:
                 self._sent.add(line.url)
-                said: SignInSaid = {"event": "sign-in-link", "text": line.text, "url": line.url,
-                                    "reads_code": line.on_stdout}  # fmt: skip
                 with contextlib.suppress(ConnectionError):
-                    self._emit(said)
+                    self._emit(SignInSaid(line.text, line.url, line.on_stdout))
 
     async def until_new(self, *ends: asyncio.Future[Any]) -> None:
         """Until the agent writes another address (then streamed) or one of `ends` is done."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
-from acp_tray.control.replies import WatchState
-from acp_tray.control.server import Stream
+from acp_tray.control.replies import Changes, HistoryAdded, Snapshot, WatchEvent, WatchState
+from acp_tray.control.server import Emit
 
 if TYPE_CHECKING:
     from acp_tray.app.publisher import TrayPublisher
@@ -64,13 +64,13 @@ class WatchOps:
             "preferences": self._reloader.version,
         }
 
-    async def watch(self, stream: Stream) -> None:
+    async def watch(self, stream: Emit[WatchEvent]) -> None:
         follower = _Follower()
         unsubscribe = self._publisher.subscribe(follower)
         gone = asyncio.ensure_future(stream.gone())
         try:
             last = await self._state()
-            stream({"event": "snapshot", **last})
+            stream(Snapshot(last))
             while True:
                 await stream.drained()  # a client that does not read holds us here; changes only gather
                 if not follower.wake.is_set():
@@ -83,13 +83,13 @@ class WatchOps:
                 now = await self._state()
                 if follower.behind:
                     follower.behind = False
-                    stream({"event": "snapshot", **now})
+                    stream(Snapshot(now))
                 else:
                     while follower.records:
-                        stream({"event": "history", "record": follower.records.popleft()})
+                        stream(HistoryAdded(follower.records.popleft()))
                     changed = {key: value for key, value in now.items() if last.get(key) != value}
                     if changed:
-                        stream({"event": "change", **changed})
+                        stream(Changes(cast(WatchState, changed)))
                 last = now
         except ConnectionError:
             return  # the client went away

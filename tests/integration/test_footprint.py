@@ -12,15 +12,17 @@ measures the same with the tray, and RSS, against a bare pystray icon.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from acp_tray.demo.agent import DEMO_NOTICES
-from tests.support.daemons import Daemon, cli
+from tests.support.daemons import Daemon, cli, cli_env
 from tests.support.wakeups import switches, wakeups
 
 QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
@@ -137,3 +139,59 @@ sys.exit(main(sys.argv[1:]))
         assert loaded == "loaded:"
     finally:
         end(window.pid)
+
+
+# `acp-tray ARGS` that says, as its tray's loop starts (the icon is shown from there), which programs it
+# had run, which files it had written under the data home, and which of these modules it had loaded
+BEFORE_THE_ICON = """
+import os, sys
+from acp_tray.tray import app as tray_app
+
+ran, wrote = [], []
+data_home = os.environ["XDG_DATA_HOME"]
+WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+
+def audit(event, args):
+    if event == "subprocess.Popen":
+        ran.append(os.path.basename(str(args[1][0] if args[1] else args[0])))
+    elif event == "open" and str(args[0]).startswith(data_home):
+        mode, flags = args[1], args[2]
+        if (mode is not None and any(c in mode for c in "wax+")) or (mode is None and flags & WRITE):
+            wrote.append(os.path.relpath(str(args[0]), data_home))
+
+sys.addaudithook(audit)
+loop = tray_app.TrayApp.run
+
+def run(self, *args, **kwargs):
+    loaded = [m for m in ("acp_tray.control.api", "acp_tray.control.server") if m in sys.modules]
+    print("before the icon:", "ran", *ran, "· wrote", *wrote, "· loaded", *loaded, flush=True)
+    loop(self, *args, **kwargs)
+
+tray_app.TrayApp.run = run
+from acp_tray.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the GTK tray on a real X display and session bus")
+def test_the_tray_icon_waits_for_no_program_no_file_and_no_control_api(
+    desktop: Any, tmp_path: Path, daemons: list[Daemon]
+) -> None:
+    """Every start, before the icon: no program run (finding GIO's library by `ldconfig -p` forked the
+    whole process), not the control API (only the daemon's server needs it), and at the first start
+    not the app-menu launcher's files, written and synced behind the icon (there by the time the
+    daemon serves)."""
+    pytest.importorskip("gi", reason="PyGObject is needed for the GTK tray (make test installs it)")
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1", ACP_TRAY_DEMO_INTERVAL="0.05")
+    daemon = Daemon(
+        "run", "--config", str(demo_config(tmp_path)), env=env, program=[sys.executable, "-c", BEFORE_THE_ICON]
+    )
+    daemons.append(daemon)
+    assert "appindicator" in daemon.wait_for_line("tray: pystray"), "the StatusNotifierItem tray is what runs here"
+    before = daemon.wait_for_line("before the icon:")
+    assert before == "before the icon: ran · wrote · loaded"
+    daemon.wait_for_line("control: ")
+    entry = Path(os.environ["XDG_DATA_HOME"]) / "applications" / "acp-tray.desktop"
+    assert entry.is_file(), "the first start's launcher entry, written behind the icon"
+    assert cli("quit").returncode == 0
+    assert daemon.proc.wait(15) == 0

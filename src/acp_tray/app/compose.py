@@ -81,10 +81,19 @@ async def serve(
             await chain.aclose()
 
 
-def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | None, run_mark: str) -> int:
+def run_daemon(
+    path: Path,
+    *,
+    explicit: bool,
+    headless: bool,
+    log_file: Path | None,
+    run_mark: str,
+    behind_icon: Callable[[], None] = lambda: None,
+) -> int:
     """Load the preferences at `path` (`explicit`: named by `--config`), build the daemon with a
     tray where one can run (not when `headless`), and serve until stopped. `run_mark`: carried by
-    each agent this daemon starts (agents/leftovers.py)."""
+    each agent this daemon starts (agents/leftovers.py). `behind_icon`: work the icon need not wait
+    for (the first start's launcher entry), done before the daemon is built, behind the icon."""
     try:
         loaded = load_preferences(path, explicit=explicit)
     except PreferencesError as exc:
@@ -106,12 +115,14 @@ def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | N
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
     if headless:
+        behind_icon()
         daemon, _ = build(loaded, console, run_mark, native=False)
         asyncio.run(serve(daemon, None, asyncio.Event(), own_signals=True))
         return 0
     pystray, backend = load_pystray()
     if pystray is None:
         print(f"tray: none ({backend}); running without one", flush=True)
+        behind_icon()
         daemon, chain = build(loaded, console, run_mark, native=True)
         asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True))
         return 0
@@ -124,8 +135,12 @@ def run_daemon(path: Path, *, explicit: bool, headless: bool, log_file: Path | N
     def on_choice(choice: str) -> None:  # on the tray's thread
         loop.call_soon_threadsafe(choices.put_nowait, choice)
 
+    def building(tray: TrayApp | None) -> tuple[Daemon, NotifierChain | None]:  # on the daemon's thread
+        behind_icon()
+        return build(loaded, console, run_mark, native=True, tray=tray)
+
     app = TrayApp(pystray, on_choice)
-    run_with_tray(app, loop, choices, lambda tray: build(loaded, console, run_mark, native=True, tray=tray))
+    run_with_tray(app, loop, choices, building)
     return 0
 
 

@@ -3,7 +3,9 @@ imports only what it uses (the ACP SDK's framing and transports, not its schema 
 watcher that polls; tomlkit only to change the preferences file; no font engine for the icon; not
 the CLI's commands that talk to a daemon, with their control client; difflib only to suggest a
 key in a broken preferences file; not the notifiers of other platforms; nothing of the window, which
-is a process of its own, nor its web stack; not Apprise, nor the keyring, without a push target).
+is a process of its own, nor its web stack; not Apprise, nor the keyring, without a push target; not
+the registry's downloading and unpacking, which `agents add` does: the daemon only reads what it
+installed).
 
 Wake-ups are counted as the kernel counts them (`tests.support.wakeups`); `benchmarks/tray_idle.py`
 measures the same with the tray, and RSS, against a bare pystray icon.
@@ -34,7 +36,8 @@ import atexit, sys
 HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont",
          "acp_tray.cli.calls", "acp_tray.control.client", "difflib",
          "acp_tray.window", "starlette", "uvicorn", "jinja2", "sse_starlette",  # the window is a process of its own
-         "apprise", "keyring", "requests")  # push: only with a target (none here), its URL in the keyring
+         "apprise", "keyring", "requests",  # push: only with a target (none here), its URL in the keyring
+         "acp_tray.registry.install", "tarfile", "urllib.request")  # installing agents: never the daemon's
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))

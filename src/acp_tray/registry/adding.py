@@ -17,7 +17,8 @@ from acp_tray.files import paths
 from acp_tray.prefs.names import pasteable
 from acp_tray.presentation.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
-from acp_tray.registry.install import Installed, fetch_icon, forget, forget_version, install, recall, remember
+from acp_tray.registry.install import fetch_icon, forget, forget_version, install, remember
+from acp_tray.registry.installed import Installed, recall
 from acp_tray.registry.transfer import Progress
 from acp_tray.registry.urls import DEFAULT_URL
 

@@ -50,7 +50,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.desktop.session import DesktopSession  # noqa: E402
+from tests.desktop.session import DesktopSession, stop_processes  # noqa: E402
 from tests.support.wakeups import switches, wakeups  # noqa: E402
 
 TARGET_VISIBLE_RATIO = 1.5  # start to icon visible, at most this times the bare icon's
@@ -196,20 +196,11 @@ def start(command: list[str], env: dict[str, str], shot: Path, figures: Figures)
             if time.monotonic() - began > 30:
                 raise RuntimeError("icon never appeared")
     except BaseException:
-        end(process)
+        stop_processes([process])
         raise
     figures.visible = time.monotonic() - began
     figures.main_cpu = cpu_seconds(process.pid, process.pid)
     return process
-
-
-def end(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def measure(command: list[str], env: dict[str, str], idle: float, shot: Path, agents: int = 0) -> Figures:
@@ -235,7 +226,7 @@ def measure(command: list[str], env: dict[str, str], idle: float, shot: Path, ag
         figures.rss, figures.anon, figures.file, figures.pss = memory(process.pid)
         figures.agents_rss = [memory(k)[0] for k in kids]
     finally:
-        end(process)
+        stop_processes([process])
     return figures
 
 
@@ -257,7 +248,7 @@ def starts(
     for round_ in range(rounds):
         for name, command in commands.items():
             figures = Figures()
-            end(start(command, fresh_dirs(tmp / f"start-{name}-{round_}", env), shot, figures))
+            stop_processes([start(command, fresh_dirs(tmp / f"start-{name}-{round_}", env), shot, figures)])
             seen[name].append(figures)
             time.sleep(0.5)  # the icon left the tray
     return seen

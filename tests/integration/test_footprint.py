@@ -3,7 +3,9 @@ imports only what it uses (the ACP SDK's framing and transports, not its schema 
 watcher that polls; tomlkit only to change the preferences file; no font engine for the icon; not
 the CLI's commands that talk to a daemon, with their control client; difflib only to suggest a
 key in a broken preferences file; not the notifiers of other platforms; nothing of the window, which
-is a process of its own, nor its web stack; not Apprise, nor the keyring, without a push target).
+is a process of its own, nor its web stack; not Apprise, nor the keyring, without a push target; not
+the registry's downloading and unpacking, which `agents add` does: the daemon only reads what it
+installed).
 
 Wake-ups are counted as the kernel counts them (`tests.support.wakeups`); `benchmarks/tray_idle.py`
 measures the same with the tray, and RSS, against a bare pystray icon.
@@ -12,18 +14,20 @@ measures the same with the tray, and RSS, against a bare pystray icon.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from acp_tray.control import api
 from acp_tray.control.client import request
 from acp_tray.demo.agent import DEMO_NOTICES
-from tests.support.daemons import DaemonProcess, cli
+from tests.support.daemons import DaemonProcess, cli, cli_env
 from tests.support.wakeups import switches, wakeups
 
 QUIET_WINDOW = 2.0  # s in which nothing happens (a count of wake-ups is asserted, never a duration)
@@ -36,7 +40,8 @@ import atexit, sys
 HEAVY = ("acp.schema", "acp.agent", "acp.client", "anyio", "watchfiles", "tomlkit", "PIL.ImageFont",
          "acp_tray.cli.calls", "acp_tray.control.client", "difflib",
          "acp_tray.window", "starlette", "uvicorn", "jinja2", "sse_starlette",  # the window is a process of its own
-         "apprise", "keyring", "requests")  # push: only with a target (none here), its URL in the keyring
+         "apprise", "keyring", "requests",  # push: only with a target (none here), its URL in the keyring
+         "acp_tray.registry.install", "tarfile", "urllib.request")  # installing agents: never the daemon's
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -167,3 +172,57 @@ def test_a_daemon_waiting_for_an_agent_to_connect_does_not_wake_while_it_starts(
         waited = reply.result()
     assert woke <= MOST_WAKEUPS, f"the daemon woke {woke} times in {QUIET_WINDOW:g} s while a wait was under way"
     assert (waited["connected"], waited["ready"], waited["state"]) == (False, False, "starting")
+# `acp-tray ARGS` that says, as its tray's loop starts (the icon is shown from there), which programs it
+# had run, which files it had written under the data home, and which of these modules it had loaded
+BEFORE_THE_ICON = """
+import os, sys
+from acp_tray.tray import app as tray_app
+
+ran, wrote = [], []
+data_home = os.environ["XDG_DATA_HOME"]
+WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+
+def audit(event, args):
+    if event == "subprocess.Popen":
+        ran.append(os.path.basename(str(args[1][0] if args[1] else args[0])))
+    elif event == "open" and str(args[0]).startswith(data_home):
+        mode, flags = args[1], args[2]
+        if (mode is not None and any(c in mode for c in "wax+")) or (mode is None and flags & WRITE):
+            wrote.append(os.path.relpath(str(args[0]), data_home))
+
+sys.addaudithook(audit)
+loop = tray_app.TrayApp.run
+
+def run(self, *args, **kwargs):
+    loaded = [m for m in ("acp_tray.control.api", "acp_tray.control.server") if m in sys.modules]
+    print("before the icon:", "ran", *ran, "· wrote", *wrote, "· loaded", *loaded, flush=True)
+    loop(self, *args, **kwargs)
+
+tray_app.TrayApp.run = run
+from acp_tray.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the GTK tray on a real X display and session bus")
+def test_the_tray_icon_waits_for_no_program_no_file_and_no_control_api(
+    desktop: Any, tmp_path: Path, daemons: list[DaemonProcess]
+) -> None:
+    """Every start, before the icon: no program run (finding GIO's library by `ldconfig -p` forked the
+    whole process), not the control API (only the daemon's server needs it), and at the first start
+    not the app-menu launcher's files, written and synced behind the icon (there by the time the
+    daemon serves)."""
+    pytest.importorskip("gi", reason="PyGObject is needed for the GTK tray (make test installs it)")
+    env = cli_env(**desktop.env, NO_AT_BRIDGE="1", ACP_TRAY_DEMO_INTERVAL="0.05")
+    daemon = DaemonProcess(
+        "run", "--config", str(demo_config(tmp_path)), env=env, program=[sys.executable, "-c", BEFORE_THE_ICON]
+    )
+    daemons.append(daemon)
+    assert "appindicator" in daemon.wait_for_line("tray: pystray"), "the StatusNotifierItem tray is what runs here"
+    before = daemon.wait_for_line("before the icon:")
+    assert before == "before the icon: ran · wrote · loaded"
+    daemon.wait_for_line("control: ")
+    entry = Path(os.environ["XDG_DATA_HOME"]) / "applications" / "acp-tray.desktop"
+    assert entry.is_file(), "the first start's launcher entry, written behind the icon"
+    assert cli("quit").returncode == 0
+    assert daemon.proc.wait(15) == 0

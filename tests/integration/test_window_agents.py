@@ -18,7 +18,7 @@ import pytest
 
 from acp_tray.assets import no_icon_path
 from acp_tray.files import paths
-from acp_tray.registry.install import installed_size
+from acp_tray.registry.installed import installed_size
 from acp_tray.registry.progress import megabytes
 from tests.support.agents import AUTH_AGENT
 from tests.support.browser import PageFor, Screenshot

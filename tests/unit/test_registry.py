@@ -20,7 +20,8 @@ from acp_tray.protocol.elicitation import openable
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import pinned
 from acp_tray.registry.index import Registry, RegistryError, cache_file, load, parse_document, parse_entry
-from acp_tray.registry.install import install, platform_id, uninstall
+from acp_tray.registry.install import install, platform_id
+from acp_tray.registry.installed import uninstall
 from acp_tray.registry.transfer import TransferError, fetch
 from tests.hostile.archives import late_link, path_max_chain, plain_link_chain
 from tests.support.platforms import posix_only

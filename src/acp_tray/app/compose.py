@@ -98,12 +98,20 @@ async def serve(
 
 
 def run_daemon(
-    path: Path, *, explicit: bool, headless: bool, log_file: Path | None, run_mark: str, welcome: bool = False
+    path: Path,
+    *,
+    explicit: bool,
+    headless: bool,
+    log_file: Path | None,
+    run_mark: str,
+    welcome: bool = False,
+    behind_icon: Callable[[], None] = lambda: None,
 ) -> int:
     """Load the preferences at `path` (`explicit`: named by `--config`), build the daemon with a
     tray where one can run (not when `headless`), and serve until stopped. `run_mark`: carried by
     each agent this daemon starts (agents/leftovers.py). `welcome`: open the window's welcome page
-    (the first start on a desktop; not when headless)."""
+    (the first start on a desktop; not when headless). `behind_icon`: work the icon need not wait
+    for (the first start's launcher entry), done before the daemon is built, behind the icon."""
     try:
         loaded = load_preferences(path, explicit=explicit)
     except PreferencesError as exc:
@@ -125,17 +133,19 @@ def run_daemon(
         print("No agents configured: add an [agents.NAME] table with command = [...] to the preferences.")
     console = ConsoleNotifier()
     if headless:
+        behind_icon()
         _say("tray: none (headless): notices are printed here", tray=False)
         daemon, _ = build(loaded, console, run_mark, native=False)
         asyncio.run(serve(daemon, None, asyncio.Event(), own_signals=True))
         return 0
     pystray, backend = load_pystray()
     if pystray is None:
+        behind_icon()
         _say(f"tray: none ({backend}); running without one", tray=False)
         daemon, chain = build(loaded, console, run_mark, native=True)
         asyncio.run(serve(daemon, chain, asyncio.Event(), own_signals=True, welcome=welcome))
         return 0
-    _say(f"tray: pystray, {backend}", tray=True)
+    print(f"tray: pystray, {backend}", flush=True)
     # the icon first; the daemon (and the ACP SDK, ~0.8 s to import) comes up behind it, on a loop
     # that takes the menu's choices from the tray's thread
     loop = asyncio.new_event_loop()
@@ -144,17 +154,21 @@ def run_daemon(
     def on_choice(choice: str) -> None:  # on the tray's thread
         loop.call_soon_threadsafe(choices.put_nowait, choice)
 
+    def building(tray: TrayApp | None) -> tuple[Daemon, NotifierChain | None]:  # on the daemon's thread
+        behind_icon()
+        _say("", tray=True)  # after the launcher entry is written: its line says it is there
+        return build(loaded, console, run_mark, native=True, tray=tray)
+
     app = TrayApp(pystray, on_choice)
-    run_with_tray(
-        app, loop, choices, lambda tray: build(loaded, console, run_mark, native=True, tray=tray), welcome=welcome
-    )
+    run_with_tray(app, loop, choices, building, welcome=welcome)
     return 0
 
 
 def _say(tray_line: str, *, tray: bool) -> None:
-    """The tray's line, then one line each for the window, the app menu, Start on login and stopping."""
+    """The tray's line (when not said already), then one line each for the window, the app menu, Start
+    on login and stopping."""
     terminal = sys.stdout.isatty()
-    print("\n".join([tray_line, *first_lines(tray=tray, terminal=terminal)]), flush=True)
+    print("\n".join([line for line in (tray_line, *first_lines(tray=tray, terminal=terminal)) if line]), flush=True)
 
 
 def core(

@@ -30,7 +30,7 @@ from acp_tray.presentation.actions import AgentVerb, SignIn
 from acp_tray.presentation.own_notices import sign_in_topic
 from acp_tray.presentation.router import ACP_TRAY
 from acp_tray.protocol.notice import Notice
-from acp_tray.registry.install import program_part, recall
+from acp_tray.registry.installed import program_part, recall
 from acp_tray.state.secrets import SecretNames
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.registry import adding
 from acp_tray.registry.adding import AddError
 from acp_tray.registry.index import Entry, Registry, RegistryError
-from acp_tray.registry.install import Installed, recall
+from acp_tray.registry.installed import Installed, recall
 from acp_tray.registry.progress import ProgressBar
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acp_tray.cli.config import config_path
 from acp_tray.cli.output import EXIT_FAILED, fail, say
-from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir
+from acp_tray.control.endpoint import LOCK_NAME, SOCKET_NAME, EndpointError, prepare_runtime_dir, socket_answers
 from acp_tray.desktop.display import environment_has_display
 from acp_tray.files import paths
 from acp_tray.files.private import make_dir
@@ -59,7 +59,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from acp_tray.agents import leftovers
     from acp_tray.app.welcome import welcome_due
     from acp_tray.control.instance import AlreadyRunningError, InstanceLock
-    from acp_tray.control.server import socket_answers
 
     try:
         runtime = prepare_runtime_dir()
@@ -82,12 +81,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         from acp_tray.app.compose import run_daemon
 
         path, explicit = config_path(args)
-        if not args.headless:
-            _first_run_launcher()
         welcome = not args.headless and environment_has_display() and welcome_due()
         mark = leftovers.mark_this_run(mark_file)
+        first_start = (lambda: None) if args.headless else _first_run_launcher  # behind the icon: it writes files
         code = run_daemon(
-            path, explicit=explicit, headless=args.headless, log_file=log_file, run_mark=mark, welcome=welcome
+            path,
+            explicit=explicit,
+            headless=args.headless,
+            log_file=log_file,
+            run_mark=mark,
+            welcome=welcome,
+            behind_icon=first_start,
         )
         leftovers.clean_stop(mark_file)  # not after an exception: its agents may be left for the next start
         return code

@@ -133,3 +133,14 @@ def prepare_socket_path() -> Path:
     if len(os.fsencode(path)) > MAX_UNIX_PATH:
         raise EndpointError(f"the socket path {path} is too long for a Unix socket; set a shorter $XDG_RUNTIME_DIR")
     return path
+
+
+def socket_answers(path: Path) -> bool:
+    """Whether a daemon is listening on `path` (a file left by a crash does not answer)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True

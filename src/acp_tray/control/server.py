@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any, Generic, Never, TypeVar
 
 from acp_tray.control.api import OPS, Args, Op
-from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, untrusted_peer
+from acp_tray.control.endpoint import EndpointError, pipe_name, prepare_socket_path, socket_answers, untrusted_peer
 from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import Chunk, Dropped
 from acp_tray.control.streamed import wire_event
@@ -145,17 +144,6 @@ def dispatch(*routes: Route[Any, Any, Any]) -> Dispatch:
     if missing or extra or len(table) != len(routes):
         raise ValueError(f"the dispatch table must answer each declared op once (missing {missing}, extra {extra})")
     return table
-
-
-def socket_answers(path: Path) -> bool:
-    """Whether a daemon is listening on `path` (a file left by a crash does not answer)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 class ControlServer:

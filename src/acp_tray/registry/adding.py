@@ -18,7 +18,8 @@ from acp_tray.logs.text import DESCRIPTION_LIMIT, plain_line
 from acp_tray.prefs.names import pasteable
 from acp_tray.prefs.urls import DEFAULT_URL
 from acp_tray.registry.index import Entry, Registry, RegistryError, age, load
-from acp_tray.registry.install import Installed, fetch_icon, forget, forget_version, install, recall, remember
+from acp_tray.registry.install import fetch_icon, forget, forget_version, install, remember
+from acp_tray.registry.installed import Installed, recall
 from acp_tray.registry.transfer import Progress
 
 CONNECT_TIMEOUT = 300.0  # an npx agent's first start downloads it

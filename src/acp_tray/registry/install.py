@@ -20,7 +20,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from acp_tray.files.atomic import write_atomically
@@ -28,6 +28,7 @@ from acp_tray.files.paths import AGENT_ICON
 from acp_tray.registry.extract import ArchiveError, unpack
 from acp_tray.registry.fields import cmd_parts, pinned, pinned_from
 from acp_tray.registry.index import BinaryTarget, Entry, Package, RegistryError
+from acp_tray.registry.installed import RECORD, Installed, agent_dir
 from acp_tray.registry.transfer import Progress, TransferError, fetch
 
 MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
@@ -35,35 +36,11 @@ MAX_ICON_BYTES = 256 * 1024
 DOWNLOAD_TIMEOUT = 60.0  # per read
 DOWNLOAD_DEADLINE = 3600.0  # the whole archive (at most MAX_ARCHIVE_BYTES)
 ICON_DEADLINE = 30.0
-RECORD = "install.json"
-
 KINDS = ("binary", "npx", "uvx")
 RUNNERS = {
     "npx": "npx comes with Node.js: install Node.js (https://nodejs.org, or your system's `nodejs`/`npm` package)",
     "uvx": "uvx comes with uv: install uv (https://docs.astral.sh/uv/, or `pipx install uv`)",
 }
-
-
-@dataclass(frozen=True)
-class Installed:
-    """What `agents add` writes to the preferences, and what `upgrade` compares against."""
-
-    id: str
-    version: str
-    kind: str  # "binary", "npx" or "uvx"
-    command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    directory: str | None = None  # a binary's own directory (removed when upgraded past)
-    note: str = ""  # how it came to be installed this way, when not as the entry prefers (a fallback)
-
-
-def program_part(installed: Installed) -> list[str]:
-    """Its command without the entry's default args: the binary, or the runner up to the pinned
-    package (what a terminal sign-in gives its own args to: agents/invocation.py)."""
-    command = installed.command
-    if installed.kind in ("npx", "uvx") and "--" in command:
-        return command[: command.index("--") + 2]
-    return command[:1]
 
 
 def platform_id() -> str | None:
@@ -88,10 +65,6 @@ def _runner(kind: str, entry: Entry) -> Installed | None:
     else:
         run = ["--from", pinned_from(package.package, version), "--", package.cmd]
     return Installed(entry.id, version, kind, [kind, *run, *package.args], dict(package.env))
-
-
-def agent_dir(root: Path, agent_id: str) -> Path:
-    return root / agent_id
 
 
 def _private_home(root: Path, agent_id: str) -> Path:
@@ -232,32 +205,6 @@ def remember(installed: Installed, root: Path) -> None:
 def forget(agent_id: str, root: Path) -> None:
     """The record of `agent_id`'s install gone (an add the daemon refused)."""
     (agent_dir(root, agent_id) / RECORD).unlink(missing_ok=True)
-
-
-def recall(agent_id: str, root: Path) -> Installed | None:
-    """What `agents add ID` installed (None: not an agent from the registry)."""
-    try:
-        data = json.loads((agent_dir(root, agent_id) / RECORD).read_text(encoding="utf-8"))
-        return Installed(**data)
-    except (OSError, ValueError, TypeError):
-        return None
-
-
-def uninstall(agent_id: str, root: Path) -> int | None:
-    """Delete what `agents add ID` installed for `agent_id` (`ROOT/ID`: its versions, its record,
-    its icon); the bytes freed, or None when nothing was installed. OSError when it cannot be."""
-    size = installed_size(agent_id, root)
-    if size is not None:
-        shutil.rmtree(agent_dir(root, agent_id))
-    return size
-
-
-def installed_size(agent_id: str, root: Path) -> int | None:
-    """The bytes `agents add ID` installed for `agent_id` (what `uninstall` frees); None: nothing."""
-    home = agent_dir(root, agent_id)
-    if home.is_symlink() or not home.is_dir():
-        return None
-    return sum(path.lstat().st_size for path in home.rglob("*") if not path.is_dir() or path.is_symlink())
 
 
 def forget_version(installed: Installed) -> None:

@@ -32,8 +32,23 @@ SESSION = 2  # G_BUS_TYPE_SESSION
 Filter = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
 
 
+GIO_SONAME = "libgio-2.0.so.0"  # GIO 2's soname on Linux and the BSDs, already mapped by PyGObject
+
+
+def _load_gio() -> ctypes.CDLL:
+    """GIO by its soname: no search. `ctypes.util.find_library` runs `ldconfig -p` (a fork and exec of
+    the whole process before the icon shows), so it is asked only where the soname is not found."""
+    try:
+        return ctypes.CDLL(GIO_SONAME)
+    except OSError:
+        found = ctypes.util.find_library("gio-2.0")
+        if found is None:
+            raise
+        return ctypes.CDLL(found)
+
+
 def _gio() -> ctypes.CDLL:
-    gio = ctypes.CDLL(ctypes.util.find_library("gio-2.0") or "libgio-2.0.so.0")
+    gio = _load_gio()
     gio.g_bus_get_sync.restype = ctypes.c_void_p
     gio.g_bus_get_sync.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     gio.g_dbus_connection_add_filter.restype = ctypes.c_uint

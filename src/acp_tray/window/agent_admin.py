@@ -24,7 +24,7 @@ from acp_tray.prefs.names import agent_name_problem
 from acp_tray.registry import adding
 from acp_tray.registry.adding import AddError
 from acp_tray.registry.index import Registry, RegistryError
-from acp_tray.registry.install import installed_size, recall
+from acp_tray.registry.installed import installed_size, recall
 from acp_tray.registry.progress import megabytes
 from acp_tray.state.secrets import SecretError, SecretNames, variable_problem
 from acp_tray.window import custom_agent

@@ -21,7 +21,7 @@ from acp_tray.prefs.load import PreferencesError
 from acp_tray.prefs.model import Preferences, run_command
 from acp_tray.prefs.names import agent_name_problem
 from acp_tray.prefs.write import add_agent, remove_agent, set_agent_command
-from acp_tray.registry.install import agent_dir, uninstall
+from acp_tray.registry.installed import agent_dir, uninstall
 
 if TYPE_CHECKING:
     from acp_tray.app.fleet import Fleet

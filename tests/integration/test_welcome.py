@@ -156,12 +156,14 @@ def test_the_welcome_pages_start_on_login_switch_writes_and_removes_the_autostar
         page.goto(window.url)
         assert not entry.exists()
         page.get_by_role("switch", name=SWITCH).click()
-        page.locator("#start-on-login").get_by_text(f"XDG autostart entry written: {entry}").wait_for(timeout=LIVE)
+        page.locator("#start-on-login").get_by_text("Done: acp-tray starts when you log in.").wait_for(timeout=LIVE)
         assert page.get_by_role("switch", name=SWITCH).get_attribute("aria-checked") == "true"
         assert "Exec=" in entry.read_text(encoding="utf-8")
         assert stat.S_IMODE(entry.stat().st_mode) == 0o600
         assert cli("autostart", "status").stdout.count("installed — starts this installation") == 1
         page.get_by_role("switch", name=SWITCH).click()
-        page.locator("#start-on-login").get_by_text(f"removed {entry}").wait_for(timeout=LIVE)
+        page.locator("#start-on-login").get_by_text("Done: acp-tray no longer starts when you log in.").wait_for(
+            timeout=LIVE
+        )
         assert not entry.exists()
         assert not watched.problems, watched.problems

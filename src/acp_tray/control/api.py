@@ -52,9 +52,9 @@ from acp_tray.control.replies import (
     UnreadReply,
     Waiting,
     WaitReply,
-    WatchEvent,
 )
 from acp_tray.control.streamed import read_event
+from acp_tray.control.watch_events import WatchEvent
 from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect

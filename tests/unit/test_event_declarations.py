@@ -1,5 +1,5 @@
 """The events an op streams before its reply are declared once, with the op (control/api.py): every
-op the daemon answers with a stream declares the union of its events (control/replies.py), each
+op the daemon answers with a stream declares the union of its events (control/replies.py, watch_events.py), each
 event goes on the wire and back unchanged, and an event its op does not declare, or one missing a
 field or with one of the wrong type, is an error that says so (never a KeyError)."""
 

@@ -332,7 +332,8 @@ class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor/check.py
 # events streamed before a reply --------------------------------------------------------------------
 # Frozen dataclasses, matched on by type. `kind` is an event's "event" on the wire; its fields are
 # the object's other keys (a `SPREAD` field's keys are the object's own). control/streamed.py writes
-# and reads them; each streaming op's declaration in control/api.py carries its union.
+# and reads them; each streaming op's declaration in control/api.py carries its union. The `watch` op's
+# are in control/watch_events.py.
 
 SPREAD: dict[str, Any] = {"spread": True}
 

@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from acp_tray.agents.host import AgentHost, AgentSpec  # noqa: E402
 from acp_tray.agents.host_options import HostOptions  # noqa: E402
-from acp_tray.agents.supervisor import BackoffPolicy, supervise  # noqa: E402
+from acp_tray.agents.supervisor import supervise  # noqa: E402
+from acp_tray.backoff import BackoffPolicy  # noqa: E402
 from acp_tray.events import AgentState, AgentStatus, AgentUnusable, Event  # noqa: E402
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.host_options import HostServices
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentState, AgentStatus
 from acp_tray.files import paths
 from tests.support.config import write_config

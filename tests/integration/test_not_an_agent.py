@@ -12,7 +12,8 @@ from pathlib import Path
 
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.host_options import HostOptions
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus, AgentUnusable
 from tests.support.config import write_config
 from tests.support.daemons import DaemonProcess, cli, start

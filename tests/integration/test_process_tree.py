@@ -20,7 +20,8 @@ import pytest
 from acp_tray.agents.host import AgentHost
 from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.process_tree import AgentProcess
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentCrashed, AgentState, AgentStatus
 from acp_tray.files import paths
 from tests.support.agents import TREE_AGENT

@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from acp_tray.agents.supervisor import BackoffPolicy
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentState
 from tests.support.in_process import Running, session_agent_config
 from tests.support.waiting import until_async

@@ -17,8 +17,9 @@ from acp_tray.agents.host import AgentHost
 from acp_tray.agents.host_options import HostOptions, HostServices
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
 from acp_tray.agents.turns import PromptJob
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentCrashed, AgentState, ReplyText, SignInNeeded, TurnProgress
 from tests.support.event_log import EventLog
 from tests.support.signin import assert_all_valid, auth_spec, received, status_states, wait_state

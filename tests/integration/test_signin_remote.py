@@ -18,7 +18,8 @@ import pytest
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.host_options import HostOptions
 from acp_tray.agents.signin import SignInError
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentCrashed, AgentState, SignInNeeded
 from tests.support.agents import AUTH_AGENT
 from tests.support.event_log import EventLog

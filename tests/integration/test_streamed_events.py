@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acp_tray.control import api, replies
+from acp_tray.control import api, replies, watch_events
 from acp_tray.control.client import ReplyError, call
 from acp_tray.control.endpoint import prepare_socket_path
 from tests.support.daemons import DaemonProcess, cli, start
@@ -53,7 +53,7 @@ def test_every_event_of_a_real_prompt_and_of_watch_is_one_its_op_declares(
     until(lambda: any(each.get("event") == "history" for each in watched), what="the notices in the history")
     assert daemon.stop() == 0
     kinds = [type(api.WATCH.event(each)) for each in watched]
-    assert kinds[0] is replies.Snapshot and {replies.Changes, replies.HistoryAdded} <= set(kinds)
+    assert kinds[0] is watch_events.Snapshot and {watch_events.Changes, watch_events.HistoryAdded} <= set(kinds)
 
 
 @contextlib.contextmanager

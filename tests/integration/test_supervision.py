@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.agents.turns import PromptJob
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentState, ReplyText, TurnProgress
 from acp_tray.state.history import read_history
 from acp_tray.tray.menu import menu_of

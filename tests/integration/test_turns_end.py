@@ -14,9 +14,10 @@ import pytest
 from acp_tray.agents import turns
 from acp_tray.agents.host import AgentHost, AgentSpec
 from acp_tray.agents.host_options import HostOptions, HostServices
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
 from acp_tray.agents.turns import PromptJob
 from acp_tray.agents.versions import VersionMemory
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentStatus, ReplyText, TurnEnded, TurnProgress
 from tests.real_agents import sdk_example
 from tests.support.agents import SESSION_AGENT

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from acp_tray.agents.host import AgentHost, AgentSpec
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import AgentState, AgentStatus
 from tests.support.event_log import EventLog
 

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acp_tray.agents.supervisor import BackoffPolicy
 from acp_tray.app.actions import Desk
 from acp_tray.app.compose import assemble
 from acp_tray.app.daemon import Daemon
 from acp_tray.app.fleet import Hosting
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.prefs.load import read_preferences
 from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.presentation.router import Presentation

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_tray.agents.supervisor import Backoff, BackoffPolicy
+from acp_tray.backoff import Backoff, BackoffPolicy
 
 SLOW = 30.0  # longer than `fast` (10 s), shorter than `stable` (60 s): a crash, but not a crash loop
 

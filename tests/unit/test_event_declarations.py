@@ -1,5 +1,5 @@
 """The events an op streams before its reply are declared once, with the op (control/api.py): every
-op the daemon answers with a stream declares the union of its events (control/replies.py), each
+op the daemon answers with a stream declares the union of its events (control/replies.py, watch_events.py), each
 event goes on the wire and back unchanged, and an event its op does not declare, or one missing a
 field or with one of the wrong type, is an error that says so (never a KeyError)."""
 
@@ -12,7 +12,7 @@ from typing import Any, Never
 
 import pytest
 
-from acp_tray.control import api, replies
+from acp_tray.control import api, replies, watch_events
 from acp_tray.control.streamed import EventError, wire_event
 from tests.support.repo import ROOT
 
@@ -25,9 +25,9 @@ SAMPLES: dict[type[Any], Any] = {
     replies.Dropped: replies.Dropped("this client read too slowly"),
     replies.Waiting: replies.Waiting("waiting for demo to finish signing in"),
     replies.SignInSaid: replies.SignInSaid("open", "https://example.org/device", True),
-    replies.Snapshot: replies.Snapshot({"dnd": "off", "unread": 3, "agents": [], "preferences": "v1"}),
-    replies.Changes: replies.Changes({"unread": 4}),
-    replies.HistoryAdded: replies.HistoryAdded({"id": 9, "title": "Build finished"}),
+    watch_events.Snapshot: watch_events.Snapshot({"dnd": "off", "unread": 3, "agents": [], "preferences": "v1"}),
+    watch_events.Changes: watch_events.Changes({"unread": 4}),
+    watch_events.HistoryAdded: watch_events.HistoryAdded({"id": 9, "title": "Build finished"}),
 }
 
 
@@ -83,8 +83,8 @@ def test_the_wire_format_is_as_before() -> None:
     assert wire_event(replies.SignInSaid("t", "https://x.test/", False)) == {
         "event": "sign-in-link", "text": "t", "url": "https://x.test/", "reads_code": False
     }  # fmt: skip
-    assert wire_event(replies.Changes({"dnd": "on"})) == {"event": "change", "dnd": "on"}
-    assert wire_event(replies.HistoryAdded({"id": 1})) == {"event": "history", "record": {"id": 1}}
+    assert wire_event(watch_events.Changes({"dnd": "on"})) == {"event": "change", "dnd": "on"}
+    assert wire_event(watch_events.HistoryAdded({"id": 1})) == {"event": "history", "record": {"id": 1}}
 
 
 @pytest.mark.parametrize(

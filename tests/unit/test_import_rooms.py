@@ -1,12 +1,15 @@
 """Every import points down: acp_tray's rooms (its packages and top-level modules) stand in layers,
 and a module imports only from its own room or from a layer below its room's; no modules import
 each other, directly or round a circle. Imports inside functions and under TYPE_CHECKING count too.
-The order is written once, here; docs/architecture.md says the same, one line a layer."""
+The order is written once, here; docs/architecture.md says the same, one line a layer.
+And every import of acp_tray, in the code, its tests and benchmarks, names something that is there:
+a module moved by one change and still imported by another is found here, not at a real start."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import acp_tray
@@ -25,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("prefs", "events"),
     ("demo", "control"),
     ("protocol",),
-    ("files", "logs", "assets", "timer", "loopback", "__init__"),
+    ("files", "logs", "assets", "timer", "backoff", "loopback", "__init__"),
 )
 ROOT = Path(acp_tray.__file__).parent
 LEVEL = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}
@@ -49,21 +52,35 @@ def _room(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
-    """(line, the acp_tray module imported) for each import in `path`, however deep in the code."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+def _statements(package: str, path: Path) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+    """(line, acp_tray module, names taken from it) for each import of acp_tray in `path`, however deep
+    in the code: `import M` gives (M, ()), `from M import a, b` (relative ones resolved from `package`)
+    gives (M, (a, b))."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        found: list[tuple[str, tuple[str, ...]]]
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found = [(alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([node.module] if node.module else [])])
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+            found = [(base, tuple(alias.name for alias in node.names))]
         else:
             continue
-        yield from ((node.lineno, name) for name in dict.fromkeys(names) if name.split(".")[0] == "acp_tray")
+        yield from ((node.lineno, name, names) for name, names in found if name.split(".")[0] == "acp_tray")
+
+
+def _package(module: str, path: Path) -> str:
+    """The package a module's relative imports start from: a package's own `__init__` is in it."""
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
+    """(line, the acp_tray module imported) for each import in `path`, however deep in the code."""
+    for line, base, names in _statements(_package(module, path), path):
+        taken = [f"{base}.{name}" if f"{base}.{name}" in MODULES else base for name in names] or [base]
+        yield from ((line, name) for name in dict.fromkeys(taken))
 
 
 def _rel(path: Path) -> str:
@@ -120,3 +137,60 @@ def test_no_modules_import_each_other() -> None:
         if module not in index:
             visit(module)
     assert not circles, "modules that import each other:\n" + "\n".join(circles)
+
+
+def _defined(path: Path) -> set[str]:
+    """The names a module defines at its top level (under `if`, `try` and `with` too, not in a
+    function or class): what `from it import name` can take."""
+    names: set[str] = set()
+    pending: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+            continue  # its body is its own scope
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        pending.extend(ast.iter_child_nodes(node))
+    return names
+
+
+THERE = set(MODULES) | {module.rpartition(".")[0] for module in MODULES}  # packages without __init__.py too
+DEFINED = {module: _defined(path) for module, path in MODULES.items()}
+
+
+def _missing(base: str, names: tuple[str, ...]) -> str | None:
+    """Why `import base` or `from base import names` cannot work; None when it can."""
+    if base not in THERE:
+        return f"{base} does not exist"
+    defined = DEFINED.get(base, set())
+    if {"*", "__getattr__"} & (defined | set(names)):
+        return None  # a star import, or a module's own __getattr__, answers any name
+    absent = [name for name in names if f"{base}.{name}" not in THERE and name not in defined]
+    return f"{base} has no {', '.join(absent)} (no such module in it, nor a name at its top level)" if absent else None
+
+
+def _python_files(folder: Path) -> Iterable[Path]:
+    """Every .py file under `folder`, not following links (node_modules is one)."""
+    for directory, subfolders, files in os.walk(folder):
+        subfolders.sort()
+        yield from (Path(directory, name) for name in sorted(files) if name.endswith(".py"))
+
+
+def test_every_import_of_acp_tray_names_what_is_there() -> None:
+    checkout = ROOT.parents[1]
+    files = {path: _package(module, path) for module, path in MODULES.items()}
+    files.update({path: "" for place in ("tests", "benchmarks") for path in _python_files(checkout / place)})
+    wrong = []
+    for path, package in files.items():
+        for line, base, names in _statements(package, path):
+            problem = _missing(base, names)
+            if problem:
+                wrong.append(f"{path.relative_to(checkout).as_posix()}:{line}: {problem}")
+    assert not wrong, "imports of what is not there:\n" + "\n".join(wrong)

@@ -17,7 +17,7 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from acp_tray.agents.supervisor import BackoffPolicy
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.events import Event, NoticeReceived, PermissionAsked, PermissionOption, TurnEnded
 from acp_tray.prefs.model import Preferences
 from acp_tray.presentation.own_notices import own_notice

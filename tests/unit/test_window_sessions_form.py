@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tray.control import api, errors, replies
+from acp_tray.control import api, errors, replies, watch_events
 from acp_tray.presentation.own_notices import stop_words
 from acp_tray.window.app import templates
 from acp_tray.window.pages.sessions import NEW, check, choice_value, form, waiting_on
@@ -56,7 +56,7 @@ def test_a_wrong_field_is_said_plainly(given: dict[str, str], words: str) -> Non
 
 
 def test_the_chosen_agents_sessions_are_the_choices() -> None:
-    state: replies.WatchState = {"agents": [], "sessions": [SESSION, {**SESSION, "agent": "other", "name": "x"}]}
+    state: watch_events.WatchState = {"agents": [], "sessions": [SESSION, {**SESSION, "agent": "other", "name": "x"}]}
     chosen = form(state, {"session": "review", "cwd": "/srv/app"})
     assert chosen["session_options"] == [] and chosen["chosen_session"] == NEW  # no agent: nothing to choose
     state["agents"] = [{"name": "demo"}, {"name": "other"}]  # type: ignore[typeddict-item]
@@ -71,7 +71,7 @@ def test_the_chosen_agents_sessions_are_the_choices() -> None:
 def test_the_prompt_goes_to_the_agents_last_session_by_default() -> None:
     older: replies.SessionRow = {**SESSION, "name": "old", "state": "detached", "updated": "2026-12-04T11:00:00+00:00"}
     newer: replies.SessionRow = {**SESSION, "name": "new", "state": "detached", "updated": "2026-12-04T12:00:00+00:00"}
-    state: replies.WatchState = {"agents": [{"name": "demo"}], "sessions": [older, newer]}  # type: ignore[typeddict-item]
+    state: watch_events.WatchState = {"agents": [{"name": "demo"}], "sessions": [older, newer]}  # type: ignore[typeddict-item]
     assert form(state, {})["chosen_session"] == choice_value("new", "/srv/app")  # the one used last
     state["sessions"] = [older, newer, SESSION]  # open now: before those kept from before
     assert form(state, {})["chosen_session"] == choice_value("review", "/srv/app")
@@ -103,7 +103,7 @@ def test_a_subagents_request_waits_beside_its_parents_turn_and_names_the_subagen
         "subagent": "Child check",
     }  # fmt: skip
     elsewhere: replies.ApprovalRow = {**asked, "id": "8", "session_id": "other-child", "subagent": "Other"}
-    state: replies.WatchState = {"sessions": [{**SESSION, "subagents": [child]}], "approvals": [asked, elsewhere]}
+    state: watch_events.WatchState = {"sessions": [{**SESSION, "subagents": [child]}], "approvals": [asked, elsewhere]}
     waiting = waiting_on(state, "demo", "s1")
     assert [a.id for a in waiting["approvals"]] == ["7"]
     html = templates().get_template("_turn_approvals.html").render(**waiting)

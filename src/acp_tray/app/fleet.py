@@ -16,12 +16,13 @@ from acp_tray.agents.login_request import AbandonedError, abandoned_text
 from acp_tray.agents.questions import Questions
 from acp_tray.agents.sessions import SessionStore
 from acp_tray.agents.signin import SignInError
-from acp_tray.agents.supervisor import BackoffPolicy, supervise
+from acp_tray.agents.supervisor import supervise
 from acp_tray.agents.versions import VersionMemory
 from acp_tray.app.connecting import Arrival, Connecting
 from acp_tray.app.lifetime import Lifetime
 from acp_tray.app.signin_outcome import agent_outcome, state_after_signin
 from acp_tray.app.troubles import Troubles
+from acp_tray.backoff import BackoffPolicy
 from acp_tray.desktop.terminal_window import NoTerminalError, sign_in_starter
 from acp_tray.events import AgentState, AgentStatus, EventSink, NoticeReceived
 from acp_tray.files.paths import agent_icon, registry_agents_dir

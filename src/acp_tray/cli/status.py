@@ -10,7 +10,7 @@ from acp_tray.cli.approvals import approval_lines
 from acp_tray.cli.calls import fetch
 from acp_tray.cli.output import EXIT_FAILED, EXIT_NO_DAEMON, field, out, print_event, say
 from acp_tray.cli.questions import question_lines
-from acp_tray.control import api, errors, replies
+from acp_tray.control import api, errors, replies, watch_events
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 from acp_tray.logs.text import DESCRIPTION_LIMIT
 
@@ -70,7 +70,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def watch_line(state: replies.WatchState) -> str:
+def watch_line(state: watch_events.WatchState) -> str:
     """The state in one line, for a status bar: each agent and its state, approvals, unread, DND."""
     parts = [
         f"{field(row['name'])} {'waits for you' if row.get('needs_you') else row['state']}"
@@ -90,7 +90,7 @@ def watch_line(state: replies.WatchState) -> str:
 def cmd_watch(args: argparse.Namespace) -> int:
     """`status --watch`: a line now, then one each time what it says changes (with --json: the
     snapshot, then each change and history event as it comes), until the daemon stops."""
-    state: replies.WatchState = {}
+    state: watch_events.WatchState = {}
     shown = None
     try:
         with call(api.WATCH, api.Args(), timeout=None) as pending:
@@ -99,7 +99,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     print_event(event)
                     sys.stdout.flush()
                     continue
-                if isinstance(event, replies.Snapshot | replies.Changes):
+                if isinstance(event, watch_events.Snapshot | watch_events.Changes):
                     state.update(event.state)
                 line = watch_line(state)
                 if line != shown:

@@ -1,7 +1,7 @@
 """The control API, declared once: every op's name, its arguments and its reply (the replies'
-types are in control/replies.py, the error codes in control/errors.py; control/checking.py checks a
-request's arguments). Standard library only: the daemon's server, the CLI and the window all import
-it, and the CLI must start fast.
+types are in control/replies.py, the `watch` op's events in control/watch_events.py, the error
+codes in control/errors.py; control/checking.py checks a request's arguments). Standard library
+only: the daemon's server, the CLI and the window all import it, and the CLI must start fast.
 
 On the wire (control/wire.py) a request is `{"v": 1, "op": NAME, "args": {...}}`; the args are
 an op's `*Args` dataclass as a JSON object (unknown keys are ignored, `null` is the same as
@@ -52,9 +52,9 @@ from acp_tray.control.replies import (
     UnreadReply,
     Waiting,
     WaitReply,
-    WatchEvent,
 )
 from acp_tray.control.streamed import read_event
+from acp_tray.control.watch_events import WatchEvent
 from acp_tray.protocol.text_rules import not_text
 
 CONNECT_WAIT = 30.0  # seconds a prompt, or `agents.wait` by default, waits for an agent to connect
@@ -273,7 +273,7 @@ class Op(Generic[A, R, E]):
 
 
 def streams(union: Any) -> tuple[type[Any], ...]:
-    """The event types of a union declared in control/replies.py, for an op's `events`."""
+    """The event types of a union declared in control/replies.py or watch_events.py, for an op's `events`."""
     return typing.get_args(union) or (union,)
 
 

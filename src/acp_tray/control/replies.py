@@ -3,7 +3,7 @@ streams (its declaration in control/api.py names which). Standard library only, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NotRequired, TypedDict, final
 
 
@@ -332,7 +332,8 @@ class CheckRow(TypedDict):  # one of `acp-tray doctor`'s checks (doctor/check.py
 # events streamed before a reply --------------------------------------------------------------------
 # Frozen dataclasses, matched on by type. `kind` is an event's "event" on the wire; its fields are
 # the object's other keys (a `SPREAD` field's keys are the object's own). control/streamed.py writes
-# and reads them; each streaming op's declaration in control/api.py carries its union.
+# and reads them; each streaming op's declaration in control/api.py carries its union. The `watch` op's
+# are in control/watch_events.py.
 
 SPREAD: dict[str, Any] = {"spread": True}
 
@@ -395,36 +396,3 @@ class SignInSaid:  # `login`: the agent wrote an address to open (its sign-in pa
 
 
 LoginEvent = Waiting | SignInSaid
-
-
-class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
-    dnd: str
-    morning: str
-    unread: int
-    agents: list[AgentRow]
-    approvals: list[ApprovalRow]
-    questions: list[QuestionRow]
-    sessions: list[SessionRow]
-    today: list[CostRow]
-    preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
-
-
-@dataclass(frozen=True)
-class Snapshot:  # `watch`: the whole state; first, and again for a client that fell behind
-    kind: ClassVar[str] = "snapshot"
-    state: WatchState = field(metadata=SPREAD)
-
-
-@dataclass(frozen=True)
-class Changes:  # `watch`: what changed since the last event (never nothing)
-    kind: ClassVar[str] = "change"
-    state: WatchState = field(metadata=SPREAD)
-
-
-@dataclass(frozen=True)
-class HistoryAdded:  # `watch`: a new history record, as `acp-tray history --json` prints it
-    kind: ClassVar[str] = "history"
-    record: dict[str, Any]
-
-
-WatchEvent = Snapshot | Changes | HistoryAdded

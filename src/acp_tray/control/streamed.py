@@ -1,7 +1,7 @@
-"""Streamed events on the wire and back, in one place: an event (control/replies.py) becomes the
-object its line carries (`wire_event`, the daemon's side), and a line's object becomes the event
-its op declares again (`read_event`, the client's side), or an EventError that says what is wrong
-with it. Standard library only, as the API itself."""
+"""Streamed events on the wire and back, in one place: an event (control/replies.py, or
+watch_events.py for `watch`) becomes the object its line carries (`wire_event`, the daemon's side),
+and a line's object becomes the event its op declares again (`read_event`, the client's side), or
+an EventError that says what is wrong with it. Standard library only, as the API itself."""
 
 from __future__ import annotations
 

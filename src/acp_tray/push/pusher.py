@@ -14,9 +14,9 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from acp_tray.agents.supervisor import Backoff, BackoffPolicy
 from acp_tray.away.select import away_source, is_away
 from acp_tray.away.source import AwaySource
+from acp_tray.backoff import Backoff, BackoffPolicy
 from acp_tray.events import Event, EventSink, NoticeReceived
 from acp_tray.prefs.model import Preferences
 from acp_tray.presentation.clock import Clock

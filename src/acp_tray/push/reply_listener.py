@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from acp_tray.agents.supervisor import Backoff, BackoffPolicy
+from acp_tray.backoff import Backoff, BackoffPolicy
 from acp_tray.push.ntfy_server import NtfyServer
 from acp_tray.push.ntfy_stream import StreamError, follow
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from acp_tray.control import api, replies
+from acp_tray.control import api, watch_events
 from acp_tray.control.client import NoDaemonError, ReplyError, call
 
 log = logging.getLogger(__name__)
@@ -30,8 +30,8 @@ class Down:
     """What every page gets when the daemon stops (its first snapshot then says it is back)."""
 
 
-PageEvent = replies.WatchEvent | Down  # what an open page is sent
-RESYNC = replies.Snapshot({})  # what a page that fell behind gets: all of it (from `state`)
+PageEvent = watch_events.WatchEvent | Down  # what an open page is sent
+RESYNC = watch_events.Snapshot({})  # what a page that fell behind gets: all of it (from `state`)
 DOWN = Down()
 
 
@@ -39,7 +39,7 @@ class Feed:
     def __init__(self, loop: asyncio.AbstractEventLoop, on_down: Callable[[str], None]) -> None:
         self._loop = loop
         self._on_down = on_down
-        self.state: replies.WatchState = {}
+        self.state: watch_events.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
         self.down = False  # the daemon stopped and has not answered again yet
         self._pages: set[asyncio.Queue[PageEvent]] = set()
@@ -89,13 +89,13 @@ class Feed:
         self._fan_out(DOWN)
         self._on_down(reason)
 
-    def _deliver(self, event: replies.WatchEvent) -> None:
+    def _deliver(self, event: watch_events.WatchEvent) -> None:
         match event:
-            case replies.Snapshot(state):
+            case watch_events.Snapshot(state):
                 self.state = state.copy()
                 self.down = False
                 self.ready.set()
-            case replies.Changes(state):
+            case watch_events.Changes(state):
                 self.state.update(state)
         self._fan_out(event)
 

@@ -11,7 +11,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
-from acp_tray.control import replies
+from acp_tray.control import watch_events
 from acp_tray.events import now
 from acp_tray.window import views
 from acp_tray.window.feed import Down
@@ -41,15 +41,15 @@ class Live:
                     case Down():  # stopped: the banner
                         yield self._daemon(request)
                         continue
-                    case replies.HistoryAdded(record):
+                    case watch_events.HistoryAdded(record):
                         if views.matches(record, filters["agent"], filters["severity"], filters["text"]):
                             row = views.history_row(record, now())
                             yield self._fragment(request, "history", "_history_rows.html", rows=[row], highlight="")
                         continue
-                    case replies.Snapshot():  # running (again): the banner gone, every part drawn again
+                    case watch_events.Snapshot():  # running (again): the banner gone, every part drawn again
                         yield self._daemon(request)
                         changed: tuple[str, ...] = PARTS
-                    case replies.Changes(state):
+                    case watch_events.Changes(state):
                         changed = tuple(p for p in PARTS if set(SHOWS.get(p, (p,))) & set(state))
                 for event in self._changed(request, changed):
                     yield event

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import replies
+from acp_tray.control import watch_events
 from acp_tray.window import views
 from acp_tray.window.feed import Feed
 
@@ -92,7 +92,7 @@ class Parts:
     feed: Feed
     shutdown: anyio.Event  # set when the window ends: open event streams end with it
 
-    async def state(self) -> replies.WatchState:
+    async def state(self) -> watch_events.WatchState:
         """The daemon's latest state, once its first snapshot is here."""
         await self.feed.ready.wait()
         return self.feed.state

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from acp_tray.agents.signin_lines import openable
-from acp_tray.control import replies
+from acp_tray.control import replies, watch_events
 from acp_tray.doctor.check import MARK
 from acp_tray.events import RUNNING_STATES, now
 from acp_tray.presentation.doing import session_doing
@@ -159,7 +159,7 @@ def session_view(row: replies.SessionRow, now: datetime) -> dict[str, Any]:
     return {**row, "doing": session_doing(row, now)}
 
 
-def overview(state: replies.WatchState) -> dict[str, Any]:
+def overview(state: watch_events.WatchState) -> dict[str, Any]:
     """Everything the overview shows, from the latest `watch` state."""
     seen = now()
     return {

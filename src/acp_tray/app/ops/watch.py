@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
-from acp_tray.control.replies import Changes, HistoryAdded, Snapshot, WatchEvent, WatchState
 from acp_tray.control.server import Emit
+from acp_tray.control.watch_events import Changes, HistoryAdded, Snapshot, WatchEvent, WatchState
 
 if TYPE_CHECKING:
     from acp_tray.app.publisher import TrayPublisher

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from acp_tray.control import api, errors, replies
+from acp_tray.control import api, errors, replies, watch_events
 from acp_tray.window import views
 from acp_tray.window.custom_agent import folder
 from acp_tray.window.daemon_calls import ask
@@ -31,7 +31,7 @@ def choice_value(name: str, cwd: str) -> str:
     return json.dumps([name, cwd])
 
 
-def form(state: replies.WatchState, params: Mapping[str, str]) -> dict[str, Any]:
+def form(state: watch_events.WatchState, params: Mapping[str, str]) -> dict[str, Any]:
     """The prompt box: the agents to choose from and the chosen one's sessions (`params` may name an
     agent, a session and its cwd: a session list's "Send a prompt" link)."""
     names = [row["name"] for row in state.get("agents", [])]
@@ -40,7 +40,7 @@ def form(state: replies.WatchState, params: Mapping[str, str]) -> dict[str, Any]
     return {"agent_names": names, "chosen_agent": agent, **choices(state, agent, chosen)}
 
 
-def choices(state: replies.WatchState, agent: str, chosen: str) -> dict[str, Any]:
+def choices(state: watch_events.WatchState, agent: str, chosen: str) -> dict[str, Any]:
     """The chosen agent's sessions as choices, as the daemon lists them; the one `chosen`, else its
     last session (an open one before one kept from before, then the one used last), else a new one."""
     rows = [row for row in state.get("sessions", []) if row["agent"] == agent]
@@ -76,7 +76,7 @@ def check(values: Mapping[str, str]) -> api.PromptArgs:
     return api.PROMPT.parse(raw)
 
 
-def waiting_on(state: replies.WatchState, agent: str, session_id: str | None) -> dict[str, Any]:
+def waiting_on(state: watch_events.WatchState, agent: str, session_id: str | None) -> dict[str, Any]:
     """The approvals and questions a turn waits on: its agent's, in its session or asked by one of
     the session's subagents (a child session of its own)."""
     children = {

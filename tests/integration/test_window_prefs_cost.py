@@ -17,6 +17,7 @@ def costs(trace: Trace, config: Path) -> tuple[list[str], int]:
     """The requests the daemon answered, and how often it read the file while answering them."""
     return [request.op for request in trace.answered()], trace.reads_of(config)
 
+
 def test_one_save_is_one_request_reading_the_file_once(
     daemons: list[DaemonProcess], page_for: PageFor, tmp_path: Path
 ) -> None:

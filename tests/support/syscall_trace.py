@@ -68,9 +68,8 @@ def _read(files: list[Path]) -> Trace:
             trace.requests.append(request)
             open_requests[fd.group(1)] = request
         elif call == "sendto" and fd is not None and '{\\"v\\":1,\\"ok\\":' in args:
-            request = open_requests.pop(fd.group(1), None)
-            if request is not None:
-                request.answered = True
+            if fd.group(1) in open_requests:
+                open_requests.pop(fd.group(1)).answered = True
         elif call == "openat" and (opened := _OPENED.match(args)) is not None and "O_RDONLY" in opened.group(2):
             trace.opened.append(opened.group(1))
             for request in open_requests.values():

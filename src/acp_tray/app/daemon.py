@@ -28,6 +28,7 @@ from acp_tray.app.troubles import Troubles
 from acp_tray.app.usage import UsageKeeper
 from acp_tray.events import AgentStatus, Event
 from acp_tray.prefs.model import Preferences
+from acp_tray.prefs.write import Written
 from acp_tray.presentation.actions import READ_ALL, AgentVerb
 from acp_tray.presentation.dnd import DndMode, DndState
 from acp_tray.presentation.recent import Recent
@@ -157,7 +158,7 @@ class Daemon:
     async def stop_agent(self, name: str, *, held: bool = False) -> None:
         await self.core.fleet.stop_agent(name, held=held)
 
-    def change_prefs(self, change: Callable[[Path], Preferences], *, saved: bool = False) -> None:
+    def change_prefs(self, change: Callable[[Path], Preferences | Written], *, saved: bool = False) -> None:
         """`saved`: the person's own save (the window's Preferences page), answered "Preferences applied"."""
         self.core.reloader.change_prefs(change, saved=saved)
 

@@ -18,7 +18,7 @@ from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
 from acp_tray.prefs.load import PreferencesError, file_version, read_preferences
 from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.watch import watch_file
-from acp_tray.prefs.write import set_dnd
+from acp_tray.prefs.write import Written, set_dnd
 from acp_tray.presentation.dnd import DndMode, dnd_switch
 from acp_tray.presentation.router import ACP_TRAY, Router
 from acp_tray.protocol.notice import Notice
@@ -134,13 +134,19 @@ class PrefsReloader:
         self._follow(prefs)
         self._publisher.publish_now()
 
-    def change_prefs(self, change: Callable[[Path], Preferences], *, saved: bool = False) -> None:
+    def change_prefs(self, change: Callable[[Path], Preferences | Written], *, saved: bool = False) -> None:
         """Write the change to the file (comments kept) and apply it now; the watcher agrees later.
-        `saved`: a save of the person's settings (the window's), who is told it was applied."""
+        `saved`: a save of the person's settings (the window's), who is told it was applied. A change
+        that says what it wrote (`Written`) is not read back for its version."""
         if self.path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
-        prefs = change(self.path)
-        self._take(prefs, self._read_version(), saved=saved)
+        result = change(self.path)
+        if isinstance(result, Written):
+            prefs, self.version = result.prefs, result.version
+        else:
+            prefs = result
+            self._read_version()
+        self._take(prefs, self.version or None, saved=saved)
         self._follow(prefs)
 
     def switch_dnd(self, mode: DndMode, value: str | None = None) -> None:

@@ -16,7 +16,7 @@ from starlette.templating import Jinja2Templates
 
 from acp_tray.control import api, errors
 from acp_tray.events import now
-from acp_tray.window import custom_agent, prefs_view, push_page, sessions_page, views
+from acp_tray.window import custom_agent, prefs_view, push_view, sessions_page, views
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
 from acp_tray.window.start_on_login import start_on_login
@@ -59,7 +59,7 @@ class Pages:
         await self._feed.ready.wait()
         context: dict[str, Any] = {**views.overview(self._feed.state), "login": start_on_login(), "unavailable": ""}
         try:
-            context |= prefs_view.page(await ask(api.PREFS_GET, api.Args()), push=await push_page.listed())
+            context |= prefs_view.page(await ask(api.PREFS_GET, api.Args()), push=push_view.listing(self._feed.state))
         except CallFailedError as exc:
             context["unavailable"] = str(exc)
         return self._render(request, "preferences.html", page="preferences", **context)

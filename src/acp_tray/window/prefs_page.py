@@ -1,7 +1,8 @@
-"""The window's Preferences page: every setting as a form control, saved through the daemon
-(`prefs.get` / `prefs.set`: checked by the file's model, written with the file's comments kept, applied
-before "Saved"); a change to the file made elsewhere is noticed (the `watch` stream's file version) and
-offered; "Open the file" for those who prefer an editor."""
+"""The window's Preferences page: every setting as a form control, saved through the daemon in one
+request a Save (`prefs.set` types the form's fields by the file's model, checks them, writes them with
+the file's comments kept, applies them before "Saved" and answers the form to show); the push targets
+come with the `watch` state; a change to the file made elsewhere is noticed (the `watch` stream's file
+version) and offered; "Open the file" for those who prefer an editor."""
 
 from __future__ import annotations
 
@@ -14,13 +15,12 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from acp_tray.control import api, errors
+from acp_tray.control import api
 from acp_tray.desktop.edit_file import edit_file
-from acp_tray.window import prefs_view
+from acp_tray.window import prefs_view, push_view
 from acp_tray.window.actions import toast
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.feed import Feed
-from acp_tray.window.push_page import listed
 
 
 class PrefsPage:
@@ -48,30 +48,28 @@ class PrefsPage:
             reply = await ask(api.PREFS_GET, api.Args())
         except CallFailedError as exc:
             return toast(self._templates, request, str(exc), problem=True)
-        return self._fields(request, prefs_view.page(reply, push=await listed()), fresh=True)
+        return self._fields(request, prefs_view.page(reply, push=push_view.listing(self._feed.state)), fresh=True)
 
     async def save(self, request: Request) -> Response:
+        """One request: the daemon types the form's fields, checks, writes and answers the form to show."""
         form = await request.form()
+        fields = {key: [str(value) for value in form.getlist(key)] for key in form}
+        version = str(form.get("version", ""))  # the page's: the file as the page was made from it
+        args = api.PrefsSetArgs(version=version or None, fields=fields, overwrite=form.get("overwrite") == "1")
         try:
-            reply = await ask(api.PREFS_GET, api.Args())
+            reply = await ask(api.PREFS_SET, args)
         except CallFailedError as exc:
             return toast(self._templates, request, str(exc), problem=True)
-        sent = prefs_view.changes(form, reply["values"])
-        version = reply["version"] if form.get("overwrite") == "1" else str(form.get("version", ""))
-        try:
-            saved = await ask(api.PREFS_SET, api.PrefsSetArgs(version=version, changes=sent))
-        except CallFailedError as exc:
-            stale = exc.code == errors.ErrorCode.CHANGED
-            context = prefs_view.page(reply, sent, stale=stale, failed="" if stale else str(exc), push=await listed())
-            context["version"] = str(form.get("version", ""))  # still the one the page was made from
-            return self._fields(request, context)
-        if not saved["saved"]:
-            context = prefs_view.page(reply, sent, saved["problems"], push=await listed())
-            context["version"] = str(form.get("version", ""))
-            return self._fields(request, context)
-        words = "Saved." if saved["changed"] else "Nothing to save: the file already says all this."
-        context = prefs_view.page(await ask(api.PREFS_GET, api.Args()), saved=words, push=await listed())
-        return self._fields(request, context, fresh=True)
+        push = push_view.listing(self._feed.state)
+        if reply["saved"]:
+            words = "Saved." if reply["changed"] else "Nothing to save: the file already says all this."
+            return self._fields(request, prefs_view.page(reply["form"], saved=words, push=push), fresh=True)
+        stale, failed = reply["stale"], reply["failed"]
+        context = prefs_view.page(
+            reply["form"], reply["sent"], reply["problems"], stale=stale, failed=failed, push=push
+        )
+        context["version"] = version  # still the one the page was made from
+        return self._fields(request, context)
 
     async def changed(self, request: Request) -> Response:
         """Whether the file changed since the page's version (asked each time the daemon's changes

@@ -1,7 +1,8 @@
 """The preferences ops: `prefs.apply`, after the CLI wrote the file (`acp-tray dnd on`); `dnd.set`,
 which writes the daemon's own file (comments kept) and applies it, as the tray's menu does; and
-`prefs.get` / `prefs.set`, the window's Preferences page: every setting for a form, and the changes
-it sends, checked as the file is, written the same way and applied before the answer."""
+`prefs.get` / `prefs.set`, the window's Preferences page: every setting for a form, and the form's
+fields typed by the model, checked as the file is, written the same way and applied before the answer
+(with the form to show after it). Each request reads the file once."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from typing import TYPE_CHECKING
 from acp_tray.control.api import DndArgs, PrefsSetArgs
 from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import DndReply, PrefsFormReply, PrefsReply, PrefsSavedReply
-from acp_tray.prefs.form import check_changes, choices, form_values
-from acp_tray.prefs.load import PreferencesError, file_version, read_preferences
-from acp_tray.prefs.model import Preferences
+from acp_tray.prefs.form import check_changes, choices, default_values, form_values, from_fields
+from acp_tray.prefs.load import PreferencesError, Snapshot, snapshot
 from acp_tray.prefs.write import set_values
 from acp_tray.presentation.dnd import DurationError
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
+
+NO_FILE = "acp-tray runs on its built-in settings: there is no preferences file to change"
 
 
 class PrefsOps:
@@ -39,46 +41,58 @@ class PrefsOps:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
         return {"dnd": state.describe(), "until": state.until.isoformat() if state.until is not None else None}
 
-    async def form(self) -> PrefsFormReply:
-        """Every setting as the file says it (or, when the file cannot be read, as in force) for a form."""
-        path, problem = self._daemon.prefs_path, None
-        prefs = self._daemon.prefs
-        version = file_version(path)
-        if path is not None:
-            try:
-                prefs = read_preferences(path)
-            except PreferencesError as exc:
-                problem = str(exc)
-        values = form_values(prefs)
+    def _form(self, read: Snapshot | None) -> PrefsFormReply:
+        """Every setting as the file says it (`read`; when it cannot be read, or there is none: as in force)."""
+        values = form_values(read.prefs if read is not None and read.prefs is not None else self._daemon.prefs)
         return {
-            "path": str(path) if path is not None else None,
-            "version": version,
+            "path": str(self._daemon.prefs_path) if self._daemon.prefs_path is not None else None,
+            "version": read.version if read is not None else "",
             "values": values,
-            "defaults": form_values(Preferences()),
+            "defaults": default_values(),
             "choices": choices(list(values)),
-            "problem": problem,
+            "problem": read.problem if read is not None else None,
         }
 
-    async def change(self, args: PrefsSetArgs) -> PrefsSavedReply:
-        """Check the changes as the file is checked; write only when every value is right, only the
-        settings that change, and only over the version they were made from; apply, then answer."""
+    def _read(self) -> Snapshot | None:
+        """The file, read once for the request (None: running on built-in settings, no file)."""
         path = self._daemon.prefs_path
-        if path is None:
-            raise OpError(
-                "acp-tray runs on its built-in settings: there is no preferences file to change", ErrorCode.PREFERENCES
-            )
-        version = file_version(path)
-        if args.version != version:
-            raise OpError(f"{path} changed since these settings were read from it", ErrorCode.CHANGED)
-        try:
-            checked = check_changes(path.read_text(encoding="utf-8"), path, args.changes)
-            if checked.writes and not checked.problems:
-                self._daemon.change_prefs(lambda file: set_values(file, checked.writes), saved=True)
-        except (PreferencesError, OSError, UnicodeDecodeError) as exc:
-            raise OpError(str(exc), ErrorCode.PREFERENCES) from None
-        return {
-            "saved": not checked.problems,
-            "problems": checked.problems,
-            "changed": sorted(".".join(key) for key in checked.writes),
-            "version": file_version(path),
+        return snapshot(path) if path is not None else None
+
+    async def form(self) -> PrefsFormReply:
+        """Every setting as the file says it (or, when the file cannot be read, as in force) for a form."""
+        return self._form(self._read())
+
+    async def change(self, args: PrefsSetArgs) -> PrefsSavedReply:
+        """A form's fields typed by the settings' model and checked as the file is; written only when
+        every value is right, only the settings that change, and only over the version they were
+        made from (or any, to overwrite); applied; answered with the form to show after it. The
+        file is read once."""
+        read = self._read()
+        form = self._form(read)
+        sent = from_fields(args.fields, form["values"])
+        answer: PrefsSavedReply = {
+            "saved": False,
+            "problems": {},
+            "stale": False,
+            "failed": "",
+            "changed": [],
+            "sent": sent,
+            "form": form,
         }
+        if read is None or read.text is None:
+            return {**answer, "failed": NO_FILE if read is None else read.problem or ""}
+        if not args.overwrite and args.version != read.version:
+            return {**answer, "stale": True}
+        text, path = read.text, self._daemon.prefs_path
+        assert path is not None
+        try:
+            checked = check_changes(text, path, sent, form_values(read.prefs) if read.prefs is not None else {})
+            if checked.problems:
+                return {**answer, "problems": checked.problems}
+            if checked.writes:
+                self._daemon.change_prefs(lambda file: set_values(file, text, checked.writes), saved=True)
+        except (PreferencesError, OSError) as exc:
+            return {**answer, "failed": str(exc)}
+        now = Snapshot(self._daemon.prefs_version, text, self._daemon.prefs) if checked.writes else read
+        changed = sorted(".".join(key) for key in checked.writes)
+        return {**answer, "saved": True, "changed": changed, "form": self._form(now)}

@@ -9,6 +9,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Literal
 
+from acp_tray.app.publisher import Changed
 from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
 from acp_tray.control.errors import ArgumentError, ErrorCode, OpError
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply
@@ -18,6 +19,7 @@ from acp_tray.state.secrets import SecretError
 
 if TYPE_CHECKING:
     from acp_tray.app.daemon import Daemon
+    from acp_tray.push.pusher import Pusher
 
 TEST_TITLE = "acp-tray: test"
 TEST_BODY = "This is how acp-tray's pushes arrive here."
@@ -36,16 +38,9 @@ class PushOps:
             raise OpError("this daemon was started without push targets")
         return targets
 
-    def _rows(self) -> list[PushTargetRow]:
-        pusher = self._daemon.pusher
-        chosen, on = pusher.chosen(), self._daemon.prefs.push.answers
-        return [
-            {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), on)}
-            for n, s in self._targets.read().items()
-        ]
-
     async def list(self) -> list[PushTargetRow]:
-        return await asyncio.to_thread(self._rows)
+        services = await asyncio.to_thread(self._targets.read)
+        return target_rows(self._daemon.pusher, services, self._daemon.prefs.push.answers)
 
     async def add(self, args: PushAddArgs) -> PushTargetRow:
         problem = target_name_problem(args.name)
@@ -64,7 +59,7 @@ class PushOps:
             await asyncio.to_thread(self._targets.store, args.name, args.url)
         except SecretError as exc:
             raise OpError(str(exc)) from None
-        self._daemon.pusher.refresh()
+        self._refreshed()
         return next(row for row in await self.list() if row["name"] == args.name)
 
     async def test(self, args: PushTestArgs) -> PushTestReply:
@@ -100,8 +95,23 @@ class PushOps:
         if not removed:
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
         await asyncio.to_thread(self._daemon.pusher.forget_answers, args.name)
-        self._daemon.pusher.refresh()
+        self._refreshed()
         return {"name": args.name}
+
+    def _refreshed(self) -> None:
+        """The targets were added or removed: the pusher reads them again, and `watch` says so."""
+        self._daemon.pusher.refresh()
+        self._daemon.core.publisher.changed(Changed.PUSH)
+
+
+def target_rows(pusher: Pusher, services: dict[str, str], answers_on: bool) -> list[PushTargetRow]:
+    """The targets (name → service) as rows: whether `[push] targets` picks each, whether it is
+    answered from the phone (`answers_on`: `[push] answers`)."""
+    chosen = pusher.chosen()
+    return [
+        {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), answers_on)}
+        for n, s in services.items()
+    ]
 
 
 def _answers(can: bool, on: bool) -> Literal["on", "off", "one-way"]:

@@ -1,6 +1,6 @@
 """`watch`: the daemon's state as it changes, for status bars and the window. A snapshot first,
 then a `change` event with what changed (agents, sessions, approvals, DND, unread, the preferences
-file's version) and a
+file's version, the push targets) and a
 `history` event for each new history record, until the client goes.
 
 Bounded per client: while a client does not read, changes only set a flag and new history
@@ -14,6 +14,7 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from acp_tray.app.ops.push import target_rows
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
 from acp_tray.control.replies import WatchState
@@ -49,6 +50,7 @@ class WatchOps:
 
     async def _state(self) -> WatchState:
         status = await self._status.status()
+        pusher = self._daemon.pusher
         return {
             "dnd": status["dnd"],
             "morning": status["morning"],
@@ -59,6 +61,7 @@ class WatchOps:
             "sessions": await self._status.sessions(),
             "today": status["today"],
             "preferences": self._daemon.prefs_version,
+            "push": target_rows(pusher, pusher.services(), self._daemon.prefs.push.answers),
         }
 
     async def watch(self, stream: Stream) -> None:

@@ -13,6 +13,7 @@ from acp_tray.control.errors import ErrorCode, OpError
 from acp_tray.control.replies import DndReply, PrefsFormReply, PrefsReply, PrefsSavedReply
 from acp_tray.prefs.form import check_changes, choices, default_values, form_values, from_fields
 from acp_tray.prefs.load import PreferencesError, Snapshot, snapshot
+from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.write import set_values
 from acp_tray.presentation.dnd import DurationError
 
@@ -41,34 +42,35 @@ class PrefsOps:
             raise OpError(str(exc), ErrorCode.PREFERENCES) from None
         return {"dnd": state.describe(), "until": state.until.isoformat() if state.until is not None else None}
 
-    def _form(self, read: Snapshot | None) -> PrefsFormReply:
-        """Every setting as the file says it (`read`; when it cannot be read, or there is none: as in force)."""
-        values = form_values(read.prefs if read is not None and read.prefs is not None else self._daemon.prefs)
+    def _form(self, version: str, prefs: Preferences | None, problem: str | None = None) -> PrefsFormReply:
+        """Every setting as the file's `prefs` say it (None: it cannot be read, or there is no file: as in force)."""
+        values = form_values(prefs if prefs is not None else self._daemon.prefs)
         return {
             "path": str(self._daemon.prefs_path) if self._daemon.prefs_path is not None else None,
-            "version": read.version if read is not None else "",
+            "version": version,
             "values": values,
             "defaults": default_values(),
             "choices": choices(list(values)),
-            "problem": read.problem if read is not None else None,
+            "problem": problem,
         }
 
-    def _read(self) -> Snapshot | None:
-        """The file, read once for the request (None: running on built-in settings, no file)."""
+    def _read(self) -> Snapshot:
+        """The file, read once for the request (no file: running on built-in settings)."""
         path = self._daemon.prefs_path
-        return snapshot(path) if path is not None else None
+        return snapshot(path) if path is not None else Snapshot("", None, None)
 
     async def form(self) -> PrefsFormReply:
         """Every setting as the file says it (or, when the file cannot be read, as in force) for a form."""
-        return self._form(self._read())
+        read = self._read()
+        return self._form(read.version, read.prefs, read.problem)
 
     async def change(self, args: PrefsSetArgs) -> PrefsSavedReply:
         """A form's fields typed by the settings' model and checked as the file is; written only when
         every value is right, only the settings that change, and only over the version they were
         made from (or any, to overwrite); applied; answered with the form to show after it. The
         file is read once."""
-        read = self._read()
-        form = self._form(read)
+        read, path = self._read(), self._daemon.prefs_path
+        form = self._form(read.version, read.prefs, read.problem)
         sent = from_fields(args.fields, form["values"])
         answer: PrefsSavedReply = {
             "saved": False,
@@ -79,20 +81,19 @@ class PrefsOps:
             "sent": sent,
             "form": form,
         }
-        if read is None or read.text is None:
-            return {**answer, "failed": NO_FILE if read is None else read.problem or ""}
+        if path is None or read.text is None:
+            return {**answer, "failed": read.problem or NO_FILE}
         if not args.overwrite and args.version != read.version:
             return {**answer, "stale": True}
-        text, path = read.text, self._daemon.prefs_path
-        assert path is not None
+        text = read.text
         try:
-            checked = check_changes(text, path, sent, form_values(read.prefs) if read.prefs is not None else {})
+            checked = check_changes(text, path, sent, form["values"] if read.prefs is not None else {})
             if checked.problems:
                 return {**answer, "problems": checked.problems}
-            if checked.writes:
+            if checked.writes:  # written from the text read, applied at once
                 self._daemon.change_prefs(lambda file: set_values(file, text, checked.writes), saved=True)
+                form = self._form(self._daemon.prefs_version, self._daemon.prefs)
         except (PreferencesError, OSError) as exc:
             return {**answer, "failed": str(exc)}
-        now = Snapshot(self._daemon.prefs_version, text, self._daemon.prefs) if checked.writes else read
         changed = sorted(".".join(key) for key in checked.writes)
-        return {**answer, "saved": True, "changed": changed, "form": self._form(now)}
+        return {**answer, "saved": True, "changed": changed, "form": form}

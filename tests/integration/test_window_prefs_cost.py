@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.integration.test_window_prefs import CONSOLE, SHOWS, changed_lines, start_daemon
 from tests.support.browser import PageFor
 from tests.support.daemons import DaemonProcess
 from tests.support.syscall_trace import Trace, traced
-from tests.support.window import window_process
+from tests.support.window import CONSOLE, changed_lines, prefs_daemon, window_process
+
+SHOWS = 10_000  # ms
 
 
 def costs(trace: Trace, config: Path) -> tuple[list[str], int]:
@@ -21,7 +22,7 @@ def costs(trace: Trace, config: Path) -> tuple[list[str], int]:
 def test_one_save_is_one_request_reading_the_file_once(
     daemons: list[DaemonProcess], page_for: PageFor, tmp_path: Path
 ) -> None:
-    config = start_daemon(daemons, CONSOLE)
+    config = prefs_daemon(daemons, CONSOLE)
     before = config.read_text(encoding="utf-8")
     with window_process("preferences") as window:
         watched = page_for("light")

@@ -172,6 +172,8 @@ def test_a_daemon_waiting_for_an_agent_to_connect_does_not_wake_while_it_starts(
         waited = reply.result()
     assert woke <= MOST_WAKEUPS, f"the daemon woke {woke} times in {QUIET_WINDOW:g} s while a wait was under way"
     assert (waited["connected"], waited["ready"], waited["state"]) == (False, False, "starting")
+
+
 # `acp-tray ARGS` that says, as its tray's loop starts (the icon is shown from there), which programs it
 # had run, which files it had written under the data home, and which of these modules it had loaded
 BEFORE_THE_ICON = """

@@ -153,7 +153,7 @@ def test_without_a_web_view_the_window_opens_in_the_browser_and_a_notification_s
 
     def chosen() -> bool:
         pick(dmenu, f"#Open (demo: {title})")  # dunst invokes the notification's default action
-        return until(lambda: (dmenu / "menu").exists(), what="dunst's context menu")
+        return bool(until(lambda: (dmenu / "menu").exists(), what="dunst's context menu"))
 
     until(chosen, timeout=30, what="dunst's Open chosen")
     until(opened.exists, timeout=30, what="the browser asked to open the window")  # once: the Open is not chosen again

@@ -1,6 +1,7 @@
 """`acp-tray status --watch [--json]` against a real daemon: a snapshot, then a line per change as
 agents change state, DND is switched and notices arrive; and a watcher that stops reading holds
-the daemon to a bounded amount of memory, then gets a fresh snapshot when it reads again."""
+the daemon to a bounded amount of memory, then gets a fresh snapshot when it reads again; push targets
+added and removed are said in it by name and service."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from acp_tray.control.endpoint import socket_path
 from acp_tray.files import paths
 from tests.support.agents import scripted_command
 from tests.support.daemons import DaemonProcess, cli, cli_env, rss_kib
+from tests.support.push_cli import add
 from tests.support.repo import ROOT
 from tests.support.waiting import until
 
@@ -88,6 +90,39 @@ def test_watch_json_is_a_snapshot_then_a_line_per_change(isolated_dirs: Path, da
         assert daemon.stop() == 0
     assert watcher.wait(10) == 3  # the daemon stopped: said, and the exit code of "not running"
     assert watcher.stderr is not None and "the daemon stopped" in watcher.stderr.read()
+
+
+def test_watch_json_carries_the_push_targets_as_they_are_added_and_removed_never_their_urls(
+    isolated_dirs: Path, keyring_env: dict[str, str], daemons: list[DaemonProcess]
+) -> None:
+    """A status bar (and the window's Preferences page) learns of a target added or removed from
+    the stream itself: by name and service, the URL nowhere in it."""
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('notifier = "console"\n', encoding="utf-8")
+    env = cli_env(**keyring_env)
+    daemon = DaemonProcess("run", "--headless", env=env)
+    daemons.append(daemon)
+    daemon.wait_for_line("control: ")
+    watcher, lines = follow("--json")
+    token = "tok5Wz81WatchSecret"
+    try:
+        until(lambda: lines, what="the first line")
+        assert json.loads(lines[0])["push"] == []
+
+        def targets() -> list[Any]:
+            return [event["push"] for event in map(json.loads, lines) if "push" in event]
+
+        add("phone", f"json://127.0.0.1:9/hook/{token}", env)
+        until(lambda: targets()[-1] != [], what="the target added")
+        (added,) = targets()[-1]
+        assert (added["name"], added["service"], added["chosen"]) == ("phone", "json", True)
+        assert cli("push", "remove", "phone", env=env).returncode == 0
+        until(lambda: targets()[-1] == [], what="the target removed")
+        assert token not in "\n".join(lines)
+    finally:
+        assert daemon.stop() == 0
+    watcher.wait(10)
 
 
 def test_watch_text_is_one_status_line_per_change(isolated_dirs: Path, daemons: list[DaemonProcess]) -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
-from tests.integration.test_tray_sni_activate import activate
 from tests.support.daemons import DaemonProcess, cli, cli_env
+from tests.support.sni_activate import activate
 from tests.support.waiting import until
 from tests.support.window import end, headless_daemon
 

@@ -6,7 +6,6 @@ nothing is written; an edit in the file shows in the open page, and a save over 
 
 from __future__ import annotations
 
-import difflib
 import json
 import shutil
 from datetime import datetime, timedelta
@@ -16,40 +15,14 @@ from typing import Any
 import pytest
 
 from acp_tray.demo.agent import DEMO_NOTICES
-from acp_tray.files import paths
-from acp_tray.prefs.template import DEFAULT_FILE
 from tests.support.browser import PageFor, Screenshot
-from tests.support.daemons import DaemonProcess, cli, cli_env
+from tests.support.daemons import DaemonProcess, cli
 from tests.support.waiting import until
-from tests.support.window import demo_daemon, window_process
+from tests.support.window import CONSOLE, changed_lines, demo_daemon, prefs_daemon, window_process
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_TERMINAL = ROOT / "tests" / "desktop" / "fake-terminal.sh"
 SHOWS = 10_000  # ms
-
-
-def start_daemon(daemons: list[DaemonProcess], text: str, *, link: bool = False) -> Path:
-    """A headless daemon (console notifier) on the commented default file with `text` changes."""
-    config = paths.config_file()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    if link:  # a dotfiles repository: the preferences file is a link into it
-        target = config.parent / "dotfiles" / "acp-tray.toml"
-        target.parent.mkdir()
-        target.write_text(text, encoding="utf-8")
-        config.symlink_to(target)
-    else:
-        config.write_text(text, encoding="utf-8")
-    daemon = DaemonProcess("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
-    daemons.append(daemon)
-    daemon.wait_for_lines("control: ", "demo  connected")
-    return config
-
-
-CONSOLE = DEFAULT_FILE.replace('notifier = "auto"', 'notifier = "console"')
-
-
-def changed_lines(before: str, after: str) -> list[str]:
-    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[:2] in ("- ", "+ ")]
 
 
 def info_records() -> list[dict[str, Any]]:
@@ -61,7 +34,7 @@ def info_records() -> list[dict[str, Any]]:
 def test_a_route_saved_from_the_page_changes_only_that_value_and_applies(
     daemons: list[DaemonProcess], page_for: PageFor, screenshot: Screenshot
 ) -> None:
-    config = start_daemon(daemons, CONSOLE)
+    config = prefs_daemon(daemons, CONSOLE)
     before = config.read_text(encoding="utf-8")
     until(lambda: len(info_records()) >= 1, 30, "the demo's first info notice")
     with window_process("preferences") as window:
@@ -118,7 +91,7 @@ def test_info_as_list_only_from_the_page_pops_nothing_up_on_the_desktop(
 def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(
     daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
-    config = start_daemon(daemons, CONSOLE)
+    config = prefs_daemon(daemons, CONSOLE)
     before = config.read_bytes()
     with window_process("preferences") as window:
         watched = page_for("light")
@@ -152,7 +125,7 @@ def test_wrong_values_are_shown_beside_their_fields_and_nothing_is_written(
 def test_an_edit_in_the_file_shows_in_the_open_page_and_a_save_over_it_asks_first(
     daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
-    config = start_daemon(daemons, CONSOLE, link=True)
+    config = prefs_daemon(daemons, CONSOLE, link=True)
     target = config.resolve()
     with window_process("preferences") as window:
         watched = page_for("light")
@@ -182,7 +155,7 @@ def test_an_edit_in_the_file_shows_in_the_open_page_and_a_save_over_it_asks_firs
 def test_open_the_file(
     daemons: list[DaemonProcess], page_for: PageFor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, editor: bool
 ) -> None:
-    config = start_daemon(daemons, CONSOLE)
+    config = prefs_daemon(daemons, CONSOLE)
     terminal = tmp_path / "terminal"
     terminal.mkdir()
     if editor:
@@ -215,7 +188,7 @@ def test_open_the_file(
 def test_sounds_and_the_shortest_turn_worth_a_popup_are_set_from_the_page(
     daemons: list[DaemonProcess], page_for: PageFor
 ) -> None:
-    config = start_daemon(daemons, CONSOLE)
+    config = prefs_daemon(daemons, CONSOLE)
     before = config.read_text(encoding="utf-8")
     with window_process("preferences") as window:
         watched = page_for("light")

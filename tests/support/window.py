@@ -1,11 +1,13 @@
 """The acp-tray window for tests: `acp-tray ui --no-browser` against a running daemon, the address
 it prints, one-shot addresses made as `acp-tray ui` makes them (`Window.url`, a new key each time),
 and plain HTTP requests to it (with or without a session's cookie and token, from any Host or
-Origin); the daemons the window's tests run (the demo agent with a tray and dunst, or headless)."""
+Origin); the daemons the window's tests run (the demo agent with a tray and dunst, or headless, or on a
+preferences file of the test's)."""
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import html
 import http.client
@@ -23,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from acp_tray.control.endpoint import runtime_dir
 from acp_tray.files import paths
+from acp_tray.prefs.template import DEFAULT_FILE
 from acp_tray.window.where import Running
 from tests.support.daemons import DaemonProcess, alive, cli, cli_env
 
@@ -153,6 +156,32 @@ def headless_daemon(daemons: list[DaemonProcess], *tables: str) -> None:
     daemon = DaemonProcess("run", "--headless", env=cli_env())
     daemons.append(daemon)
     daemon.wait_for_line("control: ")
+
+
+def prefs_daemon(daemons: list[DaemonProcess], text: str, *, link: bool = False) -> Path:
+    """A headless daemon (console notifier) running the demo agent on a preferences file that says
+    `text` (`link`: the file is a link into a dotfiles repository); the file's path."""
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    if link:
+        target = config.parent / "dotfiles" / "acp-tray.toml"
+        target.parent.mkdir()
+        target.write_text(text, encoding="utf-8")
+        config.symlink_to(target)
+    else:
+        config.write_text(text, encoding="utf-8")
+    daemon = DaemonProcess("run", "--headless", env=cli_env(ACP_TRAY_DEMO_INTERVAL="0.05"))
+    daemons.append(daemon)
+    daemon.wait_for_lines("control: ", "demo  connected")
+    return config
+
+
+CONSOLE = DEFAULT_FILE.replace('notifier = "auto"', 'notifier = "console"')  # the commented default file, headless
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    """The lines a file's edit removed ("- ") and added ("+ ")."""
+    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[:2] in ("- ", "+ ")]
 
 
 def shows_page(page: Any, window: Window, name: str) -> None:

@@ -115,8 +115,8 @@ def test_sample_arguments_pass_and_unknown_ones_are_ignored(op: api.Op[Any, Any,
         (api.DND_SET, {"mode": "sometimes"}, "'mode' must be one of 'off', 'on', 'for', 'until'"),
         (api.DND_SET, {"mode": "for"}, "'value' must be a non-empty string for mode 'for'"),
         (api.DND_SET, {"mode": "until", "value": ""}, "'value' must be a non-empty string"),
-        (api.PREFS_SET, {"version": "v", "changes": {"rate_limit.burst": 5}}, "'changes' must be a table of strings, "),
-        (api.PREFS_SET, {"version": "v", "changes": {"dnd.allow": [1]}}, "true/false or lists of strings"),
+        (api.PREFS_SET, {"version": "v", "fields": {"rate_limit.burst": "5"}}, "'fields' must be a table of lists of"),
+        (api.PREFS_SET, {"version": "v", "fields": {"dnd.allow": [1]}}, "'fields' must be a table of lists of strings"),
         (api.HISTORY, {"limit": 201}, "'limit' must be a whole number from 1 to 200"),
         (api.HISTORY, {"limit": 0}, "'limit' must be a whole number from 1 to 200"),
         (api.HISTORY, {"limit": True}, "'limit' must be a whole number"),
@@ -138,8 +138,8 @@ def test_defaults_fill_what_is_left_out() -> None:
     assert api.AGENTS_ADD.parse({"name": "a", "url": "ws://h", "env": None}).env == {}
     assert api.HISTORY.parse({"limit": None}) == api.HistoryArgs(limit=50)
     assert api.DND_SET.parse({"mode": "on", "value": None}) == api.DndArgs("on")
-    changes = {"dnd.allow": [], "dnd.enabled": False, "dnd.morning": ""}  # empty lists and text are values here
-    assert api.PREFS_SET.parse({"version": "v", "changes": changes}).changes == changes
+    fields = {"dnd.allow": [], "dnd.morning": [""]}  # empty lists and text are values here
+    assert api.PREFS_SET.parse({"version": None, "fields": fields}) == api.PrefsSetArgs(None, fields)
 
 
 def test_the_dispatch_table_must_answer_every_declared_op_once() -> None:

@@ -280,9 +280,9 @@ def control_ops(daemon: Daemon) -> Ops:
         questions=QuestionOps(c.questions, c.notifications),
         prefs=PrefsOps(c.reloader, c.router, c.publisher),
         history=HistoryOps(daemon.history.path, c.publisher, daemon.tray),
-        push=PushOps(c.pusher, prefs),
+        push=PushOps(c.pusher, prefs, c.publisher),
         diagnostics=DiagnosticsOps(c.reloader.path, daemon.tray.tray_backend, status),
-        watch=WatchOps(status, c.publisher, c.reloader),
+        watch=WatchOps(status, c.publisher, c.reloader, c.pusher, prefs),
     )
 
 

@@ -43,6 +43,7 @@ class Changed(StrEnum):
     UNREAD = "unread"  # the Recent list (its unread count)
     HISTORY = "history"  # a new history record: `record` holds it
     USAGE = "usage"  # a session's usage, cost, title or compaction, or a rate limit
+    PUSH = "push"  # a push target added or removed
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,10 @@ from acp_tray.app.fleet import Fleet
 from acp_tray.app.publisher import Changed, TrayPublisher
 from acp_tray.events import EventSink, NoticeReceived
 from acp_tray.logs.redact import looks_secret, remember_secrets, url_secrets
-from acp_tray.prefs.load import PreferencesError, file_version, read_preferences
+from acp_tray.prefs.load import PreferencesError, file_version, snapshot
 from acp_tray.prefs.model import Preferences
 from acp_tray.prefs.watch import watch_file
-from acp_tray.prefs.write import set_dnd
+from acp_tray.prefs.write import Written, set_dnd
 from acp_tray.presentation.dnd import DndMode, dnd_switch
 from acp_tray.presentation.router import ACP_TRAY, Router
 from acp_tray.protocol.notice import Notice
@@ -115,32 +115,37 @@ class PrefsReloader:
         """The file changed: apply it if valid, else report and keep the last good settings.
         `saved`: by the person, who is told it was applied."""
         assert self.path is not None
-        version = self._read_version()  # before it is read: a change meanwhile is applied again, never missed
-        signature = self._signature()
-        if signature is not None and signature[0] == 0:  # emptied (`: > config.toml`), or a save's first step
+        read = snapshot(self.path)  # read once: its version is that of the settings applied
+        self.version = read.version
+        if read.text == "":  # emptied (`: > config.toml`), or a save's first step
             self.report_error(
                 f"{self.path}: the file is empty; acp-tray does not apply an empty file "
                 "(to go back to the defaults, leave a comment in it, or delete it and restart acp-tray)"
             )
             return
-        try:
-            prefs = read_preferences(self.path)
-        except PreferencesError as exc:
-            self.report_error(str(exc))
+        prefs = read.prefs
+        if prefs is None:
+            self.report_error(read.problem or f"{self.path}: cannot read")
             return
         # a save that only switched DND (`acp-tray dnd on` seen before it asked to apply it) says itself
-        self._take(prefs, version, saved=saved and not only_dnd_switched(self._router.prefs, prefs))
+        self._take(prefs, read.version or None, saved=saved and not only_dnd_switched(self._router.prefs, prefs))
         log.info("preferences reloaded from %s; do not disturb: %s", self.path, self._router.dnd().describe())
         self._follow(prefs)
         self._publisher.publish_now()
 
-    def change_prefs(self, change: Callable[[Path], Preferences], *, saved: bool = False) -> None:
+    def change_prefs(self, change: Callable[[Path], Preferences | Written], *, saved: bool = False) -> None:
         """Write the change to the file (comments kept) and apply it now; the watcher agrees later.
-        `saved`: a save of the person's settings (the window's), who is told it was applied."""
+        `saved`: a save of the person's settings (the window's), who is told it was applied. A change
+        that says what it wrote (`Written`) is not read back for its version."""
         if self.path is None:
             raise PreferencesError("no preferences file to change (running on built-in defaults)")
-        prefs = change(self.path)
-        self._take(prefs, self._read_version(), saved=saved)
+        result = change(self.path)
+        if isinstance(result, Written):
+            prefs, self.version = result.prefs, result.version
+        else:
+            prefs = result
+            self._read_version()
+        self._take(prefs, self.version or None, saved=saved)
         self._follow(prefs)
 
     def switch_dnd(self, mode: DndMode, value: str | None = None) -> None:

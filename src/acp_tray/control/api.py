@@ -202,8 +202,9 @@ class DndArgs(Args):
 
 @dataclass(frozen=True)
 class PrefsSetArgs(Args):
-    version: str  # `prefs.get`'s: the file as the change was made from it
-    changes: dict[str, str | bool | list[str]] = field(default_factory=dict)  # dotted key → form value
+    version: str | None = None  # `prefs.get`'s: the file as the form was made from it (None: there was none)
+    fields: dict[str, list[str]] = field(default_factory=dict)  # the form's fields as sent: name → its texts
+    overwrite: bool = False  # save over the file whatever its version now
 
 
 @dataclass(frozen=True)
@@ -320,7 +321,7 @@ ANSWER: Op[AnswerArgs, AnsweredReply, Never] = Op(
 PREFS_APPLY: Op[Args, PrefsReply, Never] = Op("prefs.apply", Args, "apply the preferences file now")
 PREFS_GET: Op[Args, PrefsFormReply, Never] = Op("prefs.get", Args, "every setting of the preferences file, for a form")
 PREFS_SET: Op[PrefsSetArgs, PrefsSavedReply, Never] = Op(
-    "prefs.set", PrefsSetArgs, "change settings (checked as the file is; written with comments kept) and apply them"
+    "prefs.set", PrefsSetArgs, "save a form (typed and checked as the file is; written with comments kept), apply it"
 )
 DND_SET: Op[DndArgs, DndReply, Never] = Op("dnd.set", DndArgs, "switch do not disturb (written to the preferences)")
 HISTORY: Op[HistoryArgs, HistoryReply, Never] = Op(

@@ -85,4 +85,6 @@ def _described(hint: Any, metadata: Mapping[str, Any]) -> str:
 
 def _table_of(hint: Any) -> str:
     of = typing.get_args(hint)[1]
+    if typing.get_origin(of) is list:
+        return "a table of lists of strings"
     return "a table of strings" if of is str else "a table of strings, true/false or lists of strings"

@@ -16,7 +16,6 @@ class ErrorCode(StrEnum):
     NEEDS_SIGN_IN = "needs_sign_in"  # the agent waits for `acp-tray login`
     SIGN_IN = "sign_in"  # signing in or out did not work
     PREFERENCES = "preferences"  # the preferences file could not be changed
-    CHANGED = "changed"  # the preferences file changed since the version a change was made from
     FAILED = "failed"  # the agent refused or failed what was asked
     INTERNAL = "internal"  # a bug in the daemon (its log has the details)
     BUSY = "busy"  # too many connections at once

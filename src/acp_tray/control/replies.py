@@ -280,11 +280,14 @@ class PrefsFormReply(TypedDict):  # `prefs.get`: every setting as a form shows i
     problem: str | None  # why the file cannot be read as it is (`values`: the settings in force)
 
 
-class PrefsSavedReply(TypedDict):  # `prefs.set`
-    saved: bool  # written and applied; false: nothing written, `problems` says why
-    problems: dict[str, str]  # dotted key → what is wrong with its value, in the file's words
+class PrefsSavedReply(TypedDict):  # `prefs.set`: what a save led to, and the form to show after it
+    saved: bool  # written and applied (or the file already said all this); false: nothing written, because
+    problems: dict[str, str]  # of values not right: dotted key → what is wrong with it, in the file's words
+    stale: bool  # or the file changed since the form's version (`overwrite` saves over it)
+    failed: str  # or the file cannot be changed (there is none, or it cannot be read or written): why
     changed: list[str]  # the settings written (none: the file already said all this)
-    version: str  # the file's version now
+    sent: dict[str, str | bool | list[str]]  # the form's fields as the settings' values (shown again when not saved)
+    form: PrefsFormReply  # every setting as the file says it now (after a save: its new values)
 
 
 class DndReply(TypedDict):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict
 
-from acp_tray.control.replies import SPREAD, AgentRow, ApprovalRow, CostRow, QuestionRow, SessionRow
+from acp_tray.control.replies import SPREAD, AgentRow, ApprovalRow, CostRow, PushTargetRow, QuestionRow, SessionRow
 
 
 class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, what changed in a change
@@ -20,6 +20,7 @@ class WatchState(TypedDict, total=False):  # `watch`: all of it in a snapshot, w
     sessions: list[SessionRow]
     today: list[CostRow]
     preferences: str  # the preferences file's version (`prefs.get`): it changes with each edit
+    push: list[PushTargetRow]  # the push targets (`push.list`'s rows, as last read: never a URL)
 
 
 @dataclass(frozen=True)

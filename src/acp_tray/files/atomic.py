@@ -11,9 +11,9 @@ from pathlib import Path
 from acp_tray.files.private import FILE_MODE, make_dir
 
 
-def write_atomically(path: Path, text: str | bytes, *, mode: int | None = None) -> None:
+def write_atomically(path: Path, text: str | bytes, *, mode: int | None = None) -> bytes:
     """`text`: written as UTF-8, or `bytes` as they are. `mode`: the new file's permissions
-    (default: the old file's, else 0600)."""
+    (default: the old file's, else 0600). The bytes written."""
     make_dir(path.parent)
     if mode is None:
         try:
@@ -34,3 +34,4 @@ def write_atomically(path: Path, text: str | bytes, *, mode: int | None = None) 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+    return data

@@ -4,9 +4,10 @@ words as the file, each problem keyed by its setting (`severity.info.route`)."""
 
 from __future__ import annotations
 
+import functools
 import tomllib
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from acp_tray.prefs.errors import annotation_at, model_at, plain_error, unwrap
-from acp_tray.prefs.load import PreferencesError, parse_preferences
+from acp_tray.prefs.load import parse_preferences
 from acp_tray.prefs.model import Preferences
 
 FormValue = str | bool | list[str]  # text (numbers and times too), a checkbox, checkboxes
@@ -28,6 +29,12 @@ def form_values(prefs: Preferences) -> dict[str, FormValue]:
     values: dict[str, FormValue] = {}
     _flatten(prefs, (), values)
     return values
+
+
+@functools.cache
+def default_values() -> dict[str, FormValue]:
+    """`form_values` of the built-in defaults (no agents), worked out once (not to be changed)."""
+    return form_values(Preferences())
 
 
 def _flatten(value: object, path: Key, into: dict[str, FormValue]) -> None:
@@ -86,18 +93,35 @@ class Checked:
     writes: dict[Key, object] = field(default_factory=dict)
 
 
-def check_changes(text: str, source: Path, changes: Mapping[str, FormValue]) -> Checked:
+def from_fields(fields: Mapping[str, Sequence[str]], values: Mapping[str, FormValue]) -> dict[str, FormValue]:
+    """A form's fields (each name with the texts a browser sent for it) as changes: each setting of
+    `values` (the form's settings) the form sent, as the kind of value it is (a checkbox: its last
+    value, after the hidden "false"; checkboxes: those ticked; text: as typed)."""
+    found: dict[str, FormValue] = {}
+    for key, current in values.items():
+        if key not in fields:
+            continue
+        sent = [str(item) for item in fields[key]]
+        if isinstance(current, bool):
+            found[key] = bool(sent) and sent[-1] == "true"
+        elif isinstance(current, list):
+            found[key] = [item for item in sent if item]
+        else:
+            found[key] = sent[-1] if sent else ""
+    return found
+
+
+def check_changes(
+    text: str, source: Path, changes: Mapping[str, FormValue], before: Mapping[str, FormValue]
+) -> Checked:
     """The file's `text` with `changes` (dotted keys → form values) validated as a whole by the
-    model; what is to be written is only the settings whose value changes."""
+    model; what is to be written is only the settings whose value changes from `before` (the
+    file's form values; none when a value in it is wrong: the form's save may be what mends it)."""
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         parse_preferences(text, source)  # raises PreferencesError with the file's line and reason
         raise
-    try:
-        before: dict[str, FormValue] = form_values(parse_preferences(text, source))
-    except PreferencesError:  # a value wrong in the file: the form's save may be what mends it
-        before = {}
     problems: dict[str, str] = {}
     for key, raw in changes.items():
         path = tuple(key.split("."))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import tomllib
@@ -116,12 +117,17 @@ def _nested_too_deeply(source: Path, line: int | None) -> PreferencesError:
     )
 
 
+def version_of(data: bytes) -> str:
+    """A token for a file's bytes: it changes with any edit."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
 def file_version(path: Path | None) -> str:
     """A token for the file's bytes as they are now: it changes with any edit ("" when there is none)."""
     if path is None:
         return ""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+        return version_of(path.read_bytes())
     except OSError:
         return ""
 
@@ -152,15 +158,41 @@ def parse_preferences(text: str, source: Path) -> Preferences:
         raise PreferencesError("\n".join(problems)) from None
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The preferences file as read once: its version, its text and its settings, or why not."""
+
+    version: str  # as `file_version` says it ("" when it cannot be read)
+    text: str | None  # None: it cannot be read (`problem` says why)
+    prefs: Preferences | None  # None: its settings are not right (`problem` says why)
+    problem: str | None = None
+
+
+def snapshot(path: Path) -> Snapshot:
+    """`path` read once: its bytes' version, its text (line ends as a text file reads them) and its
+    validated settings; every problem in the words `read_preferences` says it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Snapshot("", None, None, f"{path}: no such file")
+    except OSError as exc:
+        return Snapshot("", None, None, f"{path}: cannot read: {exc}")
+    try:
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+    except UnicodeDecodeError as exc:
+        return Snapshot(version_of(data), None, None, f"{path}: cannot read: {exc}")
+    try:
+        return Snapshot(version_of(data), text, parse_preferences(text, path))
+    except PreferencesError as exc:
+        return Snapshot(version_of(data), text, None, str(exc))
+
+
 def read_preferences(path: Path) -> Preferences:
     """Read and validate `path`; every problem is a `PreferencesError` with file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PreferencesError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PreferencesError(f"{path}: cannot read: {exc}") from None
-    return parse_preferences(text, path)
+    read = snapshot(path)
+    if read.prefs is None:
+        raise PreferencesError(read.problem)
+    return read.prefs
 
 
 def write_default_file(path: Path) -> bool:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tray.files.atomic import write_atomically
-from acp_tray.prefs.load import PreferencesError, parse_preferences, too_deep
+from acp_tray.prefs.load import PreferencesError, parse_preferences, too_deep, version_of
 from acp_tray.prefs.model import Preferences
 
 if TYPE_CHECKING:
@@ -42,15 +43,28 @@ def _table(document: tomlkit.TOMLDocument, *names: str) -> Table:
     return container
 
 
+@dataclass(frozen=True)
+class Written:
+    """The preferences file as acp-tray has just written it: its settings and its version."""
+
+    prefs: Preferences
+    version: str
+
+
 def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> Preferences:
     """Apply `change` to the document at `path`, validate the result, then replace the file."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
     try:
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         original = ""
+    return rewrite(path, original, change).prefs
+
+
+def rewrite(path: Path, original: str, change: Callable[[tomlkit.TOMLDocument], None]) -> Written:
+    """Apply `change` to `original` (the file's text as read), validate the result, then replace the file."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     deep = too_deep(original)
     if deep is not None:
         raise PreferencesError(f"{path}:{deep}: not changed, its values are nested too deeply to read") from None
@@ -61,8 +75,8 @@ def update_file(path: Path, change: Callable[[tomlkit.TOMLDocument], None]) -> P
     change(document)
     text = tomlkit.dumps(document)
     prefs = parse_preferences(text, path)  # never write a file we could not read back
-    write_atomically(Path(os.path.realpath(path)), text)  # a symlink (dotfiles repo) stays one
-    return prefs
+    written = write_atomically(Path(os.path.realpath(path)), text)  # a symlink (dotfiles repo) stays one
+    return Written(prefs, version_of(written))
 
 
 def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences:
@@ -76,9 +90,9 @@ def set_dnd(path: Path, *, enabled: bool, until: datetime | None) -> Preferences
     return update_file(path, change)
 
 
-def set_values(path: Path, values: Mapping[tuple[str, ...], object]) -> Preferences:
-    """Set each setting at its key path to its value (None: remove it), as the window's Preferences
-    page saves them; every other line of the file stays as it is."""
+def set_values(path: Path, original: str, values: Mapping[tuple[str, ...], object]) -> Written:
+    """Set each setting at its key path to its value (None: remove it) in `original` (the file's
+    text as read), as the window's Preferences page saves them; every other line stays as it is."""
 
     def change(document: tomlkit.TOMLDocument) -> None:
         for names, value in values.items():
@@ -89,7 +103,7 @@ def set_values(path: Path, values: Mapping[tuple[str, ...], object]) -> Preferen
             else:
                 table[names[-1]] = value
 
-    return update_file(path, change)
+    return rewrite(path, original, change)
 
 
 def set_quiet_hours(path: Path, *, enabled: bool) -> Preferences:

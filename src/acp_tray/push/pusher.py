@@ -80,6 +80,10 @@ class Pusher:
         """The targets were added or removed (`push add`, `push remove`): read their names again."""
         self._services = self._targets.read() if self._targets is not None else {}
 
+    def services(self) -> dict[str, str]:
+        """Each target's name and service as last read (at the start, and after an add or a removal)."""
+        return dict(self._services)
+
     def chosen(self) -> list[str]:
         """The targets the preferences push to (`[push] targets`; empty: all of them)."""
         wanted = self._prefs().push.targets

@@ -1,11 +1,12 @@
-"""The Preferences page's shaping (pure): `prefs.get`'s reply as the page's groups, and the page's
-form back as `prefs.set`'s changes. The settings' rules are the daemon's (its model): here only
-their words for people."""
+"""The Preferences page's shaping (pure): `prefs.get`'s reply (or `prefs.set`'s form) as the page's
+groups. The settings' rules are the daemon's (its model, which also types the form's fields): here
+only their words for people."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
 from acp_tray.control import replies
 from acp_tray.window import push_view
@@ -44,12 +45,6 @@ def in_words(problem: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-class FormData(Protocol):
-    def getlist(self, key: str) -> list[Any]: ...
-
-    def __contains__(self, key: object) -> bool: ...
-
-
 def labelled(choices: list[str], words: dict[str, str]) -> list[tuple[str, str]]:
     """The daemon's choices for a setting, each with its words here, in the order the words are
     (a choice without words here: the choice itself, after them)."""
@@ -59,6 +54,12 @@ def labelled(choices: list[str], words: dict[str, str]) -> list[tuple[str, str]]
 
 def agent_names(values: dict[str, Any]) -> list[str]:
     return sorted({key.split(".")[1] for key in values if key.startswith("agents.") and key.endswith(".permission")})
+
+
+def _answering(reply: replies.PrefsFormReply) -> bool | None:
+    """`[push] answers` as the file says it (what the targets' words follow)."""
+    value = reply["values"].get("push.answers")
+    return value if isinstance(value, bool) else None
 
 
 def page(
@@ -94,27 +95,10 @@ def page(
         "push_when": push_view.WHEN,
         "push_kinds": push_view.KINDS,
         "push_source": AWAY_SOURCE,
-        **push_view.part(push or push_view.Listing(), push_view.chosen(shown)),
+        **push_view.part(replace(push or push_view.Listing(), answering=_answering(reply)), push_view.chosen(shown)),
         "labelled": labelled,
         "across_midnight": str(shown.get("dnd.quiet_hours.end", "")) <= str(shown.get("dnd.quiet_hours.start", "")),
         "saved": status.get("saved", ""),
         "stale": status.get("stale", False),
         "failed": status.get("failed", ""),
     }
-
-
-def changes(form: FormData, values: dict[str, Any]) -> dict[str, str | bool | list[str]]:
-    """The form's fields as `prefs.set`'s changes, each as the kind of value the setting is (a
-    checkbox: its last value, after the hidden "false"; checkboxes: those ticked)."""
-    found: dict[str, str | bool | list[str]] = {}
-    for key, current in values.items():
-        if key not in form:
-            continue
-        sent = [str(item) for item in form.getlist(key)]
-        if isinstance(current, bool):
-            found[key] = sent[-1] == "true"
-        elif isinstance(current, list):
-            found[key] = [item for item in sent if item]
-        else:
-            found[key] = sent[-1] if sent else ""
-    return found

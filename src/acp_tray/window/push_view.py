@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp_tray.control import replies
+from acp_tray.control.watch_events import WatchState
 
 WHEN = {
     "away": "Only while I am away (idle or the screen locked)",
@@ -45,10 +46,11 @@ SERVICES = {  # an Apprise URL's scheme as a person knows the service; others: t
 
 @dataclass(frozen=True)
 class Listing:
-    """`push.list`'s rows, or why there are none to show."""
+    """`push.list`'s rows (or the `watch` state's), or why there are none to show."""
 
     rows: list[replies.PushTargetRow] = field(default_factory=list)
     problem: str = ""
+    answering: bool | None = None  # `[push] answers` as the file says it now (None: as the rows say it)
 
 
 ANSWERS = {
@@ -66,6 +68,11 @@ class Target:
     answers: str = ""  # whether a push to it can be answered from the phone, in words
 
 
+def listing(state: WatchState) -> Listing:
+    """The push targets as the daemon's `watch` state holds them."""
+    return Listing(rows=list(state.get("push", [])))
+
+
 def chosen(values: dict[str, Any]) -> list[str]:
     """`[push] targets` among the page's values (a form's list of names)."""
     names = values.get("push.targets", [])
@@ -77,10 +84,18 @@ def targets(listing: Listing, chosen: list[str]) -> list[Target]:
     page does not drop them)."""
     names = {row["name"] for row in listing.rows}
     added = [
-        Target(row["name"], SERVICES.get(row["service"], row["service"]), True, ANSWERS[row["answers"]])
+        Target(
+            row["name"], SERVICES.get(row["service"], row["service"]), True, ANSWERS[_answers(row, listing.answering)]
+        )
         for row in listing.rows
     ]
     return added + [Target(name, "", False) for name in chosen if name not in names]
+
+
+def _answers(row: replies.PushTargetRow, answering: bool | None) -> str:
+    if answering is None or row["answers"] == "one-way":
+        return row["answers"]
+    return "on" if answering else "off"
 
 
 def part(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from acp_tray.app.ops.keyring_wait import keyring_call
+from acp_tray.app.publisher import Changed
 from acp_tray.control.api import ANSWER_TEST_WAIT, PushAddArgs, PushNameArgs, PushTestArgs
 from acp_tray.control.errors import ArgumentError, ErrorCode, OpError
 from acp_tray.control.replies import NameReply, PushTargetRow, PushTestReply, Waiting
@@ -21,6 +22,7 @@ from acp_tray.push.targets import PushTargets, push_url_secrets, target_name_pro
 from acp_tray.state.secrets import SecretError
 
 if TYPE_CHECKING:
+    from acp_tray.app.publisher import TrayPublisher
     from acp_tray.prefs.model import Preferences
     from acp_tray.push.pusher import Pusher
 
@@ -31,9 +33,10 @@ ANSWER_BODY = "Press a button: acp-tray says at the desk when the press arrived.
 
 
 class PushOps:
-    def __init__(self, pusher: Pusher, prefs: Callable[[], Preferences]) -> None:
+    def __init__(self, pusher: Pusher, prefs: Callable[[], Preferences], publisher: TrayPublisher) -> None:
         self._pusher = pusher
         self._prefs = prefs  # the preferences in force
+        self._publisher = publisher  # its change feed: `watch` holds the targets
 
     @property
     def _targets(self) -> PushTargets:
@@ -42,16 +45,9 @@ class PushOps:
             raise OpError("this daemon was started without push targets")
         return targets
 
-    def _rows(self) -> list[PushTargetRow]:
-        pusher = self._pusher
-        chosen, on = pusher.chosen(), self._prefs().push.answers
-        return [
-            {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), on)}
-            for n, s in self._targets.read().items()
-        ]
-
     async def list(self) -> list[PushTargetRow]:
-        return await asyncio.to_thread(self._rows)
+        services = await asyncio.to_thread(self._targets.read)
+        return target_rows(self._pusher, services, self._prefs().push.answers)
 
     async def add(self, args: PushAddArgs, emit: Emit[Waiting]) -> PushTargetRow:
         problem = target_name_problem(args.name)
@@ -70,7 +66,7 @@ class PushOps:
             await keyring_call(lambda: self._targets.store(args.name, args.url), emit)
         except SecretError as exc:
             raise OpError(str(exc)) from None
-        self._pusher.refresh()
+        self._refreshed()
         return next(row for row in await self.list() if row["name"] == args.name)
 
     async def test(self, args: PushTestArgs) -> PushTestReply:
@@ -104,8 +100,23 @@ class PushOps:
         if not removed:
             raise OpError(f"there is no push target {args.name} (see `acp-tray push list`)", ErrorCode.NOT_FOUND)
         await asyncio.to_thread(self._pusher.forget_answers, args.name)
-        self._pusher.refresh()
+        self._refreshed()
         return {"name": args.name}
+
+    def _refreshed(self) -> None:
+        """The targets were added or removed: the pusher reads them again, and `watch` says so."""
+        self._pusher.refresh()
+        self._publisher.changed(Changed.PUSH)
+
+
+def target_rows(pusher: Pusher, services: dict[str, str], answers_on: bool) -> list[PushTargetRow]:
+    """The targets (name → service) as rows: whether `[push] targets` picks each, whether it is
+    answered from the phone (`answers_on`: `[push] answers`)."""
+    chosen = pusher.chosen()
+    return [
+        {"name": n, "service": s, "chosen": n in chosen, "answers": _answers(pusher.answers_from(n), answers_on)}
+        for n, s in services.items()
+    ]
 
 
 def _answers(can: bool, on: bool) -> Literal["on", "off", "one-way"]:

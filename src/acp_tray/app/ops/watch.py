@@ -1,6 +1,6 @@
 """`watch`: the daemon's state as it changes, for status bars and the window. A snapshot first,
 then a `change` event with what changed (agents, sessions, approvals, DND, unread, the preferences
-file's version) and a
+file's version, the push targets) and a
 `history` event for each new history record, until the client goes.
 
 Bounded per client: while a client does not read, changes only set a flag and new history
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from acp_tray.app.ops.push import target_rows
 from acp_tray.app.ops.status import StatusOps
 from acp_tray.app.publisher import Change, Changed
 from acp_tray.control.server import Emit
@@ -22,6 +24,8 @@ from acp_tray.control.watch_events import Changes, HistoryAdded, Snapshot, Watch
 if TYPE_CHECKING:
     from acp_tray.app.publisher import TrayPublisher
     from acp_tray.app.reloader import PrefsReloader
+    from acp_tray.prefs.model import Preferences
+    from acp_tray.push.pusher import Pusher
 
 MAX_RECORDS = 100  # history records held for a client that is not reading; past that: a snapshot
 
@@ -45,13 +49,23 @@ class _Follower:
 
 
 class WatchOps:
-    def __init__(self, status: StatusOps, publisher: TrayPublisher, reloader: PrefsReloader) -> None:
+    def __init__(
+        self,
+        status: StatusOps,
+        publisher: TrayPublisher,
+        reloader: PrefsReloader,
+        pusher: Pusher,
+        prefs: Callable[[], Preferences],
+    ) -> None:
         self._status = status
         self._publisher = publisher  # its change feed wakes each watcher
         self._reloader = reloader  # the preferences file's version as last seen
+        self._pusher = pusher  # the push targets as last read (never their URLs)
+        self._prefs = prefs  # the preferences in force (`[push] answers`)
 
     async def _state(self) -> WatchState:
         status = await self._status.status()
+        pusher = self._pusher
         return {
             "dnd": status["dnd"],
             "morning": status["morning"],
@@ -62,6 +76,7 @@ class WatchOps:
             "sessions": await self._status.sessions(),
             "today": status["today"],
             "preferences": self._reloader.version,
+            "push": target_rows(pusher, pusher.services(), self._prefs().push.answers),
         }
 
     async def watch(self, stream: Emit[WatchEvent]) -> None:

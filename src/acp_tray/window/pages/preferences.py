@@ -1,7 +1,9 @@
 """The window's Preferences page: start on login, then every setting as a form control, saved through
-the daemon (`prefs.get` / `prefs.set`: checked by the file's model, written with the file's comments kept,
-applied before "Saved"); a change to the file made elsewhere is noticed (the `watch` stream's file version)
-and offered; "Open the file" for those who prefer an editor; the push targets' part (window/push_page.py)."""
+the daemon in one request a Save (`prefs.set` types the form's fields by the file's model, checks them,
+writes them with the file's comments kept, applies them before "Saved" and answers the form to show); the
+push targets come with the `watch` state; a change to the file made elsewhere is noticed (the `watch`
+stream's file version) and offered; "Open the file" for those who prefer an editor; the push targets'
+part (window/push_page.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from acp_tray.control import api, errors
+from acp_tray.control import api
 from acp_tray.desktop.edit_file import edit_file
-from acp_tray.window import prefs_view
-from acp_tray.window.daemon_calls import CallFailedError, ask
-from acp_tray.window.push_page import PushPage, listed
+from acp_tray.window import prefs_view, push_view
+from acp_tray.window.daemon_calls import ask
+from acp_tray.window.push_page import PushPage
 from acp_tray.window.render import Parts
 from acp_tray.window.start_on_login import StartOnLogin, start_on_login
 
@@ -35,8 +37,12 @@ class PrefsPage:
             return self._render.page(request, "preferences", login=start_on_login(), unavailable=message)
 
         reply = await ask(api.PREFS_GET, api.Args(), answer=unavailable)
-        context = prefs_view.page(reply, push=await listed())
+        context = prefs_view.page(reply, push=await self._push())
         return await self._render.page(request, "preferences", login=start_on_login(), unavailable="", **context)
+
+    async def _push(self) -> push_view.Listing:
+        """The push targets as the daemon's `watch` state holds them (no request of their own)."""
+        return push_view.listing(await self._parts.state())
 
     def _fields(self, request: Request, context: dict[str, Any], *, fresh: bool = False) -> Response:
         html = self._render.html(request, "_prefs_fields.html", **context)
@@ -47,27 +53,25 @@ class PrefsPage:
     async def form(self, request: Request) -> Response:
         """The form again with the file's values (after "the file changed": show them)."""
         reply = await ask(api.PREFS_GET, api.Args())
-        return self._fields(request, prefs_view.page(reply, push=await listed()), fresh=True)
+        return self._fields(request, prefs_view.page(reply, push=await self._push()), fresh=True)
 
     async def save(self, request: Request) -> Response:
+        """One request: the daemon types the form's fields, checks, writes and answers the form to show."""
         form = await request.form()
-        reply = await ask(api.PREFS_GET, api.Args())
-        sent = prefs_view.changes(form, reply["values"])
-        version = reply["version"] if form.get("overwrite") == "1" else str(form.get("version", ""))
-        try:
-            saved = await ask(api.PREFS_SET, api.PrefsSetArgs(version=version, changes=sent))
-        except CallFailedError as exc:  # the form again, saying why: the file changed meanwhile, or the daemon's words
-            stale = exc.code == errors.ErrorCode.CHANGED
-            context = prefs_view.page(reply, sent, stale=stale, failed="" if stale else str(exc), push=await listed())
-            context["version"] = str(form.get("version", ""))  # still the one the page was made from
-            return self._fields(request, context)
-        if not saved["saved"]:
-            context = prefs_view.page(reply, sent, saved["problems"], push=await listed())
-            context["version"] = str(form.get("version", ""))
-            return self._fields(request, context)
-        words = "Saved." if saved["changed"] else "Nothing to save: the file already says all this."
-        context = prefs_view.page(await ask(api.PREFS_GET, api.Args()), saved=words, push=await listed())
-        return self._fields(request, context, fresh=True)
+        fields = {key: [str(value) for value in form.getlist(key)] for key in form}
+        version = str(form.get("version", ""))  # the page's: the file as the page was made from it
+        args = api.PrefsSetArgs(version=version or None, fields=fields, overwrite=form.get("overwrite") == "1")
+        reply = await ask(api.PREFS_SET, args)
+        push = await self._push()
+        if reply["saved"]:
+            words = "Saved." if reply["changed"] else "Nothing to save: the file already says all this."
+            return self._fields(request, prefs_view.page(reply["form"], saved=words, push=push), fresh=True)
+        stale, failed = reply["stale"], reply["failed"]
+        context = prefs_view.page(
+            reply["form"], reply["sent"], reply["problems"], stale=stale, failed=failed, push=push
+        )
+        context["version"] = version  # still the one the page was made from
+        return self._fields(request, context)
 
     async def changed(self, request: Request) -> Response:
         """Whether the file changed since the page's version (asked each time the daemon's changes

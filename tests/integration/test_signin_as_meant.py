@@ -164,8 +164,10 @@ def test_the_windows_terminal_sign_in_says_so_when_no_terminal_window_can_open(
         answer = window.request("POST", "/sign-in/locked", body=urlencode({"method": "tui"}).encode())
     said = html.unescape(answer.body)
     assert answer.status == 200 and 'class="toast problem"' in answer.body, said
-    assert "no terminal window could open (xterm: DISPLAY is not set): " in said, said
-    assert "run `acp-tray login locked tui` in a terminal yourself" in said
+    assert '<p class="toast problem">no terminal window could open (xterm: DISPLAY is not set)</p>' in said, said
+    assert "<summary>Details</summary><ul><li>In a terminal: acp-tray login locked tui</li>" in said, (
+        said
+    )  # the command
     assert "a terminal window opened" not in said
     assert agent_state("locked", cli_env()) == "needs sign-in"
 

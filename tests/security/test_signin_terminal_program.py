@@ -103,7 +103,7 @@ def test_the_window_and_the_notice_show_the_program_that_runs(daemons: list[Daem
     with window_process("agents") as window:
         page = window.request("GET", "/agents")
         assert page.status == 200
-        shown = f'Sign in in a terminal runs <code class="command">{html.escape(runs)}</code> (it sets '
+        shown = f"<summary>Details</summary><ul><li>Sign in in a terminal runs: {html.escape(runs)} (it sets "
         assert shown in page.body, page.body
         assert html.escape(f"PATH={other}") in page.body and "AUTH_AGENT_MODE=***" in page.body
     assert daemon.stop() == 0

@@ -123,7 +123,9 @@ def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_s
     daemons: list[DaemonProcess],
 ) -> None:
     """The tray's "Open acp-tray…" runs `acp-tray ui` each time: with the window's server running,
-    that command only reads where it is (the standard library), so the window opens at once."""
+    that command only reads where it is (the standard library), so the window opens at once: the
+    server's challenge is asked over a plain socket, without the standard library's HTTP client (and
+    the email parser and TLS it loads)."""
     from tests.support.window import end, headless_daemon, open_window
 
     headless_daemon(daemons)
@@ -131,7 +133,8 @@ def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_s
     try:
         script = """
 import atexit, sys
-HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.server_start", "pydantic", "subprocess")
+HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.server_start", "pydantic", "subprocess",
+         "http.client", "email", "ssl", "acp_tray.control.streamed")
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -172,6 +175,8 @@ def test_a_daemon_waiting_for_an_agent_to_connect_does_not_wake_while_it_starts(
         waited = reply.result()
     assert woke <= MOST_WAKEUPS, f"the daemon woke {woke} times in {QUIET_WINDOW:g} s while a wait was under way"
     assert (waited["connected"], waited["ready"], waited["state"]) == (False, False, "starting")
+
+
 # `acp-tray ARGS` that says, as its tray's loop starts (the icon is shown from there), which programs it
 # had run, which files it had written under the data home, and which of these modules it had loaded
 BEFORE_THE_ICON = """

@@ -38,6 +38,7 @@ IDLE = 600.0  # seconds without an open page before the window's process ends
 DOWN_IDLE = 30.0  # the same while the daemon is down (a page being reloaded is not left without a server)
 EXIT_NO_DAEMON = 3
 EXIT_PORT = 4
+READY = "acp-tray window: serving on 127.0.0.1:{port}"  # the one line on its standard output
 
 
 def idle_limit() -> float:
@@ -145,6 +146,16 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
+def _say_ready(port: int) -> None:
+    """Say it is there (its record written, its socket listening) to `acp-tray ui`, which holds the
+    other end of its standard output and ends once it has read it: later output goes nowhere."""
+    with contextlib.suppress(OSError, ValueError):
+        print(READY.format(port=port), flush=True)
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`acp-tray window-server [--port N]` (started by `acp-tray ui`)."""
     parser = argparse.ArgumentParser(prog="acp-tray window-server")
@@ -163,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     most_files()
     window = Window(sock, new_secret())
     path = _record(window)
+    _say_ready(window.port)
     try:
         asyncio.run(window.run())
     except KeyboardInterrupt:

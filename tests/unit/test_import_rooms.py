@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("prefs", "events"),
     ("demo", "control"),
     ("protocol",),
-    ("files", "logs", "assets", "timer", "loopback", "__init__"),
+    ("files", "logs", "assets", "timer", "loopback", "agent_state", "local_time", "__init__"),
 )
 ROOT = Path(acp_tray.__file__).parent
 LEVEL = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}

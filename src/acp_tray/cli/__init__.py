@@ -16,7 +16,7 @@ from acp_tray import __version__
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED
 from acp_tray.files import paths
 from acp_tray.logs.setup import install
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 
 log = logging.getLogger("acp_tray")
 

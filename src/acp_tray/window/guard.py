@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, get_args
 from urllib.parse import parse_qs, urlencode
 
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 from acp_tray.window import redirect
 from acp_tray.window.closed_page import CSP as CLOSED_CSP
 from acp_tray.window.closed_page import MARK, OLD_PAGE, USED_LINK, closed_page

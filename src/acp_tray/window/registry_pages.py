@@ -15,8 +15,8 @@ from starlette.responses import HTMLResponse, Response
 
 from acp_tray.control import api
 from acp_tray.control.replies import PrefsFormReply
-from acp_tray.events import now
 from acp_tray.files import paths
+from acp_tray.local_time import now
 from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
 from acp_tray.prefs.urls import DEFAULT_URL
 from acp_tray.registry import adding

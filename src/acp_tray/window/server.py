@@ -32,11 +32,12 @@ from acp_tray.window.app import build_app
 from acp_tray.window.connections import CONCURRENCY, WindowProtocol, most_files
 from acp_tray.window.feed import Feed
 from acp_tray.window.keys import new_secret
+from acp_tray.window.server_start import EXIT_NO_DAEMON
 from acp_tray.window.where import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
 DOWN_IDLE = 30.0  # the same while the daemon is down (a page being reloaded is not left without a server)
-EXIT_NO_DAEMON = 3
+EXIT_FAILED = 1
 EXIT_PORT = 4
 READY = "acp-tray window: serving on 127.0.0.1:{port}"  # the one line on its standard output
 
@@ -163,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     port = parser.parse_args(argv).port
     try:
         request(api.STATUS, api.Args(), timeout=10.0)
-    except (NoDaemonError, ReplyError) as exc:
+    except (NoDaemonError, ReplyError) as exc:  # `acp-tray ui` says it, from the window's log
         print(f"acp-tray ui: {exc}", file=sys.stderr)
-        return EXIT_NO_DAEMON
+        return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
     try:
         sock = listen(port)
     except PortUnavailableError as exc:

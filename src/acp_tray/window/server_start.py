@@ -18,10 +18,16 @@ from acp_tray.files.private import make_dir, open_append
 from acp_tray.window.where import Running, record_path, running
 
 START_WAIT = 15.0  # seconds for a new window server to say where it is
+EXIT_NO_DAEMON = 3  # the window's server ends at start with this when acp-tray is not running
 
 
 class WindowError(Exception):
-    """The window's server could not be reached or started: the message says why."""
+    """The window's server could not be reached or started: the message says why; `no_daemon`: because
+    acp-tray is not running (the server asks the daemon before it listens)."""
+
+    def __init__(self, message: str, *, no_daemon: bool = False) -> None:
+        super().__init__(message)
+        self.no_daemon = no_daemon
 
 
 def start(port: int | None = None) -> Running:
@@ -51,7 +57,10 @@ def start(port: int | None = None) -> Running:
     if process.poll() is None:
         process.terminate()
         raise WindowError(f"the window's server did not start within {START_WAIT:g} s; see {log}")
-    raise WindowError(last_line(log) or f"the window's server ended at start (exit {process.returncode})")
+    no_daemon = process.returncode == EXIT_NO_DAEMON
+    raise WindowError(
+        last_line(log) or f"the window's server ended at start (exit {process.returncode})", no_daemon=no_daemon
+    )
 
 
 def first_line(process: subprocess.Popen[bytes], wait: float) -> str:

@@ -9,9 +9,11 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Literal
 
+from acp_tray.agent_state import RUNNING_STATES as RUNNING_STATES  # declared on their own
+from acp_tray.agent_state import AgentState as AgentState
+from acp_tray.local_time import now as now
 from acp_tray.protocol.elicitation import Question as Question  # a domain value too
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
@@ -19,11 +21,6 @@ from acp_tray.protocol.session import ToolCallScope as ToolCallScope
 from acp_tray.protocol.usage import Compaction as Compaction  # domain values too
 from acp_tray.protocol.usage import RateLimit as RateLimit
 from acp_tray.protocol.usage import Usage as Usage
-
-
-def now() -> datetime:
-    return datetime.now().astimezone()
-
 
 Attention = Literal["", "approval", "sign-in", "answer"]
 """What a notice is to the person beyond its severity: "approval", a request an agent waits on
@@ -60,19 +57,6 @@ class NoticeMalformed:
     reason: str
     raw: object
     time: datetime = dataclasses.field(default_factory=now)
-
-
-class AgentState(StrEnum):
-    STARTING = "starting"
-    CONNECTED = "connected"
-    FAILED = "failed"  # could not start or handshake failed
-    REFUSED = "refused"  # alive, but answered session/new with an error: not retried until the person acts
-    EXITED = "exited"
-    STOPPED = "stopped"  # stopped by acp-tray
-    NEEDS_SIGNIN = "needs sign-in"  # running, waiting for the person to sign in (`acp-tray login`)
-
-
-RUNNING_STATES = frozenset({AgentState.STARTING, AgentState.CONNECTED, AgentState.NEEDS_SIGNIN})  # Stop, not Start
 
 
 @dataclass(frozen=True, slots=True, eq=False)

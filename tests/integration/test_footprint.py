@@ -123,7 +123,9 @@ def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_s
     daemons: list[DaemonProcess],
 ) -> None:
     """The tray's "Open acp-tray…" runs `acp-tray ui` each time: with the window's server running,
-    that command only reads where it is (the standard library), so the window opens at once."""
+    that command only reads where it is (the standard library), so the window opens at once: the
+    server's challenge is asked over a plain socket, without the standard library's HTTP client (and
+    the email parser and TLS it loads)."""
     from tests.support.window import end, headless_daemon, open_window
 
     headless_daemon(daemons)
@@ -131,7 +133,8 @@ def test_opening_a_running_window_loads_neither_the_control_api_nor_the_server_s
     try:
         script = """
 import atexit, sys
-HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.server_start", "pydantic", "subprocess")
+HEAVY = ("acp_tray.control.api", "acp_tray.control.client", "acp_tray.window.server_start", "pydantic", "subprocess",
+         "http.client", "email", "ssl", "acp_tray.control.streamed")
 atexit.register(lambda: print("loaded:", *[m for m in HEAVY if m in sys.modules], flush=True))
 from acp_tray.cli import main
 sys.exit(main(sys.argv[1:]))

@@ -3,9 +3,9 @@ dunstrc, not the tests' instrumented format), the tray icon with its badge docke
 menu, an approval waiting (its notification, and its options in the tray's menu), the real
 codex-acp's "Sign in" notification (installed by .ci/real-agents) after `agents add`, the
 acp-tray window's pages (overview with an approval waiting, agents, sessions, history,
-diagnostics, preferences, the welcome of the first start), light and dark, in Debian's chromium driven by Playwright, and the demo
-agent's question (`acp-tray prompt demo "ask me a question"`): its notification, and its form on
-the window's overview, light and dark.
+diagnostics, preferences, the welcome of the first start), light and dark, in Debian's chromium
+driven by Playwright, and the demo agent's question (`acp-tray prompt demo "ask me a question"`):
+its notification, and its form on the window's overview, light and dark.
 
     .venv/bin/python tests/tools/make_screenshots.py [OUTPUT_DIR]   (default: docs/)
 

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("prefs", "events"),
     ("demo", "control"),
     ("protocol",),
-    ("files", "logs", "assets", "timer", "backoff", "loopback", "__init__"),
+    ("files", "logs", "assets", "timer", "backoff", "loopback", "agent_state", "local_time", "__init__"),
 )
 ROOT = Path(acp_tray.__file__).parent
 LEVEL = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from acp_tray.agents.signin_lines import MAX_LINES, MAX_TEXT, SignInLines, code_problem, found_url, openable
+from acp_tray.agents.signin_lines import MAX_LINES, MAX_TEXT, SignInLines, code_problem, found_url
 from acp_tray.events import SignInLink
+from acp_tray.prefs.urls import openable
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from acp_tray.control import api, errors, replies, watch_events
 from acp_tray.presentation.own_notices import stop_words
 from acp_tray.window.app import templates
-from acp_tray.window.pages.sessions import NEW, check, choice_value, form, waiting_on
+from acp_tray.window.sessions_page import NEW, check, choice_value, form, waiting_on
 
 SESSION: replies.SessionRow = {
     "agent": "demo", "name": "review", "cwd": "/srv/app", "session_id": "s1", "state": "idle", "queued": 0, "turns": 1,

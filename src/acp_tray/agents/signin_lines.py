@@ -22,7 +22,7 @@ from acp_tray.control.replies import SIGN_IN_URL_LIMIT
 from acp_tray.events import SignInLink
 from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.prefs.names import pasteable
-from acp_tray.prefs.urls import URLRefusedError, check_url
+from acp_tray.prefs.urls import openable
 
 MAX_URL = SIGN_IN_URL_LIMIT
 MAX_TEXT = 300  # characters of the line around it
@@ -32,16 +32,6 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 # a line that tells of a failure names the address that failed (gemini: "request to https://… failed"), not a page
 _FAILURE = re.compile(r"(?i)\b(?:fail(?:ed|ure)?|error|ENOTFOUND|ECONNREFUSED|ETIMEDOUT)\b")
 _TRAILING = ".,;:!?)]}'\""
-
-
-def openable(url: str) -> bool:
-    """Whether `url` may be offered as a link: https anywhere, http only on this machine's loopback
-    (the rule of what acp-tray itself fetches)."""
-    try:
-        check_url(url)
-    except URLRefusedError:
-        return False
-    return True
 
 
 def found_url(line: str) -> str | None:

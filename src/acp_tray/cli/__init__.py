@@ -16,7 +16,7 @@ from acp_tray import __version__
 from acp_tray.cli.output import EXIT_FAILED, EXIT_INTERRUPTED
 from acp_tray.files import paths
 from acp_tray.logs.setup import install
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 
 log = logging.getLogger("acp_tray")
 
@@ -87,13 +87,18 @@ def _common_options(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, ui_only: bool = False) -> argparse.ArgumentParser:
+    """The whole command line; `ui_only`: with the `ui` command alone (what `acp-tray ui ...` parses:
+    the tray's "Open acp-tray…" does not build the other commands' parsers)."""
     parser = argparse.ArgumentParser(prog="acp-tray", description="Desktop companion for headless ACP agents.")
     parser.add_argument("--version", action="version", version=f"acp-tray {__version__}")
     _common_options(parser, None)
     common = argparse.ArgumentParser(add_help=False)
     _common_options(common, argparse.SUPPRESS)  # also accepted after the command, without resetting
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if ui_only:
+        _ui_command(commands, common)
+        return parser
 
     run = commands.add_parser("run", help="start the daemon", parents=[common])
     run.add_argument("--headless", action="store_true", help="present notices on the console (no tray)")
@@ -159,18 +164,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    """The commands that talk to a running daemon (their modules are imported only when one of them
-    runs: the daemon itself never loads the control client)."""
+def _command(
+    commands: Any, common: argparse.ArgumentParser, name: str, help_text: str, func: Any, *, json_output: bool = True
+) -> argparse.ArgumentParser:
+    """A command's parser, with the options every command takes (and `--json`)."""
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=help_text, parents=[common])
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=func)
+    return parser
 
-    def command(name: str, help_text: str, func: Any, *, json_output: bool = True) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = commands.add_parser(name, help=help_text, parents=[common])
-        if json_output:
-            parser.add_argument("--json", action="store_true", help="machine-readable output")
-        parser.set_defaults(func=func)
-        return parser
 
-    ui = command("ui", "open the acp-tray window (its app window, or your browser)", _lazy("ui"), json_output=False)
+def _ui_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    """`acp-tray ui`: declared once, for the whole command line and for `ui` parsed alone."""
+    shows = "open the acp-tray window (its app window, or your browser)"
+    ui = _command(commands, common, "ui", shows, _lazy("ui"), json_output=False)
     shown = ui.add_mutually_exclusive_group()
     shown.add_argument("--no-browser", action="store_true", help="print the address instead of opening a window")
     shown.add_argument(
@@ -185,6 +193,16 @@ def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         "another machine: ssh -L N:127.0.0.1:N HOST, the same N on both ends",
     )
     ui.add_argument("--highlight", metavar="ID", help=argparse.SUPPRESS)  # a history entry a notification is about
+
+
+def _daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """The commands that talk to a running daemon (their modules are imported only when one of them
+    runs: the daemon itself never loads the control client)."""
+
+    def command(name: str, help_text: str, func: Any, *, json_output: bool = True) -> argparse.ArgumentParser:
+        return _command(commands, common, name, help_text, func, json_output=json_output)
+
+    _ui_command(commands, common)
     status = command("status", "is the daemon running; agents, DND, approvals waiting", _lazy("status"))
     status.add_argument(
         "--watch", action="store_true", help="a line now and one at each change, until the daemon stops (status bars)"
@@ -351,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         from acp_tray.window.app_view import main as app_main
 
         return app_main(arguments[1:])
-    parser = build_parser()
+    parser = build_parser(ui_only=arguments[:1] == ["ui"])
     arguments = _durations_as_operands(arguments)
     args = parser.parse_args(arguments)
     _setup_logging(args.verbose)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sys
 
-from acp_tray.control.streamed import wire_event
 from acp_tray.control.wire import VERSION
 from acp_tray.logs.text import NAME_LIMIT, plain_line, terminal_text
 
@@ -40,6 +39,8 @@ def print_json(value: object) -> None:
 
 def print_event(event: object) -> None:
     """A streamed event as `--json` prints it: one line, as the daemon sent it."""
+    from acp_tray.control.streamed import wire_event  # the events' declarations: only where they are printed
+
     print_json({"v": VERSION, **wire_event(event)})
 
 

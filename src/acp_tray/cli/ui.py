@@ -76,20 +76,15 @@ def _in_browser(window: Running, page: str, highlight: str, why: str | None) -> 
 
 
 def _start(port: int | None) -> Running | int:
-    """A new window server, once the daemon has answered; else the exit code, the reason said. Only
-    here are the control API and the server's start imported: opening a running window (the tray's
-    "Open acp-tray…" but the first time) costs the standard library only."""
-    from acp_tray.control import api
-    from acp_tray.control.client import NoDaemonError, ReplyError, request
+    """A new window server; else the exit code, the reason said. The server asks the daemon before it
+    listens (acp-tray not running: said as every command says it, exit 3). Only here is the server's
+    start imported: opening a running window (the tray's "Open acp-tray…" but the first time) costs
+    the standard library only."""
     from acp_tray.window.server_start import WindowError, ensure
 
     try:
-        request(api.STATUS, api.Args(), timeout=10.0)
-    except NoDaemonError as exc:
-        return fail(str(exc), EXIT_NO_DAEMON)
-    except ReplyError as exc:
-        return fail(str(exc), EXIT_FAILED)
-    try:
         return ensure(port)
     except WindowError as exc:
+        if exc.no_daemon:
+            return fail(str(exc), EXIT_NO_DAEMON)
         return fail(f"cannot open the window: {exc}", EXIT_FAILED)

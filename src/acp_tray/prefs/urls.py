@@ -20,3 +20,13 @@ def check_url(url: str) -> str:
     if problem is not None:
         raise URLRefusedError(f"{url}: refused, {problem}")
     return url
+
+
+def openable(url: str) -> bool:
+    """Whether `url` may be offered as a link: https anywhere, http only on this machine's loopback
+    (the rule of what acp-tray itself fetches)."""
+    try:
+        check_url(url)
+    except URLRefusedError:
+        return False
+    return True

@@ -16,8 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from acp_tray.presentation.window_pages import WindowPage as WindowPage  # declared on its own
+
 AgentVerb = Literal["start", "stop", "restart"]
-WindowPage = Literal["overview", "agents", "sessions", "history", "diagnostics", "preferences", "welcome"]
 DndSpan = Literal["off", "on", "30m", "1h", "tomorrow"]
 Simple = Literal["quiet-hours:toggle", "recent:read-all", "recent:clear", "quit"]
 QuestionVerb = Literal["choose", "decline", "open"]

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from acp_tray.control import api
 from acp_tray.control.client import NoDaemonError, ReplyError, call, request
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 from acp_tray.window.app_instance import AppWindowError, Instance, Show, ask_to_show
 from acp_tray.window.server_start import WindowError, ensure
 from acp_tray.window.where import running

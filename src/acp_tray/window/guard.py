@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, get_args
 from urllib.parse import parse_qs, urlencode
 
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 from acp_tray.window import redirect
 from acp_tray.window.closed_page import CSP as CLOSED_CSP
 from acp_tray.window.closed_page import MARK, OLD_PAGE, USED_LINK, closed_page
@@ -202,14 +202,12 @@ def _with_headers(send: Send, *, static: bool) -> Send:
 
 
 async def _plain(send: Send, status: int, text: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *HEADERS],
-        }
-    )
-    await send({"type": "http.response.body", "body": text.encode()})
+    """`text` as the whole answer, its length said (no chunks: `acp-tray ui` reads the challenge's raw)."""
+    body = text.encode()
+    length = (b"content-length", str(len(body)).encode())
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), length, *HEADERS]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _closed(send: Send, lead: str) -> None:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from acp_tray.control import watch_events
-from acp_tray.events import now
+from acp_tray.local_time import now
 from acp_tray.window import views
 from acp_tray.window.feed import Down
 from acp_tray.window.render import Parts, history_filters

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 import time
 
 from acp_tray.desktop.terminal_window import cli_command
 from acp_tray.files.private import make_dir, open_append
 from acp_tray.window.app_instance import AppWindowError, Show, ask_to_show
-from acp_tray.window.server_start import detached, last_line, log_path
+from acp_tray.window.server_start import detached, first_line, last_line, log_path
 
 APP_START_WAIT = 30.0  # seconds for a new app window to say it is shown (a web view's first start)
 CHOICE = "ACP_TRAY_WINDOW_IN"  # "browser": never the app window
@@ -47,7 +46,7 @@ def _start(show: Show) -> str | None:
             close_fds=True,
             **detached(),
         )
-    word = _first_word(process)
+    word = first_line(process, APP_START_WAIT)
     if word == "shown":
         return None
     if word.startswith("failed: "):
@@ -56,18 +55,6 @@ def _start(show: Show) -> str | None:
         process.terminate()
         return f"the app window did not open within {APP_START_WAIT:g} s; see {log}"
     return last_line(log) or f"the app window ended at start (exit {process.returncode}); see {log}"
-
-
-def _first_word(process: subprocess.Popen[bytes]) -> str:
-    """The line the new app window says on its standard output ("" if it says none in time)."""
-    said: list[bytes] = []
-    assert process.stdout is not None
-    reader = threading.Thread(target=lambda: said.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    reader.join(APP_START_WAIT)
-    if reader.is_alive():
-        return ""
-    return said[0].decode("utf-8", "replace").strip() if said else ""
 
 
 def note(text: str) -> None:

@@ -14,7 +14,6 @@ from starlette.responses import Response
 
 from acp_tray.control import api, replies
 from acp_tray.logs.redact import redact, remember_secrets
-from acp_tray.push.targets import push_url_secrets, target_name_problem
 from acp_tray.window import push_view
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.render import Renderer
@@ -51,6 +50,8 @@ class PushPage:
         return await self._part(request)
 
     async def add(self, request: Request) -> Response:
+        from acp_tray.push.targets import push_url_secrets, target_name_problem  # the push code: when one is added
+
         form = await request.form()
         name, url = str(form.get("name", "")).strip(), str(form.get("url", ""))
         problem, invalid = target_name_problem(name), "name"

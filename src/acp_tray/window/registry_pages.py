@@ -14,9 +14,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from acp_tray.control import api
-from acp_tray.events import now
+from acp_tray.control.replies import PrefsFormReply
 from acp_tray.files import paths
+from acp_tray.local_time import now
 from acp_tray.logs.text import DESCRIPTION_LIMIT, NAME_LIMIT, plain_line
+from acp_tray.prefs.urls import DEFAULT_URL
 from acp_tray.registry import adding
 from acp_tray.registry.adding import AddError
 from acp_tray.registry.fields import id_problem
@@ -62,9 +64,8 @@ class RegistryReader:
         async with self._lock:
             if self._latest is None or time.monotonic() - self._read_at > FRESH_FOR:
                 try:
-                    status = await ask(api.STATUS, api.Args())
-                    preferences = Path(status["preferences"]) if status["preferences"] else None
-                    self._latest = await asyncio.to_thread(_read, preferences)
+                    form = await ask(api.PREFS_GET, api.Args())
+                    self._latest = await asyncio.to_thread(_read, form)
                 except CallFailedError as exc:  # said where the registry's results go, and kept a minute
                     self._latest = AddError(str(exc))
                 except AddError as exc:
@@ -75,8 +76,17 @@ class RegistryReader:
             return self._latest
 
 
-def _read(preferences: Path | None) -> Registry:
-    return adding.read_registry(adding.registry_url(preferences))
+def _read(form: PrefsFormReply) -> Registry:
+    """The registry at the `registry` preference as the daemon reads the preferences file (this process
+    does not load the file's model for one setting); AddError with the file's problem when it cannot
+    be read."""
+    path = form["path"]
+    url = DEFAULT_URL
+    if path is not None and Path(path).exists():
+        if form["problem"] is not None:
+            raise AddError(form["problem"])
+        url = str(form["values"].get("registry", DEFAULT_URL))
+    return adding.read_registry(url)
 
 
 def icon_file(url: str) -> Path:

@@ -32,12 +32,14 @@ from acp_tray.window.app import build_app
 from acp_tray.window.connections import CONCURRENCY, WindowProtocol, most_files
 from acp_tray.window.feed import Feed
 from acp_tray.window.keys import new_secret
+from acp_tray.window.server_start import EXIT_NO_DAEMON
 from acp_tray.window.where import WHERE
 
 IDLE = 600.0  # seconds without an open page before the window's process ends
 DOWN_IDLE = 30.0  # the same while the daemon is down (a page being reloaded is not left without a server)
-EXIT_NO_DAEMON = 3
+EXIT_FAILED = 1
 EXIT_PORT = 4
+READY = "acp-tray window: serving on 127.0.0.1:{port}"  # the one line on its standard output
 
 
 def idle_limit() -> float:
@@ -130,7 +132,9 @@ class PortUnavailableError(Exception):
 def listen(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 only, at `port` (0: one the system picks); PortUnavailableError
     when something else has it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # TCP named: asyncio then sets TCP_NODELAY on each connection, so an answer's body is not held
+    # back (Nagle) until the browser acknowledges its head, which it delays by up to 40 ms
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     if sys.platform != "win32":  # a port left in TIME_WAIT by the last window is free again (never a live one)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -145,6 +149,16 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
+def _say_ready(port: int) -> None:
+    """Say it is there (its record written, its socket listening) to `acp-tray ui`, which holds the
+    other end of its standard output and ends once it has read it: later output goes nowhere."""
+    with contextlib.suppress(OSError, ValueError):
+        print(READY.format(port=port), flush=True)
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`acp-tray window-server [--port N]` (started by `acp-tray ui`)."""
     parser = argparse.ArgumentParser(prog="acp-tray window-server")
@@ -152,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     port = parser.parse_args(argv).port
     try:
         request(api.STATUS, api.Args(), timeout=10.0)
-    except (NoDaemonError, ReplyError) as exc:
+    except (NoDaemonError, ReplyError) as exc:  # `acp-tray ui` says it, from the window's log
         print(f"acp-tray ui: {exc}", file=sys.stderr)
-        return EXIT_NO_DAEMON
+        return EXIT_NO_DAEMON if isinstance(exc, NoDaemonError) else EXIT_FAILED
     try:
         sock = listen(port)
     except PortUnavailableError as exc:
@@ -163,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     most_files()
     window = Window(sock, new_secret())
     path = _record(window)
+    _say_ready(window.port)
     try:
         asyncio.run(window.run())
     except KeyboardInterrupt:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from acp_tray.agents.signin_lines import openable
+from acp_tray.agent_state import RUNNING_STATES
 from acp_tray.control import replies, watch_events
 from acp_tray.doctor.check import MARK
-from acp_tray.events import RUNNING_STATES, now
+from acp_tray.local_time import now
+from acp_tray.prefs.urls import openable
 from acp_tray.presentation.doing import session_doing
 from acp_tray.presentation.options import option_label
 from acp_tray.presentation.when import dated_label

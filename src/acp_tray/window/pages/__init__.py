@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from starlette.routing import Route
 
-from acp_tray.presentation.actions import WindowPage
+from acp_tray.presentation.window_pages import WindowPage
 from acp_tray.window.pages import agents, diagnostics, history, overview, preferences, sessions, welcome
 from acp_tray.window.render import Parts
 

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from acp_tray.control import api, errors
-from acp_tray.events import now
+from acp_tray.local_time import now
 from acp_tray.window import views
 from acp_tray.window.daemon_calls import ask
 from acp_tray.window.render import Parts, history_filters

@@ -124,15 +124,14 @@ def test_the_app_window_shows_its_page_again_when_the_daemon_stops_and_starts(
     _ui(screen, "--page", "agents")
     until(lambda: _active(screen) == f"Agents{SUFFIX}", what="the app window")
     (window,) = _app_windows(screen)
-    first = json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))
     assert cli("quit").returncode == 0
     daemon.proc.wait(30)
-    until(lambda: not (runtime_dir() / "window.json").exists(), what="the window's server ended with the daemon")
+    # the window's server outlives the daemon while a page is open (the page says acp-tray is down), or ends
+    # with it: either way the app window is not closed, and shows its page again once the daemon is back
     _x(screen, "xdotool", "set_window", "--name", "before the daemon is back", window)
     _daemon(daemons, screen)  # nothing opens the window: it comes back by itself
     until(lambda: _x(screen, "xdotool", "getwindowname", window) == f"Agents{SUFFIX}", what="the page again")
-    again = json.loads((runtime_dir() / "window.json").read_text(encoding="utf-8"))
-    assert again["pid"] != first["pid"]  # a new server, with its own keys, which let the app window in
+    assert (runtime_dir() / "window.json").exists()  # a window server answers it (the one kept, or a new one)
     assert _app_windows(screen) == [window]
 
 

@@ -149,6 +149,7 @@ def test_a_restart_after_a_clean_quit_does_not_warn_and_ctrl_c_stops_it() -> Non
     assert not lock_files()
 
 
+@pytest.mark.timeout(300)  # Wine's start, then 30 s for the window's server to end after its last page
 def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for: PageFor) -> None:
     """`acp-tray ui` under Wine starts the window's server (a detached python.exe); chromium on this
     machine reaches it on loopback: the overview shows the demo agent, and an approval answered with
@@ -174,10 +175,14 @@ def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for:
         assert not watched.problems, watched.problems
         assert "stopped" in acp("quit")
         assert d.wait_exit(30) == 0, d.output[-2000:]
-    deadline = time.monotonic() + 30
+        # the open page says acp-tray is down (its server stays while a page of it is open) ...
+        page.get_by_text("acp-tray is not running").first.wait_for(timeout=30_000)
+        page.close()
+    # ... and with no page open, the server ends (30 s after the last page went, while the daemon is down)
+    deadline = time.monotonic() + 60
     while list(user_dir().rglob("window.json")) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not list(user_dir().rglob("window.json")), "the window's server outlived the daemon"
+    assert not list(user_dir().rglob("window.json")), "the window's server outlived the daemon and its pages"
 
 
 @pytest.mark.parametrize("attempt", [1, 2])

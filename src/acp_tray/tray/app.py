@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from acp_tray.desktop.display import environment_has_display
 from acp_tray.desktop.session_bus import session_bus_available
 from acp_tray.tray.icon import render
 from acp_tray.tray.menu import SEPARATOR, Entry, menu_of
@@ -38,11 +39,10 @@ Action = Callable[[str], None]
 def load_pystray() -> tuple[ModuleType | None, str]:
     """pystray with the best backend that imports here, and which ("appindicator backend"), or
     None and why (never a hang). A backend that fails (a missing typelib) falls back to the next."""
-    if sys.platform not in ("win32", "darwin"):
-        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-            return None, "no display"
-        if not session_bus_available():
-            return None, "no session bus (the GTK tray would hang without one)"
+    if not environment_has_display():
+        return None, "no display"
+    if sys.platform not in ("win32", "darwin") and not session_bus_available():
+        return None, "no session bus (the GTK tray would hang without one)"
     os.environ.setdefault("NO_AT_BRIDGE", "1")  # no accessibility bus: GTK would wait for it
     chosen = os.environ.get("PYSTRAY_BACKEND")
     candidates = [chosen] if chosen else BACKENDS.get(sys.platform, BACKENDS["linux"])

@@ -14,6 +14,7 @@ from typing import Literal
 from acp_tray.agent_state import RUNNING_STATES as RUNNING_STATES  # declared on their own
 from acp_tray.agent_state import AgentState as AgentState
 from acp_tray.local_time import now as now
+from acp_tray.local_time import stamp
 from acp_tray.protocol.elicitation import Question as Question  # a domain value too
 from acp_tray.protocol.notice import Notice
 from acp_tray.protocol.session import PermissionOption as PermissionOption  # a domain value too
@@ -37,7 +38,7 @@ class NoticeReceived:
     agent: str
     session_id: str
     notice: Notice
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
     source: str = "agent"  # "agent" | "acp-tray"
     actions: tuple[tuple[str, str], ...] = ()  # (action id, label) a notification may offer
     commands: str = ""  # a line of the description: how to answer by command, left out where there are buttons
@@ -56,7 +57,7 @@ class NoticeMalformed:
     field: str
     reason: str
     raw: object
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -64,7 +65,7 @@ class AgentStatus:
     agent: str
     state: AgentState
     detail: str = ""
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -76,7 +77,7 @@ class TurnEnded:
     session: str  # the session's name in acp-tray
     stop_reason: str | None
     error: str | None = None
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
     limit: RateLimit | None = None  # the error says the agent hit a rate or usage limit (refused)
 
 
@@ -107,7 +108,7 @@ class QueueChanged:
     session: str  # the session's name in acp-tray
     running: bool  # a turn is running
     queued: int  # prompts waiting behind it
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -118,7 +119,7 @@ class ActivityChanged:
     agent: str
     session_id: str
     session: str  # the session's name in acp-tray
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -131,7 +132,7 @@ class PermissionAsked:
     title: str
     options: tuple[PermissionOption, ...]
     timeout: float
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
     touches: ToolCallScope = dataclasses.field(default_factory=ToolCallScope)
     description: str = ""  # why the agent asks (v2), in its words
     subagent: str = ""  # asked by a child session of the agent's: the child's name
@@ -146,7 +147,7 @@ class PermissionSettled:
     approval_id: str
     outcome: str
     by: str  # "person" | "phone:TARGET" (a push's button) | "policy" | "timeout" | "cancel" | "disconnect"
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -159,7 +160,7 @@ class QuestionAsked:
     question_id: str
     question: Question
     timeout: float
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
     subagent: str = ""  # asked by a child session of the agent's: the child's name
 
 
@@ -175,7 +176,7 @@ class QuestionSettled:
     question_id: str
     outcome: QuestionOutcome
     by: str  # "person", "phone:TARGET", "timeout", "agent" (withdrew), "complete", "cancel", "disconnect"
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -186,7 +187,7 @@ class InputRequested:
     session_id: str
     message: str
     reason: str = ""
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -199,7 +200,7 @@ class AgentCrashed:
     stderr: tuple[str, ...]
     retry_in: float | None
     in_a_row: int = 1
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -210,7 +211,7 @@ class SessionAttached:
     session: str
     session_id: str
     how: str
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -220,7 +221,7 @@ class AgentUnusable:
     agent: str
     title: str
     detail: str
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +246,7 @@ class SignInNeeded:
     agent: str
     reason: str
     methods: tuple[SignInChoice, ...]
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +266,7 @@ class SignInOutput:
     agent: str
     links: tuple[SignInLink, ...]
     reads_code: bool
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -275,7 +276,7 @@ class UsageReported:
     agent: str
     session_id: str
     usage: Usage
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -285,7 +286,7 @@ class SessionTitled:
     agent: str
     session_id: str
     title: str | None
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -295,7 +296,7 @@ class CompactionChanged:
     agent: str
     session_id: str
     compaction: Compaction
-    time: datetime = dataclasses.field(default_factory=now)
+    time: datetime = dataclasses.field(default_factory=stamp)
 
 
 SessionFact = UsageReported | SessionTitled | CompactionChanged

@@ -72,10 +72,10 @@ class Polls:
         self.exit_hangs: list[Finished] = []
 
 
-def _poll_until_connected(timeout: float, pollers: int = 1) -> Polls:
+def _poll_until_connected(timeout: float, pollers: int = 1, polls: Polls | None = None) -> Polls:
     """`acp-tray status` from `pollers` processes at once, again and again from the moment the daemon
-    is started, until one sees the demo agent connected."""
-    polls = Polls()
+    is started, until one sees the demo agent connected; `polls`: where the answers go as they come."""
+    polls = Polls() if polls is None else polls
     hangs: list[Finished] = []
     done = threading.Event()
 
@@ -185,13 +185,30 @@ def test_the_window_served_by_windows_cpython_in_this_machines_browser(page_for:
     assert not list(user_dir().rglob("window.json")), "the window's server outlived the daemon and its pages"
 
 
+@pytest.mark.timeout(420)  # the polls before, Wine's start, the agent's, a turn and the quit
 @pytest.mark.parametrize("attempt", [1, 2])
 def test_polling_while_the_daemon_starts_never_wedges_it(attempt: int) -> None:
-    """Two clients poll the pipe from the moment the daemon starts (before its pipe exists, while it
-    imports, while the agent starts); the daemon must come up and keep serving: notices, prompts, quit."""
+    """Two clients poll the pipe from before the daemon starts (before its pipe exists, while it
+    imports, while the agent starts); the daemon must come up and keep serving: notices, prompts, quit.
+    The daemon is started once a poll has found it not running (a busy machine starts Wine's python
+    slowly: started together, the daemon could be up before the first poll)."""
+    polls, failed = Polls(), list[AssertionError]()
+
+    def polling() -> None:
+        try:
+            _poll_until_connected(240, pollers=2, polls=polls)
+        except AssertionError as exc:
+            failed.append(exc)
+
+    pollers = threading.Thread(target=polling)
+    pollers.start()
+    deadline = time.monotonic() + 120
+    while not any("not running" in a for a in polls.answers) and pollers.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert any("not running" in a for a in polls.answers), f"no poll answered before the daemon: {polls.answers}"
     with daemon("--headless", name=f"startup-polls-{attempt}", every_turn=True) as d:
-        polls = _poll_until_connected(120, pollers=2)
-        assert any("not running" in a for a in polls.answers), "no poll landed before the daemon was up"
+        pollers.join(250)
+        assert not pollers.is_alive() and not failed, failed
         assert "Hello from the acp-tray demo agent" in acp("prompt", "demo", "still there?")
         d.wait_for(lambda: "Finished" in d.output, 30, "the turn's notice")  # notices still flow
         assert "stopped" in acp("quit")

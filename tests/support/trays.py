@@ -62,20 +62,21 @@ def _wait_ready(host: subprocess.Popen[bytes], name: str, env: dict[str, str]) -
     return host.poll() is None
 
 
-def start_host(name: str, env: dict[str, str], attempts: int = 3) -> subprocess.Popen[bytes]:
+def start_host(name: str, env: dict[str, str], attempts: int = 6) -> subprocess.Popen[bytes]:
     """Tray host `name` (one of HOSTS) started on the desktop in `env`, once it is ready to take icons
     (waited for, at most 30 s: a fixed pause was too short on a busy machine). A host that ends at
-    start (gtk-sni-tray-standalone did, with exit 1, on a loaded machine) is started again, up to
-    `attempts` times in all; the last one's own words are in the failure."""
+    start (gtk-sni-tray-standalone did, with exit 1, on a loaded machine: its host asked its own
+    watcher before the watcher was on the bus, three times in a row in one full run) is started again,
+    a little later each time, up to `attempts` times in all; the last one's own words are in the failure."""
     said = ""
-    for _ in range(attempts):
+    for attempt in range(attempts):
         with tempfile.TemporaryFile() as errors:
             host = subprocess.Popen(HOSTS[name], env=env, stdout=subprocess.DEVNULL, stderr=errors)
             if _wait_ready(host, name, env):
                 return host
             errors.seek(0)
             said = f"exit {host.returncode}: " + errors.read().decode(errors="replace")[-500:]
-        time.sleep(1.0)
+        time.sleep(1.0 + attempt)
     raise AssertionError(f"the {name} tray host ended at start ({said})")
 
 

@@ -274,3 +274,36 @@ def test_the_cli_says_it_waits_for_the_keyring_and_waits_past_its_time_limit(
     assert "did not answer" not in err
     assert "desk: json target kept in the OS keyring" in out
     assert keyring_value("push/desk", keyring_env) == url
+
+
+def test_a_removal_the_keyring_holds_is_said_while_it_waits_and_the_target_goes_once_it_is_deleted(
+    daemon: DaemonProcess, keyring_env: dict[str, str], service: tuple[Service, str], page_for: PageFor
+) -> None:
+    """Removing a target while GNOME Keyring is held (its dialog open): the page says it waits for
+    the keyring, with no error and the target still listed; once the keyring answers, the target is
+    gone from the list and the keyring, without a reload."""
+    _, url = service
+    added = subprocess.run(
+        [sys.executable, "-m", "acp_tray", "push", "add", "desk"],
+        input=url + "\n", capture_output=True, text=True, env=cli_env(), timeout=60, check=False,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    with window_process("preferences") as window:
+        watched = page_for("dark")
+        page = watched.page
+        page.goto(window.url)
+        section = page.locator("section.push")
+        section.locator('[data-push="desk"]').wait_for(timeout=SHOWS)
+        section.get_by_role("button", name="Remove desk…").click()
+        confirm = section.get_by_role("group", name="Confirm removing desk")
+        with keyring_held(keyring_env):
+            confirm.get_by_role("button", name="Remove desk").click()
+            section.get_by_role("status").filter(has_text=WAITING).wait_for(timeout=SHOWS)
+            assert section.locator(".problem, .field-error").count() == 0
+            assert section.locator('[data-push="desk"]').count() == 1  # not gone before the keyring says so
+        section.get_by_text("desk removed; its URL is deleted from the OS keyring.").wait_for(timeout=SHOWS)
+        assert section.locator('[data-push="desk"]').count() == 0
+        assert section.get_by_text(WAITING).count() == 0
+        assert section.locator(".problem, .field-error").count() == 0
+        assert keyring_value("push/desk", keyring_env) == "None"
+        assert not watched.problems, watched.problems

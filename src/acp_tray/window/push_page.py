@@ -1,13 +1,15 @@
 """The Preferences page's push targets: add one (its Apprise URL, typed in a password field, goes to
 the daemon's `push.add` and never comes back to the page), send one a test, remove one (asked
-first). Each answer is the targets' part again, or a line beside the target. An add the OS keyring
-holds (its dialog is open) is answered at once with the daemon's words for the wait; the part asks
-again (`/push/adding/KEY`) and gets the targets once the keyring has answered."""
+first). Each answer is the targets' part again, or a line beside the target. An add or a removal the
+OS keyring holds (its dialog is open) is answered at once with the daemon's words for the wait; the
+part asks again (`/push/waiting/KEY`) and gets the targets once the keyring has answered."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -17,6 +19,10 @@ from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.window import push_view
 from acp_tray.window.daemon_calls import CallFailedError, ask
 from acp_tray.window.render import Renderer
+
+T = TypeVar("T")
+Said = Callable[[str], None]  # given the daemon's words for what it waits for (the OS keyring)
+Answer = Callable[[Request], Awaitable[Response]]  # the page's answer once the call is done
 
 NO_URL = "Paste the target's Apprise URL (like ntfy://ntfy.sh/TOPIC or json://host/path): nothing was added."
 
@@ -40,7 +46,7 @@ async def _chosen() -> list[str]:
 class PushPage:
     def __init__(self, render: Renderer) -> None:
         self._render = render
-        self._adding: dict[str, tuple[str, asyncio.Future[replies.PushTargetRow]]] = {}  # held by the keyring
+        self._waiting: dict[str, Answer] = {}  # calls the keyring holds, by the key the part asks again with
 
     async def _part(self, request: Request, **said: str) -> Response:
         context = push_view.part(await listed(), await _chosen(), **said)
@@ -61,11 +67,21 @@ class PushPage:
             problem, invalid = NO_URL, "url"
         else:
             remember_secrets(push_url_secrets(url.strip()))  # masked wherever this process shows or logs it
-            return await self._add(request, name, url)
+            return await self._held(
+                request,
+                lambda said: ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url), on_wait=said),
+                lambda later, done: self._added(later, name, done),
+            )
         return await self._part(request, problem=problem, invalid=invalid, name=name)
 
-    async def _add(self, request: Request, name: str, url: str) -> Response:
-        """`push.add`'s answer; or, while the keyring holds it, the daemon's words for that wait."""
+    async def _held(
+        self,
+        request: Request,
+        call: Callable[[Said], Awaitable[T]],
+        answer: Callable[[Request, asyncio.Future[T]], Awaitable[Response]],
+    ) -> Response:
+        """`call`'s answer; or, while the keyring holds it, the daemon's words for that wait (the
+        part then asks for the answer)."""
         said: list[str] = []
         spoke = asyncio.Event()
 
@@ -73,24 +89,26 @@ class PushPage:
             said.append(text)
             spoke.set()
 
-        adding = asyncio.ensure_future(ask(api.PUSH_ADD, api.PushAddArgs(name=name, url=url), on_wait=waiting))
+        running = asyncio.ensure_future(call(waiting))
         heard = asyncio.ensure_future(spoke.wait())
-        await asyncio.wait({adding, heard}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({running, heard}, return_when=asyncio.FIRST_COMPLETED)
         heard.cancel()
-        if adding.done():
-            return await self._added(request, name, adding)
-        adding.add_done_callback(_heard)  # its outcome is read even should no page ask for it
-        key = secrets.token_urlsafe(16)
-        self._adding[key] = (name, adding)
-        return await self._part(request, waiting=said[0], adding=key)
+        if running.done():
+            return await answer(request, running)
+        running.add_done_callback(_heard)  # its outcome is read even should no page ask for it
 
-    async def adding(self, request: Request) -> Response:
-        """The targets once the add the keyring held is done (at once for one unknown here)."""
-        name, adding = self._adding.pop(request.path_params["key"], ("", None))
-        if adding is None:
-            return await self._part(request)
-        await asyncio.wait({adding})  # a page that went away meanwhile does not cancel the add
-        return await self._added(request, name, adding)
+        async def later(asked: Request) -> Response:
+            await asyncio.wait({running})  # a page that went away meanwhile does not cancel the call
+            return await answer(asked, running)
+
+        key = secrets.token_urlsafe(16)
+        self._waiting[key] = later
+        return await self._part(request, waiting=said[0], pending=key)
+
+    async def waited(self, request: Request) -> Response:
+        """The targets once the call the keyring held is done (at once for one unknown here)."""
+        later = self._waiting.pop(request.path_params["key"], None)
+        return await (self._part(request) if later is None else later(request))
 
     async def _added(self, request: Request, name: str, adding: asyncio.Future[replies.PushTargetRow]) -> Response:
         try:
@@ -116,12 +134,20 @@ class PushPage:
 
     async def remove(self, request: Request) -> Response:
         name = request.path_params["name"]
-        await ask(
-            api.PUSH_REMOVE, api.PushNameArgs(name=name), answer=lambda message: self._part(request, problem=message)
+        return await self._held(
+            request,
+            lambda said: ask(api.PUSH_REMOVE, api.PushNameArgs(name=name), on_wait=said),
+            lambda later, done: self._removed(later, name, done),
         )
+
+    async def _removed(self, request: Request, name: str, removing: asyncio.Future[replies.NameReply]) -> Response:
+        try:
+            removing.result()
+        except CallFailedError as exc:
+            return await self._part(request, problem=str(exc))
         return await self._part(request, notice=f"{name} removed; its URL is deleted from the OS keyring.")
 
 
-def _heard(done: asyncio.Future[replies.PushTargetRow]) -> None:
+def _heard(done: asyncio.Future[T]) -> None:
     if not done.cancelled():
         done.exception()

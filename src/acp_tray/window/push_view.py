@@ -107,15 +107,15 @@ def part(
     invalid: str = "",
     name: str = "",
     waiting: str = "",
-    adding: str = "",
+    pending: str = "",
 ) -> dict[str, Any]:
     """The context of the targets' part (`_push_targets.html`): `chosen` is `[push] targets` as the
     page shows it; `problem` why adding failed, `invalid` the field it is about ("name", "url"), `name`
-    the name typed in "Add a target" (the URL typed never comes back); `waiting` what an add waits
-    for (the OS keyring's dialog), `adding` the key its outcome is asked for by."""
+    the name typed in "Add a target" (the URL typed never comes back); `waiting` what an add or a
+    removal waits for (the OS keyring's dialog), `pending` the key its outcome is asked for by."""
     return {
         "push_waiting": waiting,
-        "push_adding": adding,
+        "push_pending": pending,
         "push_targets": targets(listing, chosen),
         "push_chosen": chosen,
         "push_unavailable": listing.problem,

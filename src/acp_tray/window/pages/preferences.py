@@ -104,7 +104,7 @@ def routes(parts: Parts) -> list[Route]:
         Route("/start-on-login", login.switch, methods=["POST"]),
         Route("/push", push.targets),
         Route("/push/targets", push.add, methods=["POST"]),
-        Route("/push/adding/{key}", push.adding),
+        Route("/push/waiting/{key}", push.waited),
         Route("/push/{name}/test", push.test, methods=["POST"]),
         Route("/push/{name}/remove", push.confirm_remove),
         Route("/push/{name}/remove", push.remove, methods=["POST"]),

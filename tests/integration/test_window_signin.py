@@ -222,9 +222,9 @@ def test_what_cannot_be_done_is_said_in_plain_words(
     assert agent_state("locked", cli_env()) == "needs sign-in"
 
 
-def test_a_page_closed_while_the_agent_signs_in_cancels_it_in_the_agent(
-    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
-) -> None:
+def oauth_agent(daemons: list[DaemonProcess], tmp_path: Path) -> tuple[int, Path]:
+    """A daemon with `locked`: an agent whose browser sign-in stays open until it is cancelled (its
+    callback port, and the log of what it was sent, returned)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -238,6 +238,39 @@ def test_a_page_closed_while_the_agent_signs_in_cancels_it_in_the_agent(
         "AUTH_AGENT_OAUTH_PORT": str(port),
     }
     start_daemon(daemons, agent_table("locked", [sys.executable, str(AUTH_AGENT)], env, cwd=str(tmp_path)))
+    return port, log
+
+
+SEEN_STREAM = """() => { window.streamed = [];
+  document.addEventListener("htmx:sseMessage", (event) => window.streamed.push(event.detail.type)); }"""
+
+
+def test_a_sign_in_clicked_as_the_page_loads_keeps_saying_it_signs_in(
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
+) -> None:
+    """The page's live stream does not draw again, as it opens, what the page was just drawn with:
+    the agent's card a person clicks the moment the page shows stays (and its "Signing in…" while
+    the agent's sign-in runs); only what changed since is drawn again."""
+    oauth_agent(daemons, tmp_path)
+    until(lambda: agent_state("locked", cli_env()) == "needs sign-in", what="locked waiting for a sign-in")
+    with window_process("agents") as window:
+        page = page_for("light").page
+        page.add_init_script(f"({SEEN_STREAM})()")
+        page.goto(window.url)
+        card = agent(page, "locked")
+        card.evaluate("element => { element.dataset.drawnAtLoad = 'yes'; }")
+        card.get_by_role("button", name="Sign in with a browser").click()
+        until(lambda: "daemon" in page.evaluate("window.streamed"), what="the page's stream open")
+        page.wait_for_timeout(1500)  # what the stream sends as it opens has come by then
+        assert "agents" not in page.evaluate("window.streamed")  # nothing changed since the page was drawn
+        assert page.locator('[data-agent="locked"][data-drawn-at-load="yes"]').count() == 1
+        assert page.get_by_text("Signing in…").is_visible()
+
+
+def test_a_page_closed_while_the_agent_signs_in_cancels_it_in_the_agent(
+    daemons: list[DaemonProcess], tmp_path: Path, page_for: PageFor
+) -> None:
+    port, log = oauth_agent(daemons, tmp_path)
 
     def sent(method: str) -> list[dict[str, Any]]:
         lines = log.read_text().splitlines() if log.exists() else []

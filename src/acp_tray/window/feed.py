@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,10 @@ class Feed:
         self._on_down = on_down
         self.state: watch_events.WatchState = {}
         self.ready = asyncio.Event()  # the first snapshot came
+        # which state a page was drawn from: this process's own mark and a count of what came since
+        # (a page drawn from the state its stream starts at is not drawn again: a click made on it
+        # the moment it loaded keeps its "Signing in…")
+        self._mark, self._count = secrets.token_hex(4), 0
         self.down = False  # the daemon stopped and has not answered again yet
         self._pages: set[asyncio.Queue[PageEvent]] = set()
         self._stopped = threading.Event()
@@ -52,6 +57,10 @@ class Feed:
     def stop(self) -> None:
         """No more attempts to reach the daemon (the window is ending)."""
         self._stopped.set()
+
+    @property
+    def version(self) -> str:
+        return f"{self._mark}-{self._count}"
 
     @property
     def pages(self) -> int:
@@ -97,6 +106,7 @@ class Feed:
                 self.ready.set()
             case watch_events.Changes(state):
                 self.state.update(state)
+        self._count += 1
         self._fan_out(event)
 
     def _fan_out(self, message: PageEvent) -> None:

@@ -34,8 +34,9 @@ class Live:
         with self._parts.feed.follow() as queue:
             await self._parts.state()
             yield self._daemon(request)
-            for event in self._changed(request, PARTS):
-                yield event
+            if request.query_params.get("drawn") != self._parts.feed.version:  # changed since the page was drawn
+                for event in self._changed(request, PARTS):
+                    yield event
             while True:
                 match await queue.get():
                     case Down():  # stopped: the banner

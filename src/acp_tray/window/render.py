@@ -50,7 +50,8 @@ class Renderer:
         """The page `name` (its template: NAME.html unless given), once the daemon's state is here;
         `context` over what every page shows."""
         await self._feed.ready.wait()
-        live = {"page": name, **{k: v for k, v in history_filters(request.query_params).items() if v}}
+        filters = {k: v for k, v in history_filters(request.query_params).items() if v}
+        live = {"page": name, **filters, "drawn": self._feed.version}  # its stream redraws only what came since
         title = next((link.title for link in self._nav if link.name == name), "acp-tray")
         common = {
             **views.overview(self._feed.state),

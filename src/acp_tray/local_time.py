@@ -29,7 +29,7 @@ class _Stamps:
         with self._lock:
             at = now()
             if self._last is not None and _to_ms(at) <= self._last:
-                at = (self._last + _MS).astimezone()
+                at = self._last + _MS  # on a millisecond already
             self._last = _to_ms(at)
             return at
 

@@ -19,6 +19,7 @@ A = TypeVar("A", bound=Args)
 R = TypeVar("R")
 TIMEOUT = 30.0
 Answer = Callable[[str], Response | Awaitable[Response]]  # a page's answer to a failure, from its words
+Waited = Callable[[str], None]  # given the daemon's words for what it waits for (the OS keyring)
 
 
 class CallFailedError(Exception):
@@ -37,7 +38,7 @@ async def ask(
     args: A,
     *,
     within: float = TIMEOUT,
-    on_wait: Callable[[str], None] | None = None,
+    on_wait: Waited | None = None,
     answer: Answer | None = None,
 ) -> R:
     """`op`'s reply, waited for `within` seconds at most (a sign-in may wait for the person), or for

@@ -17,12 +17,11 @@ from starlette.responses import Response
 from acp_tray.control import api, replies
 from acp_tray.logs.redact import redact, remember_secrets
 from acp_tray.window import push_view
-from acp_tray.window.daemon_calls import CallFailedError, ask
+from acp_tray.window.daemon_calls import CallFailedError, Waited, ask
 from acp_tray.window.render import Renderer
 
 T = TypeVar("T")
-Said = Callable[[str], None]  # given the daemon's words for what it waits for (the OS keyring)
-Answer = Callable[[Request], Awaitable[Response]]  # the page's answer once the call is done
+Later = Callable[[Request], Awaitable[Response]]  # the part's answer once a call the keyring held is done
 
 NO_URL = "Paste the target's Apprise URL (like ntfy://ntfy.sh/TOPIC or json://host/path): nothing was added."
 
@@ -46,7 +45,7 @@ async def _chosen() -> list[str]:
 class PushPage:
     def __init__(self, render: Renderer) -> None:
         self._render = render
-        self._waiting: dict[str, Answer] = {}  # calls the keyring holds, by the key the part asks again with
+        self._waiting: dict[str, Later] = {}  # calls the keyring holds, by the key the part asks again with
 
     async def _part(self, request: Request, **said: str) -> Response:
         context = push_view.part(await listed(), await _chosen(), **said)
@@ -77,7 +76,7 @@ class PushPage:
     async def _held(
         self,
         request: Request,
-        call: Callable[[Said], Awaitable[T]],
+        call: Callable[[Waited], Awaitable[T]],
         answer: Callable[[Request, asyncio.Future[T]], Awaitable[Response]],
     ) -> Response:
         """`call`'s answer; or, while the keyring holds it, the daemon's words for that wait (the

@@ -14,9 +14,10 @@ import sys
 import time
 import tomllib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from starlette.applications import Starlette
@@ -26,7 +27,7 @@ from starlette.routing import Route
 
 from acp_tray.files import paths
 from tests.desktop.keyring import keyring_held
-from tests.support.browser import PageFor, Screenshot
+from tests.support.browser import PageFor, Screenshot, WatchedPage
 from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.web_server import serve
 from tests.support.window import PHONE, sideways, window_process
@@ -58,6 +59,15 @@ def service() -> Iterator[tuple[Service, str]]:
     found = Service()
     with serve(found.app()) as url:
         yield found, f"json://{url.removeprefix('http://')}/hook/{TOKEN}"
+
+
+@contextmanager
+def push_section(page_for: PageFor, scheme: Literal["light", "dark"]) -> Iterator[tuple[WatchedPage, Any]]:
+    """The Preferences page open in the window (`scheme`: light or dark), and its Push section."""
+    with window_process("preferences") as window:
+        watched = page_for(scheme)
+        watched.page.goto(window.url)
+        yield watched, watched.page.locator("section.push")
 
 
 def keyring_value(entry: str, env: dict[str, str]) -> str:
@@ -229,11 +239,7 @@ def test_an_add_the_keyring_holds_is_said_while_it_waits_and_the_target_shows_on
     page says it waits for the keyring, with no error; once the keyring answers, the target is in
     the list without a reload."""
     _, url = service
-    with window_process("preferences") as window:
-        watched = page_for("light")
-        page = watched.page
-        page.goto(window.url)
-        section = page.locator("section.push")
+    with push_section(page_for, "light") as (watched, section):
         section.get_by_text("None yet: add one below.").wait_for(timeout=SHOWS)
         with keyring_held(keyring_env):
             section.get_by_label("Name", exact=True).fill("phone")
@@ -288,11 +294,7 @@ def test_a_removal_the_keyring_holds_is_said_while_it_waits_and_the_target_goes_
         input=url + "\n", capture_output=True, text=True, env=cli_env(), timeout=60, check=False,
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
-    with window_process("preferences") as window:
-        watched = page_for("dark")
-        page = watched.page
-        page.goto(window.url)
-        section = page.locator("section.push")
+    with push_section(page_for, "dark") as (watched, section):
         section.locator('[data-push="desk"]').wait_for(timeout=SHOWS)
         section.get_by_role("button", name="Remove desk…").click()
         confirm = section.get_by_role("group", name="Confirm removing desk")

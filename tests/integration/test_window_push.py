@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from acp_tray.files import paths
 from tests.desktop.keyring import keyring_held
+from tests.support.axe import serious_violations
 from tests.support.browser import PageFor, Screenshot, WatchedPage
 from tests.support.daemons import DaemonProcess, cli_env
 from tests.support.web_server import serve
@@ -248,6 +249,7 @@ def test_an_add_the_keyring_holds_is_said_while_it_waits_and_the_target_shows_on
             section.get_by_role("status").filter(has_text=WAITING).wait_for(timeout=SHOWS)
             assert section.locator(".problem, .field-error").count() == 0
             assert section.locator('[data-push="phone"]').count() == 0
+            assert not serious_violations(watched.page, "section.push")  # the wait's words, light
         section.get_by_text("phone added (JSON webhook)").wait_for(timeout=SHOWS)
         assert section.locator('[data-push="phone"]').get_by_text("JSON webhook").is_visible()
         assert section.get_by_text(WAITING).count() == 0
@@ -303,6 +305,7 @@ def test_a_removal_the_keyring_holds_is_said_while_it_waits_and_the_target_goes_
             section.get_by_role("status").filter(has_text=WAITING).wait_for(timeout=SHOWS)
             assert section.locator(".problem, .field-error").count() == 0
             assert section.locator('[data-push="desk"]').count() == 1  # not gone before the keyring says so
+            assert not serious_violations(watched.page, "section.push")  # the wait's words, dark
         section.get_by_text("desk removed; its URL is deleted from the OS keyring.").wait_for(timeout=SHOWS)
         assert section.locator('[data-push="desk"]').count() == 0
         assert section.get_by_text(WAITING).count() == 0

@@ -84,17 +84,18 @@ class AppWindow:
 
         self._webview = webview
         self._first = show
-        title = f"{show.page.capitalize()} · {TITLE}"
-        view = webview.create_window(title, page_url(show), width=1100, height=800, min_size=(420, 360))
+        view = webview.create_window(TITLE, page_url(show), width=1100, height=800, min_size=(420, 360))
         assert view is not None  # None only for a window made while the GUI loop runs elsewhere
         self.view = view
         self.view.events.shown += partial(_say, "shown")
         self.view.events.loaded += self._titled
 
     def _titled(self) -> None:
-        """The window's title names its page ("History · acp-tray"), as the page's own title does (read
-        from its address: the pages' policy allows no script from outside them)."""
-        self.view.set_title(f"{self.current().page.capitalize()} · {TITLE}")
+        """The window's title names the page it shows ("History · acp-tray"), as the page's own title
+        does (read from its address: the pages' policy allows no script from outside them); a load that
+        showed no page (the window's server gone meanwhile) leaves it plain "acp-tray"."""
+        page = self._shown()
+        self.view.set_title(f"{page.capitalize()} · {TITLE}" if page else TITLE)
 
     def show(self, show: Show) -> None:
         """Load `show`'s page and bring the window to the front (un-minimised)."""
@@ -107,8 +108,12 @@ class AppWindow:
 
     def current(self) -> Show:
         """The page the person is on (the first one asked when the address names none)."""
+        return Show(self._shown() or self._first.page)
+
+    def _shown(self) -> str | None:
+        """The page the window's address names, if any (a load that failed stays at /open)."""
         path = urlsplit(self.view.get_current_url() or "").path.strip("/").split("/")[0]
-        return Show(path) if path in PAGES else Show(self._first.page)
+        return path if path in PAGES else None
 
     def follow(self) -> None:
         """Each time the daemon stops and comes back: a new server, and the page loaded again."""

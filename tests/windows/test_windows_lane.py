@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import PageFor
+from tests.support.waiting import until
 from tests.windows.wine import (
     ARTIFACTS,
     PYTHON,
@@ -202,9 +203,9 @@ def test_polling_while_the_daemon_starts_never_wedges_it(attempt: int) -> None:
 
     pollers = threading.Thread(target=polling)
     pollers.start()
-    deadline = time.monotonic() + 120
-    while not any("not running" in a for a in polls.answers) and pollers.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    until(
+        lambda: any("not running" in a for a in polls.answers) or not pollers.is_alive(), 120, "a poll's first answer"
+    )
     assert any("not running" in a for a in polls.answers), f"no poll answered before the daemon: {polls.answers}"
     with daemon("--headless", name=f"startup-polls-{attempt}", every_turn=True) as d:
         pollers.join(250)
